@@ -1,0 +1,218 @@
+/* env.c - hpc_init / hpc_finalize: rank setup from any launcher.
+ *
+ * Order matters: read the launcher's variables, bind the GPU (before
+ * MPI_Init, which CUDA-aware MPIs and NCCL take the current device from),
+ * start MPI, then build the node and leader communicators and check that
+ * MPI agrees with what the launcher said.  An input error (a bad
+ * HPC_GPU_BIND, more ranks than GPUs under "exclusive") is held until MPI is
+ * up, agreed on by all ranks and reported by one of them, so a job never
+ * half-starts.
+ */
+#include "config.h"
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "internal.h"
+
+hpc_env_t *hpc_env_global;
+static hpc_env_t env_storage;
+static int we_started_mpi;
+static int init_reporter;   /* this rank reports a failed hpc_init */
+static void (*exit_fns[16])(void);
+static int nexit;
+
+int hpc_at_finalize(void (*fn)(void))
+{
+    if (nexit == (int)(sizeof exit_fns / sizeof exit_fns[0]))
+        return HPC_ERR(HPC_ERR_NOMEM, "too many finalize callbacks");
+    exit_fns[nexit++] = fn;
+    return 0;
+}
+
+const hpc_env_t *hpc_env(void)
+{
+    return hpc_env_global;
+}
+
+int hpc_initialized(void)
+{
+    return hpc_env_global != NULL;
+}
+
+int hpc_rank_hint(void)
+{
+    if (hpc_env_global) return hpc_env_global->rank;
+    int up = 0, down = 0, r;
+    MPI_Initialized(&up);
+    MPI_Finalized(&down);
+    if (up && !down && MPI_Comm_rank(MPI_COMM_WORLD, &r) == MPI_SUCCESS) return r;
+    hpc_launch_t l;
+    if (hpc_launch_parse(NULL, &l) == 0 && l.rank >= 0) return l.rank;
+    return -1;
+}
+
+const char *hpc_host_hint(void)
+{
+    static char host[256];
+    if (hpc_env_global) return hpc_env_global->hostname;
+    if (!host[0] && gethostname(host, sizeof host - 1) != 0) strcpy(host, "?");
+    return host;
+}
+
+static int build_comms(hpc_env_t *e)
+{
+    HPC_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &e->world));
+    HPC_MPI(MPI_Comm_rank(e->world, &e->rank));
+    HPC_MPI(MPI_Comm_size(e->world, &e->size));
+    HPC_MPI(MPI_Comm_split_type(e->world, MPI_COMM_TYPE_SHARED, e->rank, MPI_INFO_NULL, &e->node));
+    HPC_MPI(MPI_Comm_rank(e->node, &e->local_rank));
+    HPC_MPI(MPI_Comm_size(e->node, &e->local_size));
+    /* node ids follow the lowest world rank on each node */
+    HPC_MPI(MPI_Comm_split(e->world, e->local_rank == 0 ? 0 : MPI_UNDEFINED, e->rank, &e->leaders));
+    int ids[2] = {0, 0};
+    if (e->leaders != MPI_COMM_NULL) {
+        HPC_MPI(MPI_Comm_rank(e->leaders, &ids[0]));
+        HPC_MPI(MPI_Comm_size(e->leaders, &ids[1]));
+    }
+    HPC_MPI(MPI_Bcast(ids, 2, MPI_INT, 0, e->node));
+    e->node_id = ids[0];
+    e->nnodes = ids[1];
+    return 0;
+}
+
+/* Warn, naming both sides, where the launcher and MPI disagree: a sign of
+ * a launcher/MPI mix-up (mpiexec of one MPI running a binary of another
+ * starts N singletons). */
+static void check_launcher(hpc_env_t *e)
+{
+    const hpc_launch_t *l = &e->launch;
+    if (l->launcher == HPC_LAUNCHER_NONE) return;
+    char what[256] = "";
+    if (l->rank >= 0 && l->rank != e->rank)
+        snprintf(what + strlen(what), sizeof what - strlen(what), " rank %d vs %d", l->rank, e->rank);
+    if (l->size >= 0 && l->size != e->size)
+        snprintf(what + strlen(what), sizeof what - strlen(what), " size %d vs %d", l->size, e->size);
+    if (l->local_rank >= 0 && l->local_rank != e->local_rank)
+        snprintf(what + strlen(what), sizeof what - strlen(what), " local rank %d vs %d",
+                 l->local_rank, e->local_rank);
+    if (l->local_size >= 0 && l->local_size != e->local_size)
+        snprintf(what + strlen(what), sizeof what - strlen(what), " local size %d vs %d",
+                 l->local_size, e->local_size);
+    if (!what[0]) return;
+    e->mismatch = 1;
+    hpc_warn("launcher (%s) and MPI disagree:%s (launcher vs MPI); is the program "
+             "built against the MPI that launched it?", hpc_launcher_name(l->launcher), what);
+}
+
+/* Threads: the cores in this rank's mask, divided among the ranks on the
+ * node whose masks overlap it (unbound ranks all see every core). */
+static int setup_threads(hpc_env_t *e)
+{
+    HPC_TRY(hpc_affinity_cores(&e->ncores, e->cpuset, sizeof e->cpuset));
+    cpu_set_t mine, *all = malloc(sizeof(cpu_set_t) * e->local_size);
+    if (!all) return HPC_ERR(HPC_ERR_NOMEM, "%d cpu sets", e->local_size);
+    CPU_ZERO(&mine);
+    sched_getaffinity(0, sizeof mine, &mine);
+    int rc = MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all, sizeof mine, MPI_BYTE, e->node);
+    if (rc != MPI_SUCCESS) {
+        free(all);
+        return hpc_error_mpi(rc, __FILE__, __LINE__, "MPI_Allgather");
+    }
+    int sharing = 0;
+    for (int i = 0; i < e->local_size; i++) {
+        cpu_set_t both;
+        CPU_AND(&both, &mine, &all[i]);
+        sharing += CPU_COUNT(&both) > 0;
+    }
+    free(all);
+    e->core_sharers = sharing;
+    const char *user = getenv("OPENBLAS_NUM_THREADS");
+    if (!user) user = getenv("OMP_NUM_THREADS");
+    if (user && atoi(user) > 0) {
+        e->threads_from_user = 1;
+        e->threads = atoi(user);
+    } else {
+        e->threads = hpc_threads_for(e->ncores, sharing);
+        hpc_threads_apply(e->threads);
+    }
+    return 0;
+}
+
+/* All ranks agree on whether init failed; the lowest failing rank will
+ * report it (hpc_init_or_exit). */
+static int agree(hpc_env_t *e, int rc)
+{
+    int first = rc < 0 ? e->rank : e->size, lowest = e->size;
+    if (MPI_Allreduce(&first, &lowest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS) return rc;
+    init_reporter = rc < 0 && lowest == e->rank;
+    if (lowest == e->size) return 0;
+    if (rc < 0) return rc;
+    return HPC_ERR(HPC_ERR_MISMATCH, "rank %d failed to initialise", lowest);
+}
+
+int hpc_init(int *argc, char ***argv)
+{
+    if (hpc_env_global) return HPC_ERR(HPC_ERR_STATE, "hpc_init called twice");
+    hpc_env_t *e = &env_storage;
+    memset(e, 0, sizeof *e);
+    e->world = e->node = e->leaders = MPI_COMM_NULL;
+    if (gethostname(e->hostname, sizeof e->hostname - 1) != 0) strcpy(e->hostname, "?");
+
+    int held = hpc_launch_parse(NULL, &e->launch);
+    if (held == 0) held = hpc_gpu_policy_parse(getenv("HPC_GPU_BIND"), &e->gpu_policy);
+    if (held == 0)
+        held = hpc_gpu_bind_early(&e->gpu_policy, e->launch.local_rank, e->launch.local_size, &e->gpu);
+    if (held < 0) held = hpc_error_push(held, __FILE__, __LINE__, __func__);
+
+    int up = 0, provided;
+    MPI_Initialized(&up);
+    if (!up) {
+        HPC_MPI(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided));
+        we_started_mpi = 1;
+    }
+    int rc = build_comms(e);
+    if (rc == 0) hpc_env_global = e;
+    if (rc == 0 && held == 0 && e->gpu_policy.mode == HPC_GPU_BIND_EXCLUSIVE)
+        /* the launcher may not have said how many ranks share the node */
+        held = hpc_gpu_choose(&e->gpu_policy, e->local_rank, e->local_size, hpc_gpu_count(), &(int){0});
+    if (rc == 0) check_launcher(e);
+    if (rc == 0) rc = setup_threads(e);
+    if (rc == 0) rc = held;
+    rc = agree(e, rc);
+    hpc_debug("hpc_init: rank %d/%d local %d/%d node %d/%d gpu %d threads %d", e->rank, e->size,
+              e->local_rank, e->local_size, e->node_id, e->nnodes, e->gpu.index, e->threads);
+    return rc;
+}
+
+void hpc_init_or_exit(int *argc, char ***argv, const char *prog)
+{
+    int rc = hpc_init(argc, argv);
+    if (rc == 0) return;
+    if (init_reporter) {
+        const char *msg = hpc_last_error();
+        fprintf(stderr, "%s: %.*s\n", prog, (int)strcspn(msg, "\n"), msg);
+        fflush(stderr);
+    }
+    int up = 0;
+    MPI_Initialized(&up);
+    if (up) MPI_Finalize();
+    exit(rc == HPC_ERR_ARG || rc == HPC_ERR_NOGPU ? 2 : 1);
+}
+
+int hpc_finalize(void)
+{
+    hpc_env_t *e = hpc_env_global;
+    if (!e) return HPC_ERR(HPC_ERR_STATE, "hpc_finalize without hpc_init");
+    /* modules (collectives' cached communicators, NCCL) clean up first,
+     * last registered first */
+    while (nexit > 0) exit_fns[--nexit]();
+    if (e->leaders != MPI_COMM_NULL) MPI_Comm_free(&e->leaders);
+    if (e->node != MPI_COMM_NULL) MPI_Comm_free(&e->node);
+    if (e->world != MPI_COMM_NULL) MPI_Comm_free(&e->world);
+    hpc_env_global = NULL;
+    if (we_started_mpi) HPC_MPI(MPI_Finalize());
+    we_started_mpi = 0;
+    return 0;
+}

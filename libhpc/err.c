@@ -1,0 +1,144 @@
+/* err.c - error codes, the last-error record and the abort path.
+ *
+ * Errors travel up the stack PETSc-style: the innermost failure records
+ * "rank R: call: cause (file:line)", and every HPC_TRY on the way up adds a
+ * "from file:line (func)" frame, so the final message shows the path.
+ */
+#include "config.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+
+#define HPC_ERRMSG_LEN 2048
+
+static _Thread_local char last_msg[HPC_ERRMSG_LEN];
+static _Thread_local size_t last_len;
+
+static const char *const names[] = {
+    "success",
+    "invalid argument",
+    "out of memory",
+    "MPI error",
+    "CUDA error",
+    "NCCL error",
+    "HDF5 error",
+    "I/O error",
+    "no GPU",
+    "not supported by this build",
+    "invalid state",
+    "timed out",
+    "ranks disagree",
+    "bad data",
+    "BLAS error",
+};
+
+const char *hpc_strerror(int code)
+{
+    if (code > 0 || code < HPC_ERR_MIN_) return "unknown error";
+    return names[-code];
+}
+
+const char *hpc_last_error(void)
+{
+    return last_msg;
+}
+
+void hpc_error_clear(void)
+{
+    last_msg[0] = '\0';
+    last_len = 0;
+}
+
+static void append(const char *fmt, ...)
+{
+    if (last_len >= sizeof last_msg - 1) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(last_msg + last_len, sizeof last_msg - last_len, fmt, ap);
+    va_end(ap);
+    if (n > 0) last_len += (size_t)n;
+    if (last_len > sizeof last_msg - 1) last_len = sizeof last_msg - 1;
+}
+
+/* Strip directories: messages name "env.c:42", not a build path. */
+static const char *base(const char *file)
+{
+    const char *s = strrchr(file, '/');
+    return s ? s + 1 : file;
+}
+
+int hpc_error_set(int code, const char *file, int line, const char *func,
+                  const char *fmt, ...)
+{
+    char cause[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cause, sizeof cause, fmt, ap);
+    va_end(ap);
+    hpc_error_clear();
+    int rank = hpc_rank_hint();
+    if (rank >= 0) append("rank %d: ", rank);
+    append("%s: %s (%s:%d)", func, cause, base(file), line);
+    return code;
+}
+
+int hpc_error_push(int code, const char *file, int line, const char *func)
+{
+    if (last_len == 0) return hpc_error_set(code, file, line, func, "%s", hpc_strerror(code));
+    append("\n  from %s:%d (%s)", base(file), line, func);
+    return code;
+}
+
+int hpc_error_mpi(int mpierr, const char *file, int line, const char *call)
+{
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string(mpierr, msg, &len) != MPI_SUCCESS) snprintf(msg, sizeof msg, "MPI error %d", mpierr);
+    return hpc_error_set(HPC_ERR_MPI, file, line, call, "%s", msg);
+}
+
+void hpc_abort_on_error(int code, const char *file, int line, const char *call)
+{
+    fprintf(stderr, "rank %d (%s): %s:%d: %s failed: %s\n  %s\n", hpc_rank_hint(),
+            hpc_host_hint(), base(file), line, call, hpc_strerror(code), hpc_last_error());
+    fflush(stderr);
+    int up = 0;
+    MPI_Initialized(&up);
+    int down = 0;
+    MPI_Finalized(&down);
+    if (up && !down) MPI_Abort(MPI_COMM_WORLD, 1);
+    exit(1);
+}
+
+/* Collective exit: every rank gets here with the same argv, so only
+ * rank 0 speaks and all ranks leave MPI cleanly with the same status. */
+static _Noreturn void die(int status, const char *prog, const char *fmt, va_list ap)
+{
+    if (hpc_rank_hint() <= 0) {
+        fprintf(stderr, "%s: ", prog);
+        vfprintf(stderr, fmt, ap);
+        fputc('\n', stderr);
+        fflush(stderr);
+    }
+    int up = 0, down = 0;
+    MPI_Initialized(&up);
+    MPI_Finalized(&down);
+    if (up && !down) MPI_Finalize();
+    exit(status);
+}
+
+void hpc_die_usage(const char *prog, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    die(2, prog, fmt, ap);
+}
+
+void hpc_die_data(const char *prog, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    die(1, prog, fmt, ap);
+}

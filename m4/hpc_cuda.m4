@@ -1,0 +1,52 @@
+# hpc_cuda.m4 - optional CUDA runtime, nvcc and cuBLAS (UCX/hwloc style).
+#
+# --with-cuda[=DIR]: default "guess" looks in $CUDA_HOME or /usr/local/cuda;
+# a guess that fails is a warning and a CPU-only build; an explicit request
+# (yes or DIR) that fails stops configure.
+AC_DEFUN([HPC_CHECK_CUDA], [
+  AC_ARG_WITH([cuda],
+    [AS_HELP_STRING([--with-cuda@<:@=DIR@:>@],
+       [build the CUDA paths (nvcc, cudart, cuBLAS) from DIR @<:@default: look in CUDA_HOME or /usr/local/cuda@:>@])],
+    [], [with_cuda=guess])
+  AC_ARG_VAR([NVCC_ARCH], [nvcc code generation flags (default: sm_80 and sm_90, plus compute_90 PTX)])
+  hpc_have_cuda=no
+  AS_IF([test "x$with_cuda" != xno], [
+    AS_CASE([$with_cuda],
+      [guess|yes], [hpc_cuda_dir=${CUDA_HOME:-/usr/local/cuda}],
+      [hpc_cuda_dir=$with_cuda])
+    AC_MSG_CHECKING([for CUDA in $hpc_cuda_dir])
+    hpc_cuda_why=""
+    AS_IF([test ! -x "$hpc_cuda_dir/bin/nvcc"], [hpc_cuda_why="no $hpc_cuda_dir/bin/nvcc"],
+          [test ! -f "$hpc_cuda_dir/include/cuda_runtime_api.h"], [hpc_cuda_why="no cuda_runtime_api.h"])
+    hpc_cuda_libdir=$hpc_cuda_dir/lib64
+    AS_IF([test ! -d "$hpc_cuda_libdir"], [hpc_cuda_libdir=$hpc_cuda_dir/lib])
+    AS_IF([test -z "$hpc_cuda_why"], [
+      hpc_save_CPPFLAGS=$CPPFLAGS; hpc_save_LIBS=$LIBS
+      CPPFLAGS="$CPPFLAGS -I$hpc_cuda_dir/include"
+      LIBS="-L$hpc_cuda_libdir -lcublas -lcudart $LIBS"
+      AC_LINK_IFELSE([AC_LANG_PROGRAM([[#include <cuda_runtime_api.h>
+#include <cublas_v2.h>]], [[int n; cublasHandle_t h; (void)h; return cudaGetDeviceCount(&n);]])],
+        [], [hpc_cuda_why="cannot link cudart and cublas"])
+      CPPFLAGS=$hpc_save_CPPFLAGS; LIBS=$hpc_save_LIBS])
+    AS_IF([test -z "$hpc_cuda_why"], [
+      AC_MSG_RESULT([yes])
+      hpc_have_cuda=yes
+      NVCC="$hpc_cuda_dir/bin/nvcc"
+      CUDA_CPPFLAGS="-I$hpc_cuda_dir/include"
+      CUDA_LDFLAGS="-L$hpc_cuda_libdir -Wl,-rpath,$hpc_cuda_libdir"
+      CUDA_LIBS="-lcublas -lcudart -lstdc++"
+      AS_IF([test -z "$NVCC_ARCH"],
+            [NVCC_ARCH="-gencode=arch=compute_80,code=sm_80 -gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_90,code=compute_90"])
+      AC_DEFINE([HPC_HAVE_CUDA], [1], [Define to 1 if built with CUDA])
+    ], [
+      AC_MSG_RESULT([no: $hpc_cuda_why])
+      AS_IF([test "x$with_cuda" != xguess],
+            [AC_MSG_ERROR([--with-cuda=$with_cuda requested but $hpc_cuda_why])],
+            [AC_MSG_WARN([CUDA not found ($hpc_cuda_why): building for CPU only])])])
+  ])
+  AC_SUBST([NVCC])
+  AC_SUBST([CUDA_CPPFLAGS])
+  AC_SUBST([CUDA_LDFLAGS])
+  AC_SUBST([CUDA_LIBS])
+  AM_CONDITIONAL([HAVE_CUDA], [test "x$hpc_have_cuda" = xyes])
+])

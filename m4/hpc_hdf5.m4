@@ -1,0 +1,21 @@
+# hpc_hdf5.m4 - parallel HDF5 built against the same MPI as CC.
+AC_DEFUN([HPC_CHECK_HDF5], [
+  AS_CASE([$HPC_MPI_FLAVOR],
+    [mpich],   [hpc_h5_pc=hdf5-mpich;   hpc_h5_pkg=libhdf5-mpich-dev],
+    [openmpi], [hpc_h5_pc=hdf5-openmpi; hpc_h5_pkg=libhdf5-openmpi-dev],
+               [hpc_h5_pc=hdf5;         hpc_h5_pkg=libhdf5-mpi-dev])
+  AS_IF([test -z "$HDF5_CFLAGS$HDF5_LIBS"],
+        [PKG_CHECK_MODULES([HDF5], [$hpc_h5_pc], [],
+           [AC_MSG_ERROR([parallel HDF5 for $HPC_MPI_FLAVOR not found: apt-get install $hpc_h5_pkg (or set HDF5_CFLAGS/HDF5_LIBS)])])])
+  hpc_save_CPPFLAGS=$CPPFLAGS; hpc_save_LIBS=$LIBS
+  CPPFLAGS="$CPPFLAGS $HDF5_CFLAGS"; LIBS="$HDF5_LIBS $LIBS"
+  AC_MSG_CHECKING([that HDF5 is built for parallel I/O])
+  AC_LINK_IFELSE([AC_LANG_PROGRAM([[#include <hdf5.h>
+#ifndef H5_HAVE_PARALLEL
+# error serial HDF5
+#endif]], [[hid_t p = H5Pcreate(H5P_FILE_ACCESS); return H5Pset_fapl_mpio(p, MPI_COMM_WORLD, MPI_INFO_NULL) < 0;]])],
+    [AC_MSG_RESULT([yes])],
+    [AC_MSG_RESULT([no]); AC_MSG_ERROR([HDF5 found is not parallel or not for $HPC_MPI_FLAVOR: apt-get install $hpc_h5_pkg])])
+  CPPFLAGS=$hpc_save_CPPFLAGS; LIBS=$hpc_save_LIBS
+  AC_PATH_PROGS([H5DUMP], [h5dump], [])
+])
