@@ -1,0 +1,248 @@
+/* main.c - hpc-odegen: parallel ODE ensemble generation to HDF5.
+ *
+ * The run: parse options (every rank, same verdict), open or resume the
+ * output, then take chunks of trajectories from the shared counter until
+ * none is left: draw their initial conditions from (seed, index),
+ * integrate them (CPU lanes or the GPU), write them, mark them done.
+ * Rank 0 shows progress and prints the summary line.
+ */
+#include "config.h"
+#include "hpc.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "odegen.h"
+
+/* Buffers for one batch of chunks: bounded by the chunk size, not by N. */
+typedef struct {
+    int64_t cap;            /* trajectories */
+    double *x0, *y, *scratch;
+    ode_stat_t *st;
+    int64_t *chunks;        /* chunk indices in the batch */
+    int nchunks;
+} batch_t;
+
+static int batch_alloc(batch_t *b, const ode_opts_t *o, int64_t cap)
+{
+    memset(b, 0, sizeof *b);
+    b->cap = cap;
+    b->x0 = malloc((size_t)cap * o->dim * sizeof(double));
+    b->y = malloc((size_t)cap * o->nt * o->dim * sizeof(double));
+    b->st = malloc((size_t)cap * sizeof *b->st);
+    b->scratch = malloc(ode_cpu_scratch(o->dim) * sizeof(double));
+    b->chunks = malloc((size_t)(cap / o->chunk + 1) * sizeof *b->chunks);
+    return b->x0 && b->y && b->st && b->scratch && b->chunks ? 0 : -1;
+}
+
+static void batch_free(batch_t *b)
+{
+    free(b->x0);
+    free(b->y);
+    free(b->st);
+    free(b->scratch);
+    free(b->chunks);
+}
+
+static const char *human_bytes(double v, char *buf, size_t len)
+{
+    const char *u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int k = 0;
+    while (v >= 1024 && k < 4) {
+        v /= 1024;
+        k++;
+    }
+    snprintf(buf, len, k ? "%.1f %s" : "%.0f %s", v, u[k]);
+    return buf;
+}
+
+typedef struct {
+    const ode_opts_t *o;
+    const ode_prob_t *p;
+    ode_out_t *out;
+    ode_work_t *work;
+    ode_cuda_t *cuda;
+    hpc_progress_t *prog;
+    int64_t todo;           /* trajectories to compute in this run */
+    int64_t mine;           /* computed by this rank */
+} run_t;
+
+/* Take up to max chunks from the counter into b; returns trajectories. */
+static int64_t take(run_t *r, batch_t *b, int max)
+{
+    int64_t n = 0;
+    b->nchunks = 0;
+    while (b->nchunks < max) {
+        int64_t c = ode_work_next(r->work);
+        if (c < 0)
+            break;
+        int64_t first = c * r->o->chunk;
+        int64_t cnt = r->o->n - first < r->o->chunk ? r->o->n - first : r->o->chunk;
+        ode_x0(r->o, first, cnt, b->x0 + n * r->o->dim);
+        b->chunks[b->nchunks++] = c;
+        n += cnt;
+    }
+    return n;
+}
+
+/* Integrate the batch and write its chunks; 0 or a reason in err. */
+static int process(run_t *r, batch_t *b, int64_t n, char *err, size_t errlen)
+{
+    const ode_opts_t *o = r->o;
+    if (o->device == ODE_DEV_CUDA) {
+        if (ode_cuda_solve(r->cuda, n, b->x0, b->y, b->st, err, errlen) < 0)
+            return -1;
+    } else {
+        ode_solve_cpu(r->p, n, b->x0, b->y, b->st, b->scratch);
+    }
+    int64_t off = 0;
+    for (int k = 0; k < b->nchunks; k++) {
+        int64_t first = b->chunks[k] * o->chunk;
+        int64_t cnt = o->n - first < o->chunk ? o->n - first : o->chunk;
+        if (ode_out_write_chunk(r->out, b->chunks[k], first, cnt, b->x0 + off * o->dim,
+                                b->y + off * o->nt * o->dim, b->st + off) < 0) {
+            snprintf(err, errlen, "writing chunk %lld: %s", (long long)b->chunks[k],
+                     hpc_last_error());
+            return -1;
+        }
+        off += cnt;
+    }
+    r->mine += n;
+    if (r->prog) {
+        /* chunks handed out, less the ones still in flight: a fair estimate */
+        int64_t est = (ode_work_taken(r->work) - hpc_env()->size) * o->chunk;
+        if (est < r->mine) est = r->mine;
+        if (est > r->todo) est = r->todo;
+        hpc_progress_update(r->prog, (uint64_t)est);
+    }
+    return 0;
+}
+
+typedef struct {
+    int64_t failed, steps, by[4];
+} totals_t;
+
+static void summary(const ode_opts_t *o, const totals_t *t, double wall, int64_t computed,
+                    int64_t resumed_chunks)
+{
+    if (hpc_env()->rank != 0 || o->quiet)
+        return;
+    char sz[32] = "?";
+    struct stat sb;
+    if (stat(o->out, &sb) == 0)
+        human_bytes((double)sb.st_size, sz, sizeof sz);
+    printf("%s: %lld trajectories, %lld failed (%lld underflow, %lld non-finite, "
+           "%lld max-steps), %lld steps, %.0f traj/s on %d rank%s (%s), %.2f s, %s %s",
+           ODEGEN_PROG, (long long)o->n, (long long)t->failed, (long long)t->by[0],
+           (long long)t->by[1], (long long)t->by[2], (long long)t->steps,
+           wall > 0 ? computed / wall : 0.0, hpc_env()->size, hpc_env()->size > 1 ? "s" : "",
+           o->device == ODE_DEV_CUDA ? "cuda" : "cpu", wall, o->out, sz);
+    if (resumed_chunks > 0)
+        printf(" (resumed: %lld chunks were already done)", (long long)resumed_chunks);
+    printf("\n");
+    fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+    char err[1024] = "";
+    ode_opts_t o;
+    HPC_CHECK(hpc_init(&argc, &argv));
+    const hpc_env_t *env = hpc_env();
+
+    int rc = ode_parse_args(argc, argv, &o, err, sizeof err);
+    if (rc == 1) {
+        if (env->rank == 0)
+            ode_print_help();
+        hpc_finalize();
+        return 0;
+    }
+    if (rc < 0)
+        hpc_die_usage(ODEGEN_PROG, "%s", err);
+
+    double *tgrid = malloc((size_t)o.nt * sizeof *tgrid);
+    double *vec = ode_system_vec(&o);
+    if (!tgrid || (o.sys->sys == ODE_SYS_KURAMOTO && !vec))
+        HPC_CHECK(HPC_ERR(HPC_ERR_NOMEM, "time grid"));
+    ode_tgrid(o.t0, o.t1, o.nt, tgrid);
+    ode_prob_t p;
+    ode_make_prob(&o, tgrid, vec, &p);
+
+    /* GPU first: no file is touched if the device cannot run */
+    run_t r = {&o, &p, NULL, NULL, NULL, NULL, 0, 0};
+    int batch_chunks = 1;
+    if (o.device == ODE_DEV_CUDA) {
+        /* a kernel launch wants ~10^5 threads: several chunks per batch */
+        batch_chunks = (int)((131072 + o.chunk - 1) / o.chunk);
+        int ok = ode_cuda_open(&p, batch_chunks * o.chunk, &r.cuda, err, sizeof err) == 0;
+        int all = ok;
+        MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, env->world);
+        if (!all)
+            hpc_die_data(ODEGEN_PROG, "%s", ok ? "--device cuda: a GPU is not usable on every rank" : err);
+    }
+
+    ode_layout_t lay;
+    int code = 1;
+    if (ode_out_open(&o, argc, argv, tgrid, vec, &r.out, &lay, err, sizeof err, &code) < 0) {
+        if (code == 2)
+            hpc_die_usage(ODEGEN_PROG, "%s", err);
+        hpc_die_data(ODEGEN_PROG, "%s", err);
+    }
+    if (ode_out_is_complete(r.out)) {
+        if (env->rank == 0 && !o.quiet)
+            printf("%s: %s is already complete, nothing to resume\n", ODEGEN_PROG, o.out);
+        HPC_CHECK(ode_out_finish(r.out, 0, 1));
+        ode_cuda_close(r.cuda);
+        free(lay.done);
+        free(tgrid);
+        free(vec);
+        hpc_finalize();
+        return 0;
+    }
+
+    batch_t b;
+    if (batch_alloc(&b, &o, batch_chunks * o.chunk) < 0)
+        HPC_CHECK(HPC_ERR(HPC_ERR_NOMEM, "chunk buffers for %lld trajectories",
+                          (long long)(batch_chunks * o.chunk)));
+    HPC_CHECK(ode_work_create(env->world, lay.nchunks, lay.done, &r.work));
+    int64_t done_traj = 0;
+    for (int64_t c = 0; c < lay.nchunks; c++)
+        if (lay.done[c])
+            done_traj += (c + 1) * o.chunk <= o.n ? o.chunk : o.n - c * o.chunk;
+    r.todo = o.n - done_traj;
+    if (env->rank == 0 && !o.quiet)
+        r.prog = hpc_progress_start("odegen", "traj", (uint64_t)r.todo);
+
+    MPI_Barrier(env->world);
+    double t0 = hpc_wtime();
+    int ok = 1;
+    for (;;) {
+        int64_t n = take(&r, &b, batch_chunks);
+        if (n == 0)
+            break;
+        if (process(&r, &b, n, err, sizeof err) < 0) {
+            /* keep the .partial (resumable) and stop the job with the reason */
+            HPC_CHECK(HPC_ERR(HPC_ERR_IO, "%s", err));
+        }
+    }
+    ode_work_free(r.work);
+    double wall = hpc_wtime() - t0, wmax = wall;
+    MPI_Allreduce(&wall, &wmax, 1, MPI_DOUBLE, MPI_MAX, env->world);
+    hpc_progress_end(r.prog);
+
+    totals_t tot;
+    HPC_CHECK(ode_out_totals(r.out, &tot.failed, &tot.steps, tot.by));
+    if (ode_out_finish(r.out, wmax, ok) < 0)
+        hpc_die_data(ODEGEN_PROG, "finishing %s: %s", o.out, hpc_last_error());
+    summary(&o, &tot, wmax, r.todo, lay.ndone);
+
+    ode_cuda_close(r.cuda);
+    batch_free(&b);
+    free(lay.done);
+    free(tgrid);
+    free(vec);
+    hpc_finalize();
+    return 0;
+}
