@@ -1,0 +1,185 @@
+/* coll_dev.c - device memory for the collectives: pointer kinds, scratch
+ * buffers, copies and the reduction kernels' launches (coll_cuda.cu), all
+ * on one CUDA stream per communicator.  Without CUDA every buffer is host
+ * memory and the device entry points report HPC_ERR_NOGPU.
+ */
+#include "config.h"
+#include "hpc.h"
+#include "coll_internal.h"
+
+#include <stdlib.h>
+
+#ifdef HPC_HAVE_CUDA
+#include <cuda_runtime_api.h>
+
+#define CUDA_TRY(call)                                                        \
+    do {                                                                      \
+        cudaError_t ce_ = (call);                                             \
+        if (ce_ != cudaSuccess)                                               \
+            return HPC_ERR(HPC_ERR_CUDA, "%s: %s", #call, cudaGetErrorString(ce_)); \
+    } while (0)
+
+/* Is there any device at all?  Asked once: without a GPU (or driver) every
+ * pointer is host memory and cudaPointerGetAttributes is never called. */
+static int have_devices(void)
+{
+    static int n = -1;
+    if (n < 0) {
+        int c = 0;
+        if (cudaGetDeviceCount(&c) != cudaSuccess) {
+            cudaGetLastError();
+            c = 0;
+        }
+        n = c;
+    }
+    return n > 0;
+}
+
+int coll_is_device_ptr(const void *p)
+{
+    if (!p || !have_devices()) return 0;
+    struct cudaPointerAttributes at;
+    if (cudaPointerGetAttributes(&at, p) != cudaSuccess) {
+        cudaGetLastError();       /* plain host memory on old runtimes */
+        return 0;
+    }
+    /* managed memory is reachable from the host: treat it as host */
+    return at.type == cudaMemoryTypeDevice;
+}
+
+static int stream_of(coll_comm_t *cc, cudaStream_t *out)
+{
+    if (!cc->stream) {
+        cudaStream_t s;
+        CUDA_TRY(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+        cc->stream = s;
+    }
+    *out = (cudaStream_t)cc->stream;
+    return 0;
+}
+
+int coll_dev_reduce(coll_comm_t *cc, hpc_dtype_t dt, hpc_op_t op, void *dst, const void *a,
+                    const void *b, size_t n)
+{
+    cudaStream_t s = NULL;
+    HPC_TRY(stream_of(cc, &s));
+    int e = coll_cuda_reduce(s, (int)dt, (int)op, dst, a, b, n);
+    if (e != cudaSuccess)
+        return HPC_ERR(HPC_ERR_CUDA, "reduction kernel (%s, %s, %zu elements): %s",
+                       hpc_dtype_name(dt), hpc_op_name(op), n, cudaGetErrorString((cudaError_t)e));
+    return 0;
+}
+
+int coll_dev_scale(coll_comm_t *cc, hpc_dtype_t dt, void *buf, size_t n, int div)
+{
+    cudaStream_t s = NULL;
+    HPC_TRY(stream_of(cc, &s));
+    int e = coll_cuda_scale(s, (int)dt, buf, n, div);
+    if (e != cudaSuccess)
+        return HPC_ERR(HPC_ERR_CUDA, "average kernel (%s): %s", hpc_dtype_name(dt),
+                       cudaGetErrorString((cudaError_t)e));
+    return 0;
+}
+
+int coll_dev_copy(coll_comm_t *cc, void *dst, const void *src, size_t bytes)
+{
+    cudaStream_t s = NULL;
+    HPC_TRY(stream_of(cc, &s));
+    CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s));
+    return 0;
+}
+
+int coll_dev_sync(coll_comm_t *cc)
+{
+    if (!cc->stream) return 0;
+    CUDA_TRY(cudaStreamSynchronize((cudaStream_t)cc->stream));
+    return 0;
+}
+
+int coll_dev_alloc(size_t bytes, int kind, void **out)
+{
+    void *p = NULL;
+    if (kind == 1) CUDA_TRY(cudaMallocHost(&p, bytes));
+    else CUDA_TRY(cudaMalloc(&p, bytes));
+    *out = p;
+    return 0;
+}
+
+void coll_dev_free(void *p, int kind)
+{
+    if (kind == 1) cudaFreeHost(p);
+    else cudaFree(p);
+}
+
+void coll_dev_comm_free(coll_comm_t *cc)
+{
+    if (cc->stream) cudaStreamDestroy((cudaStream_t)cc->stream);
+    cc->stream = NULL;
+}
+
+#else /* no CUDA */
+
+int coll_is_device_ptr(const void *p)
+{
+    (void)p;
+    return 0;
+}
+int coll_dev_reduce(coll_comm_t *cc, hpc_dtype_t dt, hpc_op_t op, void *dst, const void *a,
+                    const void *b, size_t n)
+{
+    (void)cc; (void)dt; (void)op; (void)dst; (void)a; (void)b; (void)n;
+    return HPC_ERR(HPC_ERR_NOGPU, "device reduction in a build without CUDA");
+}
+int coll_dev_scale(coll_comm_t *cc, hpc_dtype_t dt, void *buf, size_t n, int div)
+{
+    (void)cc; (void)dt; (void)buf; (void)n; (void)div;
+    return HPC_ERR(HPC_ERR_NOGPU, "device scaling in a build without CUDA");
+}
+int coll_dev_copy(coll_comm_t *cc, void *dst, const void *src, size_t bytes)
+{
+    (void)cc; (void)dst; (void)src; (void)bytes;
+    return HPC_ERR(HPC_ERR_NOGPU, "device copy in a build without CUDA");
+}
+int coll_dev_sync(coll_comm_t *cc)
+{
+    (void)cc;
+    return 0;
+}
+int coll_dev_alloc(size_t bytes, int kind, void **out)
+{
+    (void)bytes; (void)kind; (void)out;
+    return HPC_ERR(HPC_ERR_NOGPU, "device or pinned memory in a build without CUDA");
+}
+void coll_dev_free(void *p, int kind)
+{
+    (void)p; (void)kind;
+}
+void coll_dev_comm_free(coll_comm_t *cc)
+{
+    (void)cc;
+}
+#endif
+
+/* Synchronous copy between any memory kinds (self-test, benchmarks). */
+int coll_dev_memcpy(void *dst, const void *src, size_t bytes)
+{
+#ifdef HPC_HAVE_CUDA
+    if (bytes == 0) return 0;
+    cudaError_t e = cudaMemcpy(dst, src, bytes, cudaMemcpyDefault);
+    if (e != cudaSuccess) return HPC_ERR(HPC_ERR_CUDA, "cudaMemcpy: %s", cudaGetErrorString(e));
+    return 0;
+#else
+    (void)dst; (void)src; (void)bytes;
+    return HPC_ERR(HPC_ERR_NOGPU, "device copy in a build without CUDA");
+#endif
+}
+
+/* Number of CUDA devices this process sees (0 without CUDA). */
+int coll_dev_count(void)
+{
+#ifdef HPC_HAVE_CUDA
+    return have_devices() ? 1 : 0;
+#else
+    return 0;
+#endif
+}

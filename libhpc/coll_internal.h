@@ -1,0 +1,208 @@
+/* coll_internal.h - private to the collectives (coll*.c, coll*.cu).
+ *
+ * A collective call becomes a request holding a schedule: a list of rounds,
+ * each a set of communication steps (isend/irecv, or one "external"
+ * operation such as a native MPI_I* call or an NCCL launch) that are posted
+ * together, followed by local steps (reduce, copy, scale) that run once all
+ * of the round's communication has completed.  The same schedule is run to
+ * the end by a blocking call or advanced one round at a time by hpc_test().
+ */
+#ifndef HPC_COLL_INTERNAL_H
+#define HPC_COLL_INTERNAL_H
+
+#include <stdint.h>
+#include "hpc.h"
+
+/* Per-communicator state, cached as an attribute on the user's comm. */
+typedef struct coll_comm {
+    MPI_Comm comm;          /* private duplicate: our traffic never matches the user's */
+    int rank, size;
+    uint64_t seq;           /* collectives started on this comm (same on every rank) */
+    int tag_ub;
+    void *nccl;             /* ncclComm_t, created on first use */
+    int nccl_state;         /* 0 untried, 1 ready, <0 refused (error code) */
+    char nccl_why[256];     /* why NCCL was refused */
+    void *stream;           /* cudaStream_t of this comm's device work */
+    int yield;              /* more ranks on this node than cores: yield when idle */
+} coll_comm_t;
+
+enum {
+    ST_SEND, ST_RECV,       /* point-to-point, bytes */
+    ST_EXT,                 /* an external operation (native MPI, NCCL) */
+    ST_REDUCE,              /* dst = a (op) b, elements */
+    ST_COPY,                /* dst = a, bytes (any memory kinds) */
+    ST_SCALE                /* dst /= n_div (AVG), elements */
+};
+
+typedef struct coll_step {
+    int kind;
+    int peer;               /* SEND/RECV */
+    size_t n;               /* bytes (SEND/RECV/COPY) or elements (REDUCE/SCALE) */
+    void *dst;
+    const void *a, *b;
+    int dev;                /* local steps: 1 = operands in device memory */
+    int div;                /* SCALE: divisor */
+} coll_step_t;
+
+typedef struct hpc_request hpc_request_t;
+/* External operation: post starts it, test polls it (*done = 1 at the end). */
+typedef struct coll_ext {
+    int (*post)(hpc_request_t *r, struct coll_ext *x);
+    int (*test)(hpc_request_t *r, struct coll_ext *x, int *done);
+    int blocking;           /* post may block (native blocking call) */
+    MPI_Request mreq;
+    void *event;            /* cudaEvent_t for NCCL */
+} coll_ext_t;
+
+typedef struct coll_sched {
+    coll_step_t *steps;
+    int nsteps, cap;
+    int *rend;              /* rend[i]: first step after round i */
+    int nrounds, rcap;
+    int cur, posted;        /* progress: current round, its comm posted */
+    MPI_Request *reqs;
+    int *reqstep;           /* step index of reqs[i] (watchdog report) */
+    int nreq, reqcap;
+} coll_sched_t;
+
+struct hpc_request {
+    struct hpc_request *prev, *next;   /* list of requests in flight */
+    coll_comm_t *cc;
+    uint64_t seq;
+    int tag;
+    hpc_coll_t coll;
+    hpc_alg_t alg;
+    hpc_dtype_t dt;
+    hpc_op_t op;
+    size_t count;
+    int root;
+    int dev;                /* local steps run on the GPU */
+    int blocking;
+    coll_sched_t s;
+    coll_ext_t ext;
+    /* the call's arguments (external ops read them) */
+    const void *sendbuf;    /* NULL = in place */
+    void *recvbuf;
+    /* scratch allocations, freed at completion */
+    void *tmp[8];
+    int tmpkind[8];         /* 0 malloc, 1 pinned host, 2 device */
+    int ntmp;
+    double t0;
+    int completed;          /* finished (successfully or not) */
+    int err;                /* its error code when it failed */
+};
+
+/* Argument bundle for the schedule builders (coll_alg_*.c). */
+typedef struct coll_build {
+    hpc_request_t *r;
+    coll_sched_t *s;
+    int rank, p, root;
+    const char *sbuf;       /* input; == rbuf when in place */
+    char *rbuf;
+    size_t count, es;       /* elements, element size */
+    hpc_dtype_t dt;
+    hpc_op_t op;            /* AVG is built as SUM, scaled by the caller */
+    int dev;                /* buffers in device memory (CUDA-aware path) */
+    size_t seg;             /* pipeline segment, bytes */
+} coll_build_t;
+
+/* schedule (coll_sched.c) */
+void coll_sched_init(coll_sched_t *s);
+void coll_sched_free(coll_sched_t *s);
+int coll_send(coll_build_t *b, int peer, const void *buf, size_t bytes);
+int coll_recv(coll_build_t *b, int peer, void *buf, size_t bytes);
+int coll_reduce(coll_build_t *b, void *dst, const void *x, const void *y, size_t n);
+int coll_copy(coll_build_t *b, void *dst, const void *src, size_t bytes);
+int coll_copy_k(coll_sched_t *s, void *dst, const void *src, size_t bytes, int dev);
+int coll_scale(coll_sched_t *s, void *buf, size_t n, int div, int dev);
+int coll_ext_step(coll_sched_t *s);
+int coll_round(coll_sched_t *s);   /* close the current round */
+/* Advance r one or more rounds without blocking; *done at the end. */
+int coll_sched_progress(hpc_request_t *r, int *done);
+/* Scratch memory of r's kind (host or device), freed with r. */
+int coll_tmp(hpc_request_t *r, size_t bytes, void **out);
+int coll_tmp_kind(hpc_request_t *r, size_t bytes, int kind, void **out);
+
+/* local math (coll_reduce.c; coll_cuda.cu for device memory) */
+void coll_reduce_host(hpc_dtype_t dt, hpc_op_t op, void *dst, const void *a,
+                      const void *b, size_t n);
+void coll_scale_host(hpc_dtype_t dt, void *buf, size_t n, int div);
+float coll_half_to_float(uint16_t h);
+uint16_t coll_float_to_half(float f);
+float coll_bf16_to_float(uint16_t h);
+uint16_t coll_float_to_bf16(float f);
+
+/* device (coll_dev.c; stubs without CUDA) */
+int coll_is_device_ptr(const void *p);
+int coll_dev_reduce(coll_comm_t *cc, hpc_dtype_t dt, hpc_op_t op, void *dst,
+                    const void *a, const void *b, size_t n);
+int coll_dev_scale(coll_comm_t *cc, hpc_dtype_t dt, void *buf, size_t n, int div);
+int coll_dev_copy(coll_comm_t *cc, void *dst, const void *src, size_t bytes);
+int coll_dev_sync(coll_comm_t *cc);
+int coll_dev_alloc(size_t bytes, int kind, void **out);
+void coll_dev_free(void *p, int kind);
+void coll_dev_comm_free(coll_comm_t *cc);
+int coll_dev_memcpy(void *dst, const void *src, size_t bytes);
+int coll_dev_count(void);
+#ifdef HPC_HAVE_CUDA
+/* coll_cuda.cu: launch on stream (cudaStream_t); return cudaError_t */
+int coll_cuda_reduce(void *stream, int dt, int op, void *dst, const void *a,
+                     const void *b, size_t n);
+int coll_cuda_scale(void *stream, int dt, void *buf, size_t n, int div);
+#endif
+
+/* native MPI (coll_native.c) */
+int coll_native_build(hpc_request_t *r);
+MPI_Datatype coll_mpi_dtype(hpc_dtype_t dt);
+int coll_mpi_op(hpc_dtype_t dt, hpc_op_t op, MPI_Op *out);
+
+/* NCCL (coll_nccl.c) */
+int coll_nccl_build(hpc_request_t *r);
+void coll_nccl_comm_free(coll_comm_t *cc);
+
+/* algorithms (coll_alg_*.c): one builder per (collective, algorithm) */
+typedef int (*coll_builder_fn)(coll_build_t *b);
+coll_builder_fn coll_builder(hpc_coll_t c, hpc_alg_t a);
+
+int coll_barrier_linear(coll_build_t *b);
+int coll_barrier_tree(coll_build_t *b);
+int coll_barrier_butterfly(coll_build_t *b);
+int coll_bcast_linear(coll_build_t *b);
+int coll_bcast_tree(coll_build_t *b);
+int coll_bcast_ring(coll_build_t *b);
+int coll_bcast_scatter_allgather(coll_build_t *b);
+int coll_reduce_linear(coll_build_t *b);
+int coll_reduce_tree(coll_build_t *b);
+int coll_reduce_ring(coll_build_t *b);
+int coll_reduce_rabenseifner(coll_build_t *b);
+int coll_allreduce_linear(coll_build_t *b);
+int coll_allreduce_tree(coll_build_t *b);
+int coll_allreduce_ring(coll_build_t *b);
+int coll_allreduce_butterfly(coll_build_t *b);
+int coll_allreduce_rabenseifner(coll_build_t *b);
+int coll_gather_linear(coll_build_t *b);
+int coll_gather_tree(coll_build_t *b);
+int coll_scatter_linear(coll_build_t *b);
+int coll_scatter_tree(coll_build_t *b);
+int coll_allgather_linear(coll_build_t *b);
+int coll_allgather_ring(coll_build_t *b);
+int coll_allgather_butterfly(coll_build_t *b);
+int coll_allgather_bruck(coll_build_t *b);
+int coll_reduce_scatter_linear(coll_build_t *b);
+int coll_reduce_scatter_ring(coll_build_t *b);
+int coll_reduce_scatter_butterfly(coll_build_t *b);
+int coll_alltoall_linear(coll_build_t *b);
+int coll_alltoall_ring(coll_build_t *b);
+int coll_alltoall_bruck(coll_build_t *b);
+
+/* tuning (coll_tune.c) */
+int coll_tune_choose(hpc_coll_t c, size_t bytes, int p, int dev, hpc_alg_t *out);
+double coll_model_cost(hpc_coll_t c, hpc_alg_t a, size_t bytes, int p);
+
+/* misc (coll.c) */
+int coll_get_comm(MPI_Comm comm, coll_comm_t **out);
+size_t coll_segment(void);
+int coll_debug_enabled(void);
+double coll_timeout(void);
+
+#endif /* HPC_COLL_INTERNAL_H */

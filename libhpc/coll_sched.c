@@ -1,0 +1,251 @@
+/* coll_sched.c - schedules: building them and running them round by round.
+ *
+ * A round posts all of its receives, then its sends (receives first so a
+ * rendezvous send finds its match at once), then its external operation,
+ * and when every one has completed runs the round's local steps in the
+ * order they were added.  Progress never blocks: a blocking collective is
+ * a loop over coll_sched_progress().
+ */
+#include "config.h"
+#include "hpc.h"
+#include "coll_internal.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+void coll_sched_init(coll_sched_t *s)
+{
+    memset(s, 0, sizeof *s);
+}
+
+void coll_sched_free(coll_sched_t *s)
+{
+    free(s->steps);
+    free(s->rend);
+    free(s->reqs);
+    free(s->reqstep);
+    memset(s, 0, sizeof *s);
+}
+
+static int add_step(coll_sched_t *s, const coll_step_t *st)
+{
+    if (s->nsteps == s->cap) {
+        int cap = s->cap ? 2 * s->cap : 16;
+        coll_step_t *n = realloc(s->steps, (size_t)cap * sizeof *n);
+        if (!n) return HPC_ERR(HPC_ERR_NOMEM, "schedule of %d steps", cap);
+        s->steps = n;
+        s->cap = cap;
+    }
+    s->steps[s->nsteps++] = *st;
+    return 0;
+}
+
+int coll_round(coll_sched_t *s)
+{
+    int first = s->nrounds ? s->rend[s->nrounds - 1] : 0;
+    if (s->nsteps == first) return 0;     /* empty rounds are dropped */
+    if (s->nrounds == s->rcap) {
+        int cap = s->rcap ? 2 * s->rcap : 8;
+        int *n = realloc(s->rend, (size_t)cap * sizeof *n);
+        if (!n) return HPC_ERR(HPC_ERR_NOMEM, "schedule of %d rounds", cap);
+        s->rend = n;
+        s->rcap = cap;
+    }
+    s->rend[s->nrounds++] = s->nsteps;
+    return 0;
+}
+
+int coll_send(coll_build_t *b, int peer, const void *buf, size_t bytes)
+{
+    if (bytes == 0 || peer == b->rank) return 0;
+    if (bytes > INT_MAX)
+        return HPC_ERR(HPC_ERR_UNSUPPORTED, "one message of %zu bytes (more than 2 GiB)", bytes);
+    coll_step_t st = {.kind = ST_SEND, .peer = peer, .n = bytes, .a = buf};
+    return add_step(b->s, &st);
+}
+
+int coll_recv(coll_build_t *b, int peer, void *buf, size_t bytes)
+{
+    if (bytes == 0 || peer == b->rank) return 0;
+    if (bytes > INT_MAX)
+        return HPC_ERR(HPC_ERR_UNSUPPORTED, "one message of %zu bytes (more than 2 GiB)", bytes);
+    coll_step_t st = {.kind = ST_RECV, .peer = peer, .n = bytes, .dst = buf};
+    return add_step(b->s, &st);
+}
+
+int coll_reduce(coll_build_t *b, void *dst, const void *x, const void *y, size_t n)
+{
+    if (n == 0) return 0;
+    coll_step_t st = {.kind = ST_REDUCE, .n = n, .dst = dst, .a = x, .b = y, .dev = b->dev};
+    return add_step(b->s, &st);
+}
+
+int coll_copy_k(coll_sched_t *s, void *dst, const void *src, size_t bytes, int dev)
+{
+    if (bytes == 0 || dst == src) return 0;
+    coll_step_t st = {.kind = ST_COPY, .n = bytes, .dst = dst, .a = src, .dev = dev};
+    return add_step(s, &st);
+}
+
+int coll_copy(coll_build_t *b, void *dst, const void *src, size_t bytes)
+{
+    return coll_copy_k(b->s, dst, src, bytes, b->dev);
+}
+
+int coll_scale(coll_sched_t *s, void *buf, size_t n, int div, int dev)
+{
+    if (n == 0 || div == 1) return 0;
+    coll_step_t st = {.kind = ST_SCALE, .n = n, .dst = buf, .div = div, .dev = dev};
+    return add_step(s, &st);
+}
+
+int coll_ext_step(coll_sched_t *s)
+{
+    coll_step_t st = {.kind = ST_EXT};
+    return add_step(s, &st);
+}
+
+static int grow_reqs(coll_sched_t *s, int n)
+{
+    if (n <= s->reqcap) return 0;
+    MPI_Request *q = realloc(s->reqs, (size_t)n * sizeof *q);
+    if (!q) return HPC_ERR(HPC_ERR_NOMEM, "%d requests", n);
+    s->reqs = q;
+    int *rs = realloc(s->reqstep, (size_t)n * sizeof *rs);
+    if (!rs) return HPC_ERR(HPC_ERR_NOMEM, "%d requests", n);
+    s->reqstep = rs;
+    s->reqcap = n;
+    return 0;
+}
+
+static int post_round(hpc_request_t *r, int first, int end)
+{
+    coll_sched_t *s = &r->s;
+    MPI_Comm comm = r->cc->comm;
+    HPC_TRY(grow_reqs(s, end - first));
+    s->nreq = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = first; i < end; i++) {
+            coll_step_t *st = &s->steps[i];
+            if (pass == 0 && st->kind == ST_RECV) {
+                HPC_MPI(MPI_Irecv(st->dst, (int)st->n, MPI_BYTE, st->peer, r->tag, comm,
+                                  &s->reqs[s->nreq]));
+                s->reqstep[s->nreq++] = i;
+            } else if (pass == 1 && st->kind == ST_SEND) {
+                HPC_MPI(MPI_Isend(st->a, (int)st->n, MPI_BYTE, st->peer, r->tag, comm,
+                                  &s->reqs[s->nreq]));
+                s->reqstep[s->nreq++] = i;
+            } else if (pass == 1 && st->kind == ST_EXT) {
+                HPC_TRY(r->ext.post(r, &r->ext));
+            }
+        }
+    }
+    return 0;
+}
+
+static int run_locals(hpc_request_t *r, int first, int end)
+{
+    coll_sched_t *s = &r->s;
+    int dev_used = 0;
+    for (int i = first; i < end; i++) {
+        coll_step_t *st = &s->steps[i];
+        switch (st->kind) {
+        case ST_REDUCE:
+            if (st->dev) {
+                HPC_TRY(coll_dev_reduce(r->cc, r->dt, r->op == HPC_AVG ? HPC_SUM : r->op,
+                                        st->dst, st->a, st->b, st->n));
+                dev_used = 1;
+            } else {
+                coll_reduce_host(r->dt, r->op == HPC_AVG ? HPC_SUM : r->op, st->dst, st->a,
+                                 st->b, st->n);
+            }
+            break;
+        case ST_COPY:
+            if (st->dev) {
+                HPC_TRY(coll_dev_copy(r->cc, st->dst, st->a, st->n));
+                dev_used = 1;
+            } else {
+                memmove(st->dst, st->a, st->n);
+            }
+            break;
+        case ST_SCALE:
+            if (st->dev) {
+                HPC_TRY(coll_dev_scale(r->cc, r->dt, st->dst, st->n, st->div));
+                dev_used = 1;
+            } else {
+                coll_scale_host(r->dt, st->dst, st->n, st->div);
+            }
+            break;
+        default:
+            break;
+        }
+    }
+    /* The next round's messages read what these kernels wrote. */
+    if (dev_used) HPC_TRY(coll_dev_sync(r->cc));
+    return 0;
+}
+
+int coll_sched_progress(hpc_request_t *r, int *done)
+{
+    coll_sched_t *s = &r->s;
+    *done = 0;
+    while (s->cur < s->nrounds) {
+        int first = s->cur ? s->rend[s->cur - 1] : 0, end = s->rend[s->cur];
+        int has_ext = 0;
+        for (int i = first; i < end; i++)
+            if (s->steps[i].kind == ST_EXT) has_ext = 1;
+        if (!s->posted) {
+            HPC_TRY(post_round(r, first, end));
+            s->posted = 1;
+        }
+        if (s->nreq) {
+            int flag = 0;
+            /* GCC 12 misreads MPICH's MPI_STATUSES_IGNORE as a 0-size array */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+#endif
+            HPC_MPI(MPI_Testall(s->nreq, s->reqs, &flag, MPI_STATUSES_IGNORE));
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+            if (!flag) return 0;
+            s->nreq = 0;
+        }
+        if (has_ext) {
+            int xdone = 0;
+            HPC_TRY(r->ext.test(r, &r->ext, &xdone));
+            if (!xdone) return 0;
+        }
+        HPC_TRY(run_locals(r, first, end));
+        s->cur++;
+        s->posted = 0;
+    }
+    *done = 1;
+    return 0;
+}
+
+int coll_tmp_kind(hpc_request_t *r, size_t bytes, int kind, void **out)
+{
+    if ((size_t)r->ntmp >= sizeof r->tmp / sizeof r->tmp[0])
+        return HPC_ERR(HPC_ERR_STATE, "too many scratch buffers in one collective");
+    void *p = NULL;
+    if (bytes == 0) bytes = 1;
+    if (kind == 0) {
+        /* 64-byte aligned: reduction loops vectorise, device-like alignment */
+        if (posix_memalign(&p, 64, bytes) != 0) p = NULL;
+        if (!p) return HPC_ERR(HPC_ERR_NOMEM, "scratch buffer of %zu bytes", bytes);
+    } else {
+        HPC_TRY(coll_dev_alloc(bytes, kind, &p));
+    }
+    r->tmp[r->ntmp] = p;
+    r->tmpkind[r->ntmp++] = kind;
+    *out = p;
+    return 0;
+}
+
+int coll_tmp(hpc_request_t *r, size_t bytes, void **out)
+{
+    return coll_tmp_kind(r, bytes, r->dev ? 2 : 0, out);
+}

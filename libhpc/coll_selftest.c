@@ -1,0 +1,226 @@
+/* coll_selftest.c - hpc_coll_selftest(): every collective with every
+ * algorithm, blocking and nonblocking (started, then test-polled as a
+ * training loop would), on host and device buffers, checked against
+ * values every rank can compute by itself.  Inputs are small integers, so
+ * sums are exact in every dtype and any reduction order.
+ */
+#include "config.h"
+#include "hpc.h"
+#include "coll_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Element j of rank r's send data: a small integer in [-8, 8]. */
+static int val(int r, size_t j)
+{
+    return (int)(((size_t)(r + 1) * 5 + j * 7) % 17) - 8;
+}
+
+static void put(hpc_dtype_t t, void *buf, size_t j, double v)
+{
+    switch (t) {
+    case HPC_INT32: ((int32_t *)buf)[j] = (int32_t)v; break;
+    case HPC_INT64: ((int64_t *)buf)[j] = (int64_t)v; break;
+    case HPC_FLOAT32: ((float *)buf)[j] = (float)v; break;
+    case HPC_FLOAT64: ((double *)buf)[j] = v; break;
+    case HPC_FLOAT16: ((uint16_t *)buf)[j] = coll_float_to_half((float)v); break;
+    case HPC_BFLOAT16: ((uint16_t *)buf)[j] = coll_float_to_bf16((float)v); break;
+    default: break;
+    }
+}
+
+static double get(hpc_dtype_t t, const void *buf, size_t j)
+{
+    switch (t) {
+    case HPC_INT32: return ((const int32_t *)buf)[j];
+    case HPC_INT64: return (double)((const int64_t *)buf)[j];
+    case HPC_FLOAT32: return ((const float *)buf)[j];
+    case HPC_FLOAT64: return ((const double *)buf)[j];
+    case HPC_FLOAT16: return coll_half_to_float(((const uint16_t *)buf)[j]);
+    case HPC_BFLOAT16: return coll_bf16_to_float(((const uint16_t *)buf)[j]);
+    default: return 0;
+    }
+}
+
+/* Reduction of element j over ranks 0..p-1 */
+static double red(hpc_op_t op, hpc_dtype_t t, int p, size_t j)
+{
+    double acc = val(0, j);
+    for (int r = 1; r < p; r++) {
+        double v = val(r, j);
+        if (op == HPC_MAX) acc = v > acc ? v : acc;
+        else if (op == HPC_MIN) acc = v < acc ? v : acc;
+        else acc += v;
+    }
+    if (op == HPC_AVG) {
+        if (t == HPC_INT32 || t == HPC_INT64) acc = (double)((long long)acc / p);
+        else acc /= p;
+    }
+    return acc;
+}
+
+/* Expected element i of this rank's receive buffer; NAN = not checked. */
+static double expect(const hpc_coll_args_t *a, int rank, int p, size_t i)
+{
+    size_t n = a->count;
+    switch (a->coll) {
+    case HPC_COLL_BCAST: return val(a->root, i);
+    case HPC_COLL_REDUCE: return rank == a->root ? red(a->op, a->dtype, p, i) : NAN;
+    case HPC_COLL_ALLREDUCE: return red(a->op, a->dtype, p, i);
+    case HPC_COLL_GATHER: return rank == a->root ? val((int)(i / n), i % n) : NAN;
+    case HPC_COLL_ALLGATHER: return val((int)(i / n), i % n);
+    case HPC_COLL_SCATTER: return val(a->root, (size_t)rank * n + i);
+    case HPC_COLL_REDUCE_SCATTER: return red(a->op, a->dtype, p, (size_t)rank * n + i);
+    case HPC_COLL_ALLTOALL: return val((int)(i / n), (size_t)rank * n + i % n);
+    default: return NAN;
+    }
+}
+
+/* Tolerance: exact for integers and small-integer float sums, except
+ * float16/bfloat16 averages (one rounding) and float averages. */
+static double tol(const hpc_coll_args_t *a, double want)
+{
+    if (a->op != HPC_AVG || a->dtype == HPC_INT32 || a->dtype == HPC_INT64) return 0;
+    double u = a->dtype == HPC_FLOAT16 ? 0x1p-10 : a->dtype == HPC_BFLOAT16 ? 0x1p-7 : 1e-6;
+    return 2 * u * (fabs(want) + 1);
+}
+
+/* One case; returns wrong elements (or 1 for an error) on this rank. */
+static long run_case(MPI_Comm comm, hpc_coll_args_t *a, int nb, int dev, char *why, size_t whylen)
+{
+    int rank, p;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &p);
+    size_t es = hpc_dtype_size(a->dtype), sc, rc;
+    hpc_coll_buf_counts(a, rank, p, &sc, &rc);
+    if (a->coll == HPC_COLL_BCAST) sc = 0;
+    void *hs = calloc(sc + 1, es), *hr = calloc(rc + 1, es);
+    void *ds = NULL, *dr = NULL;
+    long bad = 0;
+    why[0] = 0;
+    if (!hs || !hr) {
+        snprintf(why, whylen, "out of memory");
+        bad = 1;
+        goto out;
+    }
+    for (size_t j = 0; j < sc; j++) put(a->dtype, hs, j, val(rank, j));
+    if (a->coll == HPC_COLL_BCAST)
+        for (size_t j = 0; j < rc; j++) put(a->dtype, hr, j, rank == a->root ? val(rank, j) : -99);
+    else
+        for (size_t j = 0; j < rc; j++) put(a->dtype, hr, j, -99);
+    a->sendbuf = hs;
+    a->recvbuf = hr;
+    if (dev) {
+        if (coll_dev_alloc((sc + 1) * es, 2, &ds) < 0 || coll_dev_alloc((rc + 1) * es, 2, &dr) < 0 ||
+            coll_dev_memcpy(ds, hs, sc * es) < 0 || coll_dev_memcpy(dr, hr, rc * es) < 0) {
+            snprintf(why, whylen, "%s", hpc_last_error());
+            bad = 1;
+            goto out;
+        }
+        a->sendbuf = ds;
+        a->recvbuf = dr;
+    }
+    int e;
+    if (nb) {
+        hpc_request_t *req = NULL;
+        e = hpc_icoll(a, comm, &req);
+        int done = 0;
+        while (e == 0 && !done) e = hpc_test(&req, &done);
+    } else {
+        e = hpc_coll(a, comm);
+    }
+    if (e < 0) {
+        snprintf(why, whylen, "%s", hpc_last_error());
+        hpc_error_clear();
+        bad = 1;
+        goto out;
+    }
+    if (dev && coll_dev_memcpy(hr, dr, rc * es) < 0) {
+        snprintf(why, whylen, "%s", hpc_last_error());
+        bad = 1;
+        goto out;
+    }
+    for (size_t i = 0; i < rc; i++) {
+        double want = expect(a, rank, p, i), got = get(a->dtype, hr, i);
+        if (isnan(want)) continue;
+        if (fabs(got - want) > tol(a, want)) {
+            if (!bad) snprintf(why, whylen, "rank %d element %zu: %g, expected %g", rank, i, got, want);
+            bad++;
+        }
+    }
+out:
+    if (ds) coll_dev_free(ds, 2);
+    if (dr) coll_dev_free(dr, 2);
+    free(hs);
+    free(hr);
+    return bad;
+}
+
+int hpc_coll_selftest(MPI_Comm comm, int include_device, int verbose, int *nfail)
+{
+    if (!nfail) return HPC_ERR(HPC_ERR_ARG, "NULL nfail");
+    int rank, p;
+    HPC_MPI(MPI_Comm_rank(comm, &rank));
+    HPC_MPI(MPI_Comm_size(comm, &p));
+    int devs = include_device && coll_dev_count() > 0;
+    /* every rank must agree that device buffers are tested */
+    int all_devs = 0;
+    HPC_MPI(MPI_Allreduce(&devs, &all_devs, 1, MPI_INT, MPI_MIN, comm));
+    if (include_device && !all_devs && rank == 0 && verbose)
+        printf("selftest: device buffers skipped (no GPU on %s)\n", devs ? "some ranks" : "this node");
+    struct { hpc_dtype_t t; hpc_op_t op; } kinds[] = {
+        {HPC_FLOAT32, HPC_SUM}, {HPC_INT64, HPC_MAX}, {HPC_INT32, HPC_AVG}, {HPC_BFLOAT16, HPC_SUM}};
+    int ncase = 0, fails = 0;
+    double t0 = MPI_Wtime();
+    for (int mem = 0; mem <= all_devs; mem++)
+        for (int c = 0; c < HPC_COLL_COUNT; c++)
+            for (int alg = 0; alg < HPC_ALG_COUNT; alg++) {
+                if (!hpc_coll_has_alg((hpc_coll_t)c, (hpc_alg_t)alg)) continue;
+                if (alg == HPC_ALG_NCCL && (!mem || !hpc_have_nccl())) continue;
+                /* native MPI takes device pointers only when CUDA-aware */
+                if (alg == HPC_ALG_NATIVE && mem && !hpc_coll_cuda_aware()) continue;
+                int nk = hpc_coll_reduces((hpc_coll_t)c) ? 4 : (c == HPC_COLL_BARRIER ? 1 : 2);
+                for (int k = 0; k < nk; k++)
+                    for (int nb = 0; nb < 2; nb++) {
+                        hpc_coll_args_t a = {.coll = (hpc_coll_t)c, .count = 5 + (size_t)k,
+                                             .dtype = kinds[k].t, .op = kinds[k].op,
+                                             .root = p > 1 ? 1 : 0, .alg = (hpc_alg_t)alg};
+                        if (!hpc_coll_reduces(a.coll)) a.op = HPC_SUM;
+                        char why[256];
+                        long bad = run_case(comm, &a, nb, mem, why, sizeof why), tot = 0;
+                        HPC_MPI(MPI_Allreduce(&bad, &tot, 1, MPI_LONG, MPI_SUM, comm));
+                        /* the first failing rank's reason, to rank 0 */
+                        int mine = bad ? rank : p, first = p;
+                        HPC_MPI(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm));
+                        if (tot && first != 0 && first < p) {
+                            if (rank == first) MPI_Send(why, (int)sizeof why, MPI_CHAR, 0, 77, comm);
+                            if (rank == 0) MPI_Recv(why, (int)sizeof why, MPI_CHAR, first, 77, comm, MPI_STATUS_IGNORE);
+                        }
+                        ncase++;
+                        if (tot) fails++;
+                        if (rank == 0 && (verbose || tot)) {
+                            char what[64] = "";
+                            if (c != HPC_COLL_BARRIER)
+                                snprintf(what, sizeof what, " %s%s%s count %zu", hpc_dtype_name(a.dtype),
+                                         hpc_coll_reduces(a.coll) ? " " : "",
+                                         hpc_coll_reduces(a.coll) ? hpc_op_name(a.op) : "", a.count);
+                            printf("selftest: %-4s %-14s %-17s %-11s %s%s%s%s\n", tot ? "FAIL" : "PASS",
+                                   hpc_coll_name(a.coll), hpc_alg_name((hpc_alg_t)alg),
+                                   nb ? "nonblocking" : "blocking", mem ? "device" : "host", what,
+                                   tot ? ": " : "", tot ? why : "");
+                            fflush(stdout);
+                        }
+                    }
+            }
+    if (rank == 0) {
+        printf("selftest: %d cases on %d rank%s (%s buffers), %d passed, %d failed, %.2f s\n", ncase, p,
+               p == 1 ? "" : "s", all_devs ? "host and device" : "host", ncase - fails, fails,
+               MPI_Wtime() - t0);
+        fflush(stdout);
+    }
+    *nfail = fails;
+    return 0;
+}

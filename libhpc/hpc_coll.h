@@ -1,0 +1,192 @@
+/* hpc_coll.h - collectives over host and device buffers (included by hpc.h).
+ *
+ * One API for the MPI library's own collectives ("native"), NCCL (device
+ * buffers) and hpckit's own algorithms, each written once as a schedule of
+ * rounds (point-to-point sends/receives, then local reduce/copy steps) that
+ * runs to the end for a blocking call or is advanced round by round by
+ * hpc_test() for a nonblocking one.
+ *
+ * Conventions (as MPI's, with sizes in elements):
+ *  - count is per rank: the whole buffer for bcast/reduce/allreduce, one
+ *    rank's block for gather/allgather/scatter/reduce_scatter, one pair's
+ *    block for alltoall (buffers of size*count elements where MPI has them).
+ *  - In place: pass HPC_IN_PLACE (== MPI_IN_PLACE) where MPI does, or the
+ *    same pointer for send and receive data:
+ *      allreduce, reduce, alltoall, reduce_scatter: sendbuf (input in recvbuf;
+ *        reduce_scatter: recvbuf holds size*count inputs, block 0 gets the result;
+ *        reduce at a non-root rank: recvbuf is read, not written);
+ *      allgather: sendbuf (this rank's block already at recvbuf + rank*count);
+ *      gather at the root: sendbuf; scatter at the root: recvbuf.
+ *  - Every rank of comm calls every collective in the same order with the
+ *    same count, dtype, op, root and algorithm (HPC_DEBUG=coll checks).
+ *  - Buffers may be host or CUDA device memory (detected per call).
+ *    float16/bfloat16 are reduced with float32 accumulation per step.
+ *  - comm is any intracommunicator; libhpc talks over a private duplicate
+ *    of it (cached on comm, freed with it), so user traffic never matches.
+ *
+ * Environment:
+ *   HPC_COLL_<OP>=ALG      force the algorithm that auto picks for OP
+ *                          (e.g. HPC_COLL_ALLREDUCE=ring)
+ *   HPC_COLL_TUNING=FILE   table written by hpc-collbench --tune
+ *   HPC_COLL_SEGMENT=BYTES pipeline segment of ring/tree (default 256K)
+ *   HPC_DEBUG=coll         desync check before every collective
+ *   HPC_TIMEOUT=SECONDS    watchdog: abort a collective not done in time
+ *   HPC_CUDA_AWARE=0|1     override detection of CUDA-aware MPI
+ */
+#ifndef HPC_COLL_H
+#define HPC_COLL_H
+
+#include <stddef.h>
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+    HPC_INT32 = 0, HPC_INT64, HPC_FLOAT32, HPC_FLOAT64,
+    HPC_FLOAT16,     /* IEEE binary16 */
+    HPC_BFLOAT16,    /* bfloat16 */
+    HPC_DTYPE_COUNT
+} hpc_dtype_t;
+
+typedef enum { HPC_SUM = 0, HPC_PROD, HPC_MIN, HPC_MAX, HPC_AVG, HPC_OP_COUNT } hpc_op_t;
+
+typedef enum {
+    HPC_ALG_AUTO = 0,         /* cost model, env override, tuning file */
+    HPC_ALG_NATIVE,           /* the MPI library's own collective */
+    HPC_ALG_NCCL,             /* NCCL (device buffers) */
+    HPC_ALG_LINEAR,           /* naive: all to the root, the root to all */
+    HPC_ALG_TREE,             /* binomial tree */
+    HPC_ALG_RING,             /* ring, pipelined in segments */
+    HPC_ALG_BUTTERFLY,        /* recursive doubling / halving, dissemination */
+    HPC_ALG_RABENSEIFNER,     /* reduce-scatter (halving) + allgather/gather */
+    HPC_ALG_BRUCK,            /* Bruck (allgather, alltoall) */
+    HPC_ALG_SCATTER_ALLGATHER,/* van de Geijn broadcast of long messages */
+    HPC_ALG_COUNT
+} hpc_alg_t;
+
+typedef enum {
+    HPC_COLL_BARRIER = 0, HPC_COLL_BCAST, HPC_COLL_REDUCE, HPC_COLL_ALLREDUCE,
+    HPC_COLL_GATHER, HPC_COLL_ALLGATHER, HPC_COLL_SCATTER,
+    HPC_COLL_REDUCE_SCATTER, HPC_COLL_ALLTOALL,
+    HPC_COLL_COUNT
+} hpc_coll_t;
+
+#define HPC_IN_PLACE MPI_IN_PLACE
+
+/* Names <-> enums: "float32" (also "float", "fp32", "f32"), "bfloat16"
+ * ("bf16"), "sum", "avg", "ring", "scatter_allgather", "reduce_scatter"...
+ * Parsers are case-insensitive and return 0 or HPC_ERR_ARG. */
+const char *hpc_dtype_name(hpc_dtype_t t);
+const char *hpc_op_name(hpc_op_t op);
+const char *hpc_alg_name(hpc_alg_t a);
+const char *hpc_coll_name(hpc_coll_t c);
+int hpc_dtype_parse(const char *s, hpc_dtype_t *out);
+int hpc_op_parse(const char *s, hpc_op_t *out);
+int hpc_alg_parse(const char *s, hpc_alg_t *out);
+int hpc_coll_parse(const char *s, hpc_coll_t *out);
+size_t hpc_dtype_size(hpc_dtype_t t);       /* bytes; 0 for a bad dtype */
+/* 1 if collective c offers algorithm a (AUTO, NATIVE always; NCCL where
+ * NCCL has the operation, for device buffers only). */
+int hpc_coll_has_alg(hpc_coll_t c, hpc_alg_t a);
+/* 1 if c reduces (takes an op). */
+int hpc_coll_reduces(hpc_coll_t c);
+/* The algorithm AUTO runs for c with count elements of dtype on comm's
+ * size (device: buffers in GPU memory).  Local, not collective. */
+int hpc_coll_choose(hpc_coll_t c, size_t count, hpc_dtype_t dt, int nranks,
+                    int device, hpc_alg_t *out);
+
+/* ------------------------------------------------------------------ */
+/* Blocking collectives                                                */
+/* ------------------------------------------------------------------ */
+int hpc_barrier(MPI_Comm comm, hpc_alg_t alg);
+int hpc_bcast(void *buf, size_t count, hpc_dtype_t dt, int root,
+              MPI_Comm comm, hpc_alg_t alg);
+int hpc_reduce(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
+               hpc_op_t op, int root, MPI_Comm comm, hpc_alg_t alg);
+int hpc_allreduce(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
+                  hpc_op_t op, MPI_Comm comm, hpc_alg_t alg);
+int hpc_gather(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
+               int root, MPI_Comm comm, hpc_alg_t alg);
+int hpc_allgather(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
+                  MPI_Comm comm, hpc_alg_t alg);
+int hpc_scatter(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
+                int root, MPI_Comm comm, hpc_alg_t alg);
+int hpc_reduce_scatter(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
+                       hpc_op_t op, MPI_Comm comm, hpc_alg_t alg);
+int hpc_alltoall(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
+                 MPI_Comm comm, hpc_alg_t alg);
+
+/* ------------------------------------------------------------------ */
+/* Nonblocking collectives: same arguments, request last.  Buffers must */
+/* stay untouched until the request completes.  Requests may complete  */
+/* in any order; hpc_test/hpc_wait advance every request in flight.     */
+/* ------------------------------------------------------------------ */
+typedef struct hpc_request hpc_request_t;
+
+int hpc_ibarrier(MPI_Comm comm, hpc_alg_t alg, hpc_request_t **req);
+int hpc_ibcast(void *buf, size_t count, hpc_dtype_t dt, int root,
+               MPI_Comm comm, hpc_alg_t alg, hpc_request_t **req);
+int hpc_ireduce(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
+                hpc_op_t op, int root, MPI_Comm comm, hpc_alg_t alg, hpc_request_t **req);
+int hpc_iallreduce(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
+                   hpc_op_t op, MPI_Comm comm, hpc_alg_t alg, hpc_request_t **req);
+int hpc_igather(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
+                int root, MPI_Comm comm, hpc_alg_t alg, hpc_request_t **req);
+int hpc_iallgather(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
+                   MPI_Comm comm, hpc_alg_t alg, hpc_request_t **req);
+int hpc_iscatter(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
+                 int root, MPI_Comm comm, hpc_alg_t alg, hpc_request_t **req);
+int hpc_ireduce_scatter(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
+                        hpc_op_t op, MPI_Comm comm, hpc_alg_t alg, hpc_request_t **req);
+int hpc_ialltoall(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
+                  MPI_Comm comm, hpc_alg_t alg, hpc_request_t **req);
+
+/* Advance *req (and every other request in flight) without blocking.
+ * *done = 1 when it has completed: the request is then freed and *req set
+ * to NULL.  A failed request is freed too and its error returned. */
+int hpc_test(hpc_request_t **req, int *done);
+/* Complete *req (freed, *req = NULL).  NULL *req is a no-op. */
+int hpc_wait(hpc_request_t **req);
+/* Complete all n requests (NULL entries skipped); first error returned. */
+int hpc_waitall(int n, hpc_request_t **reqs);
+
+/* ------------------------------------------------------------------ */
+/* Generic form (benchmarks, tests): one struct for every collective.   */
+/* ------------------------------------------------------------------ */
+typedef struct {
+    hpc_coll_t coll;
+    const void *sendbuf;     /* HPC_IN_PLACE allowed as described above */
+    void *recvbuf;
+    size_t count;
+    hpc_dtype_t dtype;
+    hpc_op_t op;             /* reductions only */
+    int root;                /* rooted collectives only */
+    hpc_alg_t alg;
+} hpc_coll_args_t;
+
+int hpc_coll(const hpc_coll_args_t *a, MPI_Comm comm);
+int hpc_icoll(const hpc_coll_args_t *a, MPI_Comm comm, hpc_request_t **req);
+/* Elements this rank sends / receives for a (what the buffers must hold). */
+void hpc_coll_buf_counts(const hpc_coll_args_t *a, int rank, int nranks,
+                         size_t *send_count, size_t *recv_count);
+
+/* ------------------------------------------------------------------ */
+/* Self-test (hpc-info --selftest): every collective x every algorithm, */
+/* blocking and nonblocking (test-polled), small sizes, several dtypes  */
+/* and ops, on host buffers and, with include_device and a GPU, device  */
+/* buffers.  Collective over comm.  Rank 0 prints one "PASS"/"FAIL"     */
+/* line per case when verbose (a summary line always).  *nfail (on every */
+/* rank) = failed cases over all ranks.  Returns 0, or an error code if  */
+/* the test itself could not run.                                        */
+/* ------------------------------------------------------------------ */
+int hpc_coll_selftest(MPI_Comm comm, int include_device, int verbose, int *nfail);
+
+/* Where the machine-dependent pieces stand (for hpc-info): 1/0. */
+int hpc_coll_cuda_aware(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* HPC_COLL_H */
