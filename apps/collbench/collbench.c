@@ -1,0 +1,773 @@
+/* hpc-collbench - time hpckit's collectives side by side with the MPI
+ * library's own and NCCL's, in the style of nccl-tests and the OSU
+ * benchmarks: one row per message size, one column group per algorithm.
+ *
+ * time  = median over iterations of one rank's time for the call (ranks
+ *         line up on a barrier before each iteration), then the maximum
+ *         over ranks;
+ * algbw = size / time;  busbw = algbw * factor, nccl-tests' factors:
+ *         allreduce 2(p-1)/p; reduce_scatter, allgather, alltoall, gather,
+ *         scatter (p-1)/p; bcast, reduce 1.
+ * size  = bytes of the whole message as nccl-tests counts it: the vector
+ *         for bcast/reduce/allreduce, all p blocks for the others.
+ */
+#include "config.h"
+#include "hpc.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifdef HPC_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+static const char *prog = "hpc-collbench";
+
+static void usage(void)
+{
+    printf(
+"Usage: hpc-collbench [options]\n"
+"       mpiexec -n N hpc-collbench -c allreduce -b 8 -e 64M -f 4 --check\n"
+"\n"
+"Time hpckit's collectives - its own algorithms, the MPI library's own\n"
+"(native) and NCCL's - side by side, one row per message size.\n"
+"\n"
+"Options:\n"
+"  -c, --coll OP        collective: barrier, bcast, reduce, allreduce, gather,\n"
+"                       allgather, scatter, reduce_scatter, alltoall\n"
+"                       (default allreduce; with --tune and no -c: all of them)\n"
+"  -a, --algs A[,A...]  algorithms to compare: auto, native, nccl, linear, tree,\n"
+"                       ring, butterfly, rabenseifner, bruck, scatter_allgather\n"
+"                       (default: native, every own algorithm the collective\n"
+"                       has, and nccl for device memory)\n"
+"  -b, --minbytes SIZE  smallest message, bytes, K/M/G suffixes (default 8)\n"
+"  -e, --maxbytes SIZE  largest message (default 32M)\n"
+"  -f, --factor F       size multiplier from one row to the next (default 2)\n"
+"  -d, --dtype T        int32, int64, float32, float64, float16, bfloat16\n"
+"                       (default float32)\n"
+"  -o, --op OP          sum, prod, min, max, avg (default sum)\n"
+"  -r, --root R         root of bcast, reduce, gather, scatter (default 0)\n"
+"  -w, --warmup N       untimed iterations per size (default 3)\n"
+"  -n, --iters N        timed iterations per size (default 20)\n"
+"      --mem KIND       host or cuda buffers (default host)\n"
+"      --inplace        in-place form (HPC_IN_PLACE)\n"
+"      --nonblocking    time start + hpc_wait instead of the blocking call\n"
+"      --check          check every result; #wrong counts wrong elements\n"
+"      --csv FILE       also write the rows as CSV\n"
+"      --plot FILE.png  bus bandwidth against size, one line per algorithm\n"
+"                       (needs gnuplot)\n"
+"      --tune FILE      measure, then write the fastest algorithm per size\n"
+"                       range to FILE; use it with HPC_COLL_TUNING=FILE\n"
+"      --membw          first report the memory copy bandwidth of one core\n"
+"                       (the physical limit for shared-memory collectives)\n"
+"  -h, --help           this text\n"
+"\n"
+"Columns: size (bytes of the whole message, as nccl-tests counts it), count\n"
+"(elements per call argument), then per algorithm: time in microseconds\n"
+"(median over iterations, maximum over ranks), algbw = size/time and busbw =\n"
+"algbw times nccl-tests' factor (allreduce 2(p-1)/p; allgather,\n"
+"reduce_scatter, alltoall, gather, scatter (p-1)/p; bcast, reduce 1) in GB/s,\n"
+"and #wrong (wrong elements with --check, else N/A).\n"
+"\n"
+"Environment: HPC_COLL_SEGMENT, HPC_COLL_TUNING, HPC_DEBUG=coll, HPC_TIMEOUT\n"
+"(see the collectives section of the README).\n"
+"Exit status: 0 success, 1 wrong results or failure, 2 bad usage.\n");
+}
+
+typedef struct {
+    hpc_coll_t coll;
+    hpc_alg_t algs[HPC_ALG_COUNT];
+    int nalg;
+    size_t minb, maxb;
+    double factor;
+    hpc_dtype_t dt;
+    hpc_op_t op;
+    int root, warmup, iters, device, inplace, nb, check, membw;
+    const char *csv, *plot, *tune;
+    int algs_given, coll_given;
+} opts_t;
+
+static int rank, nranks;
+
+/* ---- buffers ------------------------------------------------------- */
+static void *buf_alloc(size_t bytes, int dev)
+{
+    void *p = NULL;
+    if (bytes == 0) bytes = 64;
+#ifdef HPC_HAVE_CUDA
+    if (dev) {
+        if (cudaMalloc(&p, bytes) != cudaSuccess) return NULL;
+        cudaMemset(p, 0, bytes);
+        return p;
+    }
+#else
+    (void)dev;
+#endif
+    if (posix_memalign(&p, 4096, bytes)) return NULL;
+    memset(p, 0, bytes);
+    return p;
+}
+
+static void buf_free(void *p, int dev)
+{
+#ifdef HPC_HAVE_CUDA
+    if (dev) {
+        cudaFree(p);
+        return;
+    }
+#else
+    (void)dev;
+#endif
+    free(p);
+}
+
+static void to_buf(void *dst, const void *src, size_t bytes, int dev)
+{
+#ifdef HPC_HAVE_CUDA
+    if (dev) {
+        cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice);
+        return;
+    }
+#else
+    (void)dev;
+#endif
+    memcpy(dst, src, bytes);
+}
+
+static void from_buf(void *dst, const void *src, size_t bytes, int dev)
+{
+#ifdef HPC_HAVE_CUDA
+    if (dev) {
+        cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost);
+        return;
+    }
+#else
+    (void)dev;
+#endif
+    memcpy(dst, src, bytes);
+}
+
+/* ---- element values for --check ------------------------------------ */
+/* 16-bit floats: the values used are small integers, exact in both formats */
+static uint16_t f2h(float f)
+{
+    if (f == 0) return 0;
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    uint16_t s = (uint16_t)((x >> 16) & 0x8000);
+    int e = (int)((x >> 23) & 0xff) - 127 + 15;
+    return s | (uint16_t)(e << 10) | (uint16_t)((x >> 13) & 0x3ff);
+}
+static float h2f(uint16_t h)
+{
+    int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+    float v = e ? ldexpf((float)(m | 0x400), e - 25) : ldexpf((float)m, -24);
+    return (h & 0x8000) ? -v : v;
+}
+static uint16_t f2b(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    return (uint16_t)(x >> 16);
+}
+static float b2f(uint16_t b)
+{
+    uint32_t x = (uint32_t)b << 16;
+    float f;
+    memcpy(&f, &x, 4);
+    return f;
+}
+
+static void put(hpc_dtype_t t, void *b, size_t j, double v)
+{
+    switch (t) {
+    case HPC_INT32: ((int32_t *)b)[j] = (int32_t)v; break;
+    case HPC_INT64: ((int64_t *)b)[j] = (int64_t)v; break;
+    case HPC_FLOAT32: ((float *)b)[j] = (float)v; break;
+    case HPC_FLOAT64: ((double *)b)[j] = v; break;
+    case HPC_FLOAT16: ((uint16_t *)b)[j] = f2h((float)v); break;
+    default: ((uint16_t *)b)[j] = f2b((float)v); break;
+    }
+}
+static double get(hpc_dtype_t t, const void *b, size_t j)
+{
+    switch (t) {
+    case HPC_INT32: return ((const int32_t *)b)[j];
+    case HPC_INT64: return (double)((const int64_t *)b)[j];
+    case HPC_FLOAT32: return ((const float *)b)[j];
+    case HPC_FLOAT64: return ((const double *)b)[j];
+    case HPC_FLOAT16: return h2f(((const uint16_t *)b)[j]);
+    default: return b2f(((const uint16_t *)b)[j]);
+    }
+}
+
+/* Input element j of rank r: small integers, so every reduction is exact
+ * in every dtype (prod: +-1). */
+static double val(hpc_op_t op, int r, size_t j)
+{
+    if (op == HPC_PROD) return ((size_t)r + j) % 3 == 0 ? -1 : 1;
+    return (double)(int)(((size_t)r * 13 + j * 7) % 9) - 4;
+}
+
+static double red(hpc_op_t op, hpc_dtype_t t, size_t j)
+{
+    double a = val(op, 0, j);
+    for (int r = 1; r < nranks; r++) {
+        double v = val(op, r, j);
+        if (op == HPC_MIN) a = v < a ? v : a;
+        else if (op == HPC_MAX) a = v > a ? v : a;
+        else if (op == HPC_PROD) a *= v;
+        else a += v;
+    }
+    if (op == HPC_AVG) a = (t == HPC_INT32 || t == HPC_INT64) ? (double)((long long)a / nranks) : a / nranks;
+    return a;
+}
+
+/* Fill the input of a (in send buffer, or receive buffer in place). */
+static void fill(const opts_t *o, const hpc_coll_args_t *a, void *hs, void *hr, size_t sc, size_t rcap)
+{
+    size_t n = a->count, es = hpc_dtype_size(a->dtype);
+    (void)es;
+    for (size_t j = 0; j < sc; j++) put(a->dtype, hs, j, val(o->op, rank, j));
+    for (size_t j = 0; j < rcap; j++) put(a->dtype, hr, j, -7);
+    if (a->coll == HPC_COLL_BCAST && rank == a->root)
+        for (size_t j = 0; j < n; j++) put(a->dtype, hr, j, val(o->op, rank, j));
+    if (!o->inplace) return;
+    switch (a->coll) {
+    case HPC_COLL_ALLREDUCE: case HPC_COLL_REDUCE: case HPC_COLL_REDUCE_SCATTER: case HPC_COLL_ALLTOALL:
+        for (size_t j = 0; j < sc; j++) put(a->dtype, hr, j, val(o->op, rank, j));
+        break;
+    case HPC_COLL_ALLGATHER: case HPC_COLL_GATHER:
+        for (size_t j = 0; j < n; j++) put(a->dtype, hr, (size_t)rank * n + j, val(o->op, rank, j));
+        break;
+    default: break;
+    }
+}
+
+/* Wrong elements of this rank's result. */
+static long verify(const opts_t *o, const hpc_coll_args_t *a, const void *hr, const void *hs)
+{
+    size_t n = a->count;
+    long bad = 0;
+    hpc_dtype_t t = a->dtype;
+    int root = rank == a->root;
+#define CHK(got, want) do { if ((got) != (want)) bad++; } while (0)
+    switch (a->coll) {
+    case HPC_COLL_BCAST:
+        for (size_t j = 0; j < n; j++) CHK(get(t, hr, j), val(o->op, a->root, j));
+        break;
+    case HPC_COLL_REDUCE:
+        if (!root) break;
+        /* fall through */
+    case HPC_COLL_ALLREDUCE:
+        for (size_t j = 0; j < n; j++) CHK(get(t, hr, j), red(o->op, t, j));
+        break;
+    case HPC_COLL_REDUCE_SCATTER:
+        for (size_t j = 0; j < n; j++) CHK(get(t, hr, j), red(o->op, t, (size_t)rank * n + j));
+        break;
+    case HPC_COLL_GATHER:
+        if (!root) break;
+        /* fall through */
+    case HPC_COLL_ALLGATHER:
+        for (size_t j = 0; j < (size_t)nranks * n; j++) CHK(get(t, hr, j), val(o->op, (int)(j / n), j % n));
+        break;
+    case HPC_COLL_SCATTER:
+        if (root && o->inplace) {
+            for (size_t j = 0; j < n; j++) CHK(get(t, hs, (size_t)rank * n + j), val(o->op, rank, (size_t)rank * n + j));
+        } else {
+            for (size_t j = 0; j < n; j++) CHK(get(t, hr, j), val(o->op, a->root, (size_t)rank * n + j));
+        }
+        break;
+    case HPC_COLL_ALLTOALL:
+        for (size_t j = 0; j < (size_t)nranks * n; j++)
+            CHK(get(t, hr, j), val(o->op, (int)(j / n), (size_t)rank * n + j % n));
+        break;
+    default: break;
+    }
+#undef CHK
+    return bad;
+}
+
+/* ---- sizes and factors --------------------------------------------- */
+/* elements per call argument for a message of `size` bytes */
+static size_t count_for(hpc_coll_t c, size_t size, size_t es)
+{
+    switch (c) {
+    case HPC_COLL_BARRIER: return 0;
+    case HPC_COLL_BCAST: case HPC_COLL_REDUCE: case HPC_COLL_ALLREDUCE: return size / es;
+    default: return size / es / (size_t)nranks;
+    }
+}
+
+static size_t size_for(hpc_coll_t c, size_t count, size_t es)
+{
+    switch (c) {
+    case HPC_COLL_BARRIER: return 0;
+    case HPC_COLL_BCAST: case HPC_COLL_REDUCE: case HPC_COLL_ALLREDUCE: return count * es;
+    default: return count * es * (size_t)nranks;
+    }
+}
+
+static double bus_factor(hpc_coll_t c)
+{
+    double p = nranks;
+    switch (c) {
+    case HPC_COLL_ALLREDUCE: return 2 * (p - 1) / p;
+    case HPC_COLL_BCAST: case HPC_COLL_REDUCE: return 1;
+    case HPC_COLL_BARRIER: return 0;
+    default: return (p - 1) / p;
+    }
+}
+
+/* ---- one measurement ----------------------------------------------- */
+typedef struct { double us, algbw, busbw; long wrong; int ok; } res_t;
+
+static int run_once(const opts_t *o, hpc_coll_args_t *a, MPI_Comm comm)
+{
+    if (o->nb) {
+        hpc_request_t *r = NULL;
+        int e = hpc_icoll(a, comm, &r);
+        if (e < 0) return e;
+        return hpc_wait(&r);
+    }
+    return hpc_coll(a, comm);
+}
+
+static res_t measure(const opts_t *o, hpc_coll_t coll, hpc_alg_t alg, size_t count, MPI_Comm comm)
+{
+    res_t res = {0, 0, 0, -1, 1};
+    size_t es = hpc_dtype_size(o->dt), sc, rc;
+    hpc_coll_args_t a = {.coll = coll, .count = count, .dtype = o->dt, .op = o->op,
+                         .root = o->root, .alg = alg};
+    hpc_coll_buf_counts(&a, rank, nranks, &sc, &rc);
+    size_t scap = (size_t)nranks * count, rcap = (size_t)nranks * count;   /* every rank allocates both */
+    void *s = buf_alloc(scap * es, o->device), *r = buf_alloc(rcap * es, o->device);
+    void *hs = calloc(scap + 1, es), *hr = calloc(rcap + 1, es);
+    double *t = calloc((size_t)o->iters + 1, sizeof *t);
+    int okall = 1, ok = s && r && hs && hr && t;
+    MPI_Allreduce(&ok, &okall, 1, MPI_INT, MPI_MIN, comm);
+    if (!okall) {
+        if (rank == 0) fprintf(stderr, "%s: out of %s memory for %zu-byte buffers\n", prog,
+                               o->device ? "device" : "host", scap * es);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    a.sendbuf = s;
+    a.recvbuf = r;
+    if (o->inplace) {
+        if (coll == HPC_COLL_SCATTER) {
+            if (rank == o->root) a.recvbuf = HPC_IN_PLACE;
+        } else if (coll != HPC_COLL_GATHER || rank == o->root) {
+            a.sendbuf = HPC_IN_PLACE;
+        }
+    }
+    fill(o, &a, hs, hr, scap, rcap);
+    to_buf(s, hs, scap * es, o->device);
+    to_buf(r, hr, rcap * es, o->device);
+    int e = 0;
+    for (int i = 0; i < o->warmup && e == 0; i++) e = run_once(o, &a, comm);
+    for (int i = 0; i < o->iters && e == 0; i++) {
+        MPI_Barrier(comm);
+        double t0 = MPI_Wtime();
+        e = run_once(o, &a, comm);
+        t[i] = MPI_Wtime() - t0;
+    }
+    int eall = 0;
+    MPI_Allreduce(&e, &eall, 1, MPI_INT, MPI_MIN, comm);
+    if (eall < 0) {
+        /* the same argument error on every rank: say it once, mark N/A */
+        if (rank == 0 && e < 0) fprintf(stderr, "%s: %s with %s: %s\n", prog, hpc_coll_name(coll),
+                                        hpc_alg_name(alg), hpc_last_error());
+        hpc_error_clear();
+        res.ok = 0;
+    } else {
+        double med = hpc_median(t, (size_t)o->iters), mx = 0;
+        MPI_Allreduce(&med, &mx, 1, MPI_DOUBLE, MPI_MAX, comm);
+        res.us = mx * 1e6;
+        size_t size = size_for(coll, count, es);
+        res.algbw = mx > 0 ? (double)size / mx / 1e9 : 0;
+        res.busbw = res.algbw * bus_factor(coll);
+        if (o->check) {
+            fill(o, &a, hs, hr, scap, rcap);
+            to_buf(s, hs, scap * es, o->device);
+            to_buf(r, hr, rcap * es, o->device);
+            long bad = 0, tot = 0;
+            if (run_once(o, &a, comm) < 0) {
+                bad = (long)rcap + 1;
+            } else {
+                from_buf(hr, r, rcap * es, o->device);
+                from_buf(hs, s, scap * es, o->device);
+                bad = verify(o, &a, hr, hs);
+            }
+            MPI_Allreduce(&bad, &tot, 1, MPI_LONG, MPI_SUM, comm);
+            res.wrong = tot;
+        }
+    }
+    buf_free(s, o->device);
+    buf_free(r, o->device);
+    free(hs);
+    free(hr);
+    free(t);
+    return res;
+}
+
+/* ---- memory bandwidth of one core ---------------------------------- */
+static void membw(MPI_Comm comm)
+{
+    MPI_Barrier(comm);
+    if (rank == 0) {
+        size_t bytes = 64u << 20;
+        char *a = NULL, *b = NULL;
+        if (posix_memalign((void **)&a, 4096, bytes) || posix_memalign((void **)&b, 4096, bytes)) {
+            fprintf(stderr, "%s: --membw: out of memory\n", prog);
+        } else {
+            memset(a, 1, bytes);
+            memset(b, 2, bytes);
+            double best = 1e30;
+            for (int i = 0; i < 8; i++) {
+                double t0 = MPI_Wtime();
+                memcpy(b, a, bytes);
+                double dt = MPI_Wtime() - t0;
+                if (dt < best) best = dt;
+                a[i] = b[bytes - 1 - i];      /* keep the copies live */
+            }
+            printf("# membw: one core copies %.2f GB/s (memcpy of %zu MiB, best of 8, bytes copied per second)\n",
+                   (double)bytes / best / 1e9, bytes >> 20);
+            fflush(stdout);
+        }
+        free(a);
+        free(b);
+    }
+    MPI_Barrier(comm);
+}
+
+/* ---- output -------------------------------------------------------- */
+typedef struct { size_t size, count; res_t r[HPC_ALG_COUNT]; } row_t;
+
+static void print_header(const opts_t *o, hpc_coll_t coll, const hpc_alg_t *algs, int nalg)
+{
+    printf("# hpc-collbench %s: %s %s%s%s, %d ranks, %s memory, %s, %s, %d iters (%d warmup)\n",
+           hpc_version(), hpc_coll_name(coll), hpc_dtype_name(o->dt), hpc_coll_reduces(coll) ? " " : "",
+           hpc_coll_reduces(coll) ? hpc_op_name(o->op) : "", nranks, o->device ? "cuda" : "host",
+           o->inplace ? "in-place" : "out-of-place", o->nb ? "nonblocking" : "blocking", o->iters, o->warmup);
+    printf("#%12s %11s", "", "");
+    for (int i = 0; i < nalg; i++) printf("  %-33s", hpc_alg_name(algs[i]));
+    printf("\n#%12s %11s", "size", "count");
+    for (int i = 0; i < nalg; i++) printf("  %9s %7s %7s %6s", "time", "algbw", "busbw", "#wrong");
+    printf("\n#%12s %11s", "(B)", "(elements)");
+    for (int i = 0; i < nalg; i++) printf("  %9s %7s %7s %6s", "(us)", "(GB/s)", "(GB/s)", "");
+    printf("\n");
+}
+
+static void print_row(const row_t *w, int nalg)
+{
+    printf(" %12zu %11zu", w->size, w->count);
+    for (int i = 0; i < nalg; i++) {
+        const res_t *r = &w->r[i];
+        if (!r->ok) {
+            printf("  %9s %7s %7s %6s", "N/A", "N/A", "N/A", "N/A");
+            continue;
+        }
+        char wr[24];
+        if (r->wrong < 0) snprintf(wr, sizeof wr, "N/A");
+        else snprintf(wr, sizeof wr, "%ld", r->wrong);
+        printf("  %9.2f %7.2f %7.2f %6s", r->us, r->algbw, r->busbw, wr);
+    }
+    printf("\n");
+    fflush(stdout);
+}
+
+static int plot(const opts_t *o, hpc_coll_t coll, const hpc_alg_t *algs, int nalg, const row_t *rows, int nrows)
+{
+    const char *gp = getenv("GNUPLOT");
+#ifdef HPC_GNUPLOT
+    if (!gp || !*gp) gp = HPC_GNUPLOT;
+#endif
+    if (!gp || !*gp) gp = "gnuplot";
+    char dat[] = "/tmp/hpc-collbench-XXXXXX";
+    int fd = mkstemp(dat);
+    if (fd < 0) return -1;
+    FILE *f = fdopen(fd, "w");
+    for (int i = 0; i < nrows; i++) {
+        fprintf(f, "%zu", rows[i].size);
+        for (int k = 0; k < nalg; k++)
+            if (rows[i].r[k].ok) fprintf(f, " %g", rows[i].r[k].busbw);
+            else fprintf(f, " NaN");
+        fprintf(f, "\n");
+    }
+    fclose(f);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "'%s' 2>&1", gp);
+    FILE *g = popen(cmd, "w");
+    if (!g) {
+        remove(dat);
+        return -1;
+    }
+    fprintf(g, "set terminal pngcairo size 900,560 noenhanced\n"
+               "set output '%s'\n"
+               "set title 'hpc-collbench %s %s%s%s, %d ranks, %s memory'\n"
+               "set logscale x 2\nset format x '%%.0s%%cB'\n"
+               "set xlabel 'message size'\nset ylabel 'bus bandwidth (GB/s)'\n"
+               "set key top left\nset grid\n",
+            o->plot, hpc_coll_name(coll), hpc_dtype_name(o->dt), hpc_coll_reduces(coll) ? " " : "",
+            hpc_coll_reduces(coll) ? hpc_op_name(o->op) : "", nranks, o->device ? "cuda" : "host");
+    fprintf(g, "plot ");
+    for (int k = 0; k < nalg; k++)
+        fprintf(g, "%s'%s' using 1:%d with linespoints title '%s'", k ? ", " : "", dat, k + 2,
+                hpc_alg_name(algs[k]));
+    fprintf(g, "\n");
+    int st = pclose(g);
+    remove(dat);
+    return st == 0 ? 0 : -1;
+}
+
+/* ---- one collective: all sizes, all algorithms ----------------------- */
+static int bench(const opts_t *o, hpc_coll_t coll, MPI_Comm comm, FILE *csv, FILE *tune)
+{
+    hpc_alg_t algs[HPC_ALG_COUNT];
+    int nalg = 0;
+    if (o->algs_given) {
+        for (int i = 0; i < o->nalg; i++) algs[nalg++] = o->algs[i];
+    } else {
+        algs[nalg++] = HPC_ALG_NATIVE;
+        if (o->device && hpc_have_nccl()) algs[nalg++] = HPC_ALG_NCCL;
+        for (int k = HPC_ALG_LINEAR; k < HPC_ALG_COUNT; k++)
+            if (hpc_coll_has_alg(coll, (hpc_alg_t)k)) algs[nalg++] = (hpc_alg_t)k;
+    }
+    size_t es = hpc_dtype_size(o->dt);
+    row_t *rows = NULL;
+    int nrows = 0, cap = 0;
+    long wrong = 0;
+    if (rank == 0) print_header(o, coll, algs, nalg);
+    size_t last = (size_t)-1;
+    for (double sz = (double)o->minb; sz <= (double)o->maxb * 1.0000001; sz *= o->factor) {
+        size_t count = count_for(coll, (size_t)sz, es);
+        if (coll != HPC_COLL_BARRIER && count == 0) count = 1;
+        if (count == last) continue;
+        last = count;
+        if (nrows == cap) {
+            cap = cap ? 2 * cap : 32;
+            rows = realloc(rows, (size_t)cap * sizeof *rows);
+        }
+        row_t *w = &rows[nrows++];
+        memset(w, 0, sizeof *w);
+        w->count = count;
+        w->size = size_for(coll, count, es);
+        for (int k = 0; k < nalg; k++) {
+            w->r[k] = measure(o, coll, algs[k], count, comm);
+            if (w->r[k].wrong > 0) wrong += w->r[k].wrong;
+        }
+        if (rank == 0) {
+            print_row(w, nalg);
+            if (csv)
+                for (int k = 0; k < nalg; k++)
+                    if (w->r[k].ok)
+                        fprintf(csv, "%s,%s,%s,%s,%d,%s,%s,%zu,%zu,%.3f,%.4f,%.4f,%ld\n", hpc_coll_name(coll),
+                                hpc_alg_name(algs[k]), hpc_dtype_name(o->dt),
+                                hpc_coll_reduces(coll) ? hpc_op_name(o->op) : "", nranks,
+                                o->device ? "cuda" : "host", o->inplace ? "inplace" : "outofplace",
+                                w->size, w->count, w->r[k].us, w->r[k].algbw, w->r[k].busbw, w->r[k].wrong);
+        }
+        if (coll == HPC_COLL_BARRIER) break;
+        if (o->factor <= 1) break;
+    }
+    /* figure of merit: the largest size, best own algorithm against native */
+    if (rank == 0 && nrows) {
+        const row_t *w = &rows[nrows - 1];
+        int best = -1, nat = -1;
+        for (int k = 0; k < nalg; k++) {
+            if (!w->r[k].ok) continue;
+            if (algs[k] == HPC_ALG_NATIVE) nat = k;
+            else if (algs[k] != HPC_ALG_NCCL && algs[k] != HPC_ALG_AUTO &&
+                     (best < 0 || w->r[k].us < w->r[best].us)) best = k;
+        }
+        if (best >= 0 && coll == HPC_COLL_BARRIER)
+            printf("# summary: barrier: best own %s %.2f us", hpc_alg_name(algs[best]), w->r[best].us);
+        else if (best >= 0)
+            printf("# summary: %s at %zu B: best own %s %.2f GB/s busbw (%.2f us)", hpc_coll_name(coll), w->size,
+                   hpc_alg_name(algs[best]), w->r[best].busbw, w->r[best].us);
+        if (best >= 0 && nat >= 0)
+            printf(", native %.2f %s, %.2fx", coll == HPC_COLL_BARRIER ? w->r[nat].us : w->r[nat].busbw,
+                   coll == HPC_COLL_BARRIER ? "us" : "GB/s", w->r[nat].us / w->r[best].us);
+        if (best >= 0) printf("%s\n", o->check ? (wrong ? ", WRONG RESULTS" : ", all results checked") : "");
+    }
+    /* tuning rows: fastest measured algorithm per size, merged into ranges
+     * of call bytes (count * element size, what auto sees) */
+    if (rank == 0 && tune && nrows) {
+        hpc_alg_t prev = HPC_ALG_AUTO;
+        size_t lo = 0;
+        for (int i = 0; i < nrows; i++) {
+            int best = -1;
+            for (int k = 0; k < nalg; k++)
+                if (rows[i].r[k].ok && algs[k] != HPC_ALG_AUTO && algs[k] != HPC_ALG_NCCL &&
+                    (best < 0 || rows[i].r[k].us < rows[i].r[best].us)) best = k;
+            if (best < 0) continue;
+            size_t cb = rows[i].count * es;
+            if (i > 0 && algs[best] != prev) {
+                /* boundary halfway (geometrically) between the two sizes */
+                size_t pb = rows[i - 1].count * es, mid = (size_t)sqrt((double)pb * (double)cb);
+                if (mid <= lo) mid = lo + 1;
+                fprintf(tune, "%s %d %zu %zu %s\n", hpc_coll_name(coll), nranks, lo, mid, hpc_alg_name(prev));
+                lo = mid;
+            }
+            prev = algs[best];
+        }
+        if (prev != HPC_ALG_AUTO) fprintf(tune, "%s %d %zu - %s\n", hpc_coll_name(coll), nranks, lo, hpc_alg_name(prev));
+    }
+    if (rank == 0 && o->plot) {
+        if (plot(o, coll, algs, nalg, rows, nrows) < 0)
+            fprintf(stderr, "%s: --plot %s: gnuplot failed (is it installed?)\n", prog, o->plot);
+        else
+            printf("# plot: %s\n", o->plot);
+    }
+    free(rows);
+    return wrong ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    HPC_CHECK(hpc_init(&argc, &argv));
+    const hpc_env_t *env = hpc_env();
+    MPI_Comm comm = env->world;
+    rank = env->rank;
+    nranks = env->size;
+    opts_t o = {.coll = HPC_COLL_ALLREDUCE, .minb = 8, .maxb = 32u << 20, .factor = 2,
+                .dt = HPC_FLOAT32, .op = HPC_SUM, .root = 0, .warmup = 3, .iters = 20};
+    enum { O_MEM = 256, O_INPLACE, O_CHECK, O_CSV, O_PLOT, O_TUNE, O_MEMBW, O_NB };
+    static const struct option lo[] = {
+        {"coll", required_argument, 0, 'c'}, {"algs", required_argument, 0, 'a'},
+        {"minbytes", required_argument, 0, 'b'}, {"maxbytes", required_argument, 0, 'e'},
+        {"factor", required_argument, 0, 'f'}, {"dtype", required_argument, 0, 'd'},
+        {"op", required_argument, 0, 'o'}, {"root", required_argument, 0, 'r'},
+        {"warmup", required_argument, 0, 'w'}, {"iters", required_argument, 0, 'n'},
+        {"mem", required_argument, 0, O_MEM}, {"inplace", no_argument, 0, O_INPLACE},
+        {"nonblocking", no_argument, 0, O_NB}, {"check", no_argument, 0, O_CHECK},
+        {"csv", required_argument, 0, O_CSV}, {"plot", required_argument, 0, O_PLOT},
+        {"tune", required_argument, 0, O_TUNE}, {"membw", no_argument, 0, O_MEMBW},
+        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    opterr = 0;
+    int ch;
+    long v;
+    double dv;
+    while ((ch = getopt_long(argc, argv, ":c:a:b:e:f:d:o:r:w:n:h", lo, NULL)) != -1) {
+        switch (ch) {
+        case 'c':
+            if (hpc_coll_parse(optarg, &o.coll) < 0) hpc_die_usage(prog, "-c: %s", hpc_last_error());
+            o.coll_given = 1;
+            break;
+        case 'a': {
+            char *s = strdup(optarg), *save = NULL;
+            o.nalg = 0;
+            for (char *t = strtok_r(s, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+                hpc_alg_t a;
+                if (hpc_alg_parse(t, &a) < 0) hpc_die_usage(prog, "-a: %s", hpc_last_error());
+                if (o.nalg < HPC_ALG_COUNT) o.algs[o.nalg++] = a;
+            }
+            free(s);
+            if (!o.nalg) hpc_die_usage(prog, "-a: no algorithm named");
+            o.algs_given = 1;
+        } break;
+        case 'b':
+            if (hpc_parse_size(optarg, &o.minb) < 0) hpc_die_usage(prog, "-b: bad size '%s'", optarg);
+            break;
+        case 'e':
+            if (hpc_parse_size(optarg, &o.maxb) < 0) hpc_die_usage(prog, "-e: bad size '%s'", optarg);
+            break;
+        case 'f':
+            if (hpc_parse_double(optarg, &dv) < 0 || !(dv > 1) || dv > 1e6)
+                hpc_die_usage(prog, "-f: factor must be a number > 1, not '%s'", optarg);
+            o.factor = dv;
+            break;
+        case 'd':
+            if (hpc_dtype_parse(optarg, &o.dt) < 0) hpc_die_usage(prog, "-d: %s", hpc_last_error());
+            break;
+        case 'o':
+            if (hpc_op_parse(optarg, &o.op) < 0) hpc_die_usage(prog, "-o: %s", hpc_last_error());
+            break;
+        case 'r':
+            if (hpc_parse_long(optarg, &v) < 0 || v < 0 || v >= nranks)
+                hpc_die_usage(prog, "-r: root must be a rank from 0 to %d, not '%s'", nranks - 1, optarg);
+            o.root = (int)v;
+            break;
+        case 'w':
+            if (hpc_parse_long(optarg, &v) < 0 || v < 0 || v > 1000000)
+                hpc_die_usage(prog, "-w: warmup must be a count >= 0, not '%s'", optarg);
+            o.warmup = (int)v;
+            break;
+        case 'n':
+            if (hpc_parse_long(optarg, &v) < 0 || v < 1 || v > 1000000)
+                hpc_die_usage(prog, "-n: iterations must be a count >= 1, not '%s'", optarg);
+            o.iters = (int)v;
+            break;
+        case O_MEM:
+            if (!strcmp(optarg, "host")) o.device = 0;
+            else if (!strcmp(optarg, "cuda") || !strcmp(optarg, "device")) o.device = 1;
+            else hpc_die_usage(prog, "--mem: '%s' is not host or cuda", optarg);
+            break;
+        case O_INPLACE: o.inplace = 1; break;
+        case O_NB: o.nb = 1; break;
+        case O_CHECK: o.check = 1; break;
+        case O_CSV: o.csv = optarg; break;
+        case O_PLOT: o.plot = optarg; break;
+        case O_TUNE: o.tune = optarg; break;
+        case O_MEMBW: o.membw = 1; break;
+        case 'h':
+            if (rank == 0) usage();
+            hpc_finalize();
+            return 0;
+        case ':':
+            hpc_die_usage(prog, "option '%s' needs a value", argv[optind - 1]);
+        default:
+            if (optopt) hpc_die_usage(prog, "unknown option '-%c' (see --help)", optopt);
+            hpc_die_usage(prog, "unknown option '%s' (see --help)", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) hpc_die_usage(prog, "unexpected argument '%s' (see --help)", argv[optind]);
+    if (o.minb > o.maxb) hpc_die_usage(prog, "-b %zu is larger than -e %zu", o.minb, o.maxb);
+    if (o.algs_given)
+        for (int i = 0; i < o.nalg; i++)
+            if (!hpc_coll_has_alg(o.coll, o.algs[i]))
+                hpc_die_usage(prog, "-a: %s has no algorithm '%s'", hpc_coll_name(o.coll), hpc_alg_name(o.algs[i]));
+    if (o.plot) {
+        size_t L = strlen(o.plot);
+        if (L < 5 || strcmp(o.plot + L - 4, ".png"))
+            hpc_die_usage(prog, "--plot: '%s' must name a .png file", o.plot);
+    }
+    if (o.device) {
+        int have = hpc_gpu_count() > 0, all = 0;
+        MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, comm);
+        if (!all) hpc_die_data(prog, "--mem cuda: no GPU on %s", have ? "some ranks" : "this rank's node");
+    }
+    FILE *csv = NULL, *tune = NULL;
+    int openok = 1, allok = 0;
+    if (rank == 0 && o.csv && !(csv = fopen(o.csv, "w"))) openok = 0;
+    if (rank == 0 && o.tune && !(tune = fopen(o.tune, "w"))) openok = 0;
+    MPI_Allreduce(&openok, &allok, 1, MPI_INT, MPI_MIN, comm);
+    if (!allok) hpc_die_data(prog, "cannot write %s", o.csv && !csv ? o.csv : o.tune);
+    if (csv) fprintf(csv, "coll,alg,dtype,op,nranks,mem,placement,size_bytes,count,time_us,algbw_GBs,busbw_GBs,wrong\n");
+    if (tune)
+        fprintf(tune, "# hpc-collbench --tune: fastest algorithm per size on %d ranks (%s memory, %s).\n"
+                      "# COLLECTIVE NRANKS MIN_BYTES MAX_BYTES ALG, bytes = count * element size\n",
+                nranks, o.device ? "cuda" : "host", hpc_dtype_name(o.dt));
+
+    if (o.membw) membw(comm);
+    int fails = 0;
+    if (o.tune && !o.coll_given) {
+        for (int c = HPC_COLL_BCAST; c < HPC_COLL_COUNT; c++) {
+            fails |= bench(&o, (hpc_coll_t)c, comm, csv, tune);
+            if (rank == 0) printf("\n");
+        }
+    } else {
+        fails = bench(&o, o.coll, comm, csv, tune);
+    }
+    if (csv) fclose(csv);
+    if (tune) {
+        fclose(tune);
+        printf("# tuning table: %s (use it with HPC_COLL_TUNING=%s)\n", o.tune, o.tune);
+    }
+    HPC_CHECK(hpc_finalize());
+    return fails;
+}
