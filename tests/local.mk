@@ -1,17 +1,12 @@
 # tests/local.mk - the test harness and the foundation's tests.
 #
-# MPI tests are listed as DIR/NAME.npN (MPICH test-list style: name + rank
-# count).  NAME.npN is a stamp made from the program NAME; the harness runs
-# it through tests/mpiexec-wrap, which launches NAME on N ranks with the
-# launcher chosen at configure time.  Plain programs and .sh scripts run
-# directly.  Exit 77 = skipped (says why).
-TEST_EXTENSIONS = .np1 .np2 .np3 .np4 .np5 .np7 .sh
-NP1_LOG_COMPILER = $(top_builddir)/tests/mpiexec-wrap
-NP2_LOG_COMPILER = $(top_builddir)/tests/mpiexec-wrap
-NP3_LOG_COMPILER = $(top_builddir)/tests/mpiexec-wrap
-NP4_LOG_COMPILER = $(top_builddir)/tests/mpiexec-wrap
-NP5_LOG_COMPILER = $(top_builddir)/tests/mpiexec-wrap
-NP7_LOG_COMPILER = $(top_builddir)/tests/mpiexec-wrap
+# MPI tests are listed as DIR/NAME-npN.mpi (MPICH test-list style: name +
+# rank count).  NAME-npN.mpi is a stamp made from the program NAME; the
+# harness runs it through tests/mpiexec-wrap, which launches NAME on N ranks
+# with the launcher chosen at configure time (logs: DIR/NAME-npN.log).
+# Plain programs and .sh scripts run directly.  Exit 77 = skipped.
+TEST_EXTENSIONS = .mpi .sh
+MPI_LOG_COMPILER = $(top_builddir)/tests/mpiexec-wrap
 SH_LOG_COMPILER = $(SHELL)
 AM_TESTS_ENVIRONMENT = \
 	top_srcdir='$(top_srcdir)'; top_builddir='$(top_builddir)'; \
@@ -20,14 +15,16 @@ AM_TESTS_ENVIRONMENT = \
 	HPC_MPI_FLAVOR='$(HPC_MPI_FLAVOR)'; \
 	export top_srcdir top_builddir MPIEXEC_WRAP PYTHON_SCI H5DUMP GNUPLOT HPC_MPI_FLAVOR;
 
-# Stamps: one per (program, rank count).
-%.np1: %$(EXEEXT) ; @echo 1 > $@
-%.np2: %$(EXEEXT) ; @echo 2 > $@
-%.np3: %$(EXEEXT) ; @echo 3 > $@
-%.np4: %$(EXEEXT) ; @echo 4 > $@
-%.np5: %$(EXEEXT) ; @echo 5 > $@
-%.np7: %$(EXEEXT) ; @echo 7 > $@
-CLEANFILES += tests/*.np[0-9] apps/*/*.np[0-9]
+# Stamps: one per (program, rank count); kept (.PRECIOUS) so make does not
+# delete them as intermediates.
+%-np1.mpi: %$(EXEEXT) ; @echo 1 > $@
+%-np2.mpi: %$(EXEEXT) ; @echo 2 > $@
+%-np3.mpi: %$(EXEEXT) ; @echo 3 > $@
+%-np4.mpi: %$(EXEEXT) ; @echo 4 > $@
+%-np5.mpi: %$(EXEEXT) ; @echo 5 > $@
+%-np7.mpi: %$(EXEEXT) ; @echo 7 > $@
+.PRECIOUS: %.mpi
+CLEANFILES += tests/*.mpi apps/*/*.mpi
 DISTCLEANFILES += tests/mpiexec-wrap
 EXTRA_DIST += tests/mpiexec-wrap.in tests/testlib.h
 
@@ -37,8 +34,8 @@ TESTS += tests/test_rng tests/test_err tests/test_launch tests/test_gpu_bind
 
 # MPI tests at 1..4 ranks.
 check_PROGRAMS += tests/test_env tests/test_h5
-TESTS += tests/test_env.np1 tests/test_env.np2 tests/test_env.np3 tests/test_env.np4 \
-	 tests/test_h5.np1 tests/test_h5.np2 tests/test_h5.np3 tests/test_h5.np4
+TESTS += tests/test_env-np1.mpi tests/test_env-np2.mpi tests/test_env-np3.mpi tests/test_env-np4.mpi \
+	 tests/test_h5-np1.mpi tests/test_h5-np2.mpi tests/test_h5-np3.mpi tests/test_h5-np4.mpi
 
 # Program-level tests (scripts).
 dist_check_SCRIPTS += tests/info.sh tests/gpu.sh

@@ -1,0 +1,41 @@
+#!/bin/sh
+# gpu.sh - GPU binding seen through hpc-info on 3 ranks with various
+# CUDA_VISIBLE_DEVICES lists.  Needs a GPU: skips (77) without one.
+info=$top_builddir/apps/info/hpc-info
+tmp=${TMPDIR:-/tmp}/hpc_gpu_test.$$
+mkdir -p "$tmp"; trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; cat "$tmp"/out "$tmp"/err 2>/dev/null; exit 1; }
+py=${PYTHON_SCI:-python3}
+
+"$info" --json >"$tmp/out" 2>"$tmp/err" || fail "hpc-info"
+if ! grep -q '"index"' "$tmp/out"; then
+    echo "SKIP: no GPU visible (CPU-only build or no device)"
+    exit 77
+fi
+ndev=$(nvidia-smi -L 2>/dev/null | wc -l)
+[ "$ndev" -ge 1 ] || ndev=1
+
+# gpus LIST: the device index each of the 3 ranks reports
+gpus() {
+    $MPIEXEC_WRAP -n 3 "$info" --json >"$tmp/out" 2>"$tmp/err" || return 1
+    $py -c 'import json,sys; d=json.load(open(sys.argv[1])); print(",".join(str(r["gpu"]["index"]) if r["gpu"] else "none" for r in d["ranks"]))' "$tmp/out"
+}
+got=$(CUDA_VISIBLE_DEVICES=0 gpus) || fail "one visible device"
+[ "$got" = "0,0,0" ] || fail "CUDA_VISIBLE_DEVICES=0: $got"
+grep -q 'share GPU' "$tmp/out" || fail "no shared-GPU warning"
+got=$(CUDA_VISIBLE_DEVICES= gpus) || fail "no visible device"
+[ "$got" = "none,none,none" ] || fail "CUDA_VISIBLE_DEVICES='': $got"
+got=$(HPC_GPU_BIND=none gpus) || fail "HPC_GPU_BIND=none"
+[ "$got" = "none,none,none" ] || fail "HPC_GPU_BIND=none: $got"
+if [ "$ndev" -ge 2 ]; then
+    got=$(CUDA_VISIBLE_DEVICES=1,0 gpus) || fail "two devices"
+    [ "$got" = "0,1,0" ] || fail "CUDA_VISIBLE_DEVICES=1,0: $got"
+    got=$(HPC_GPU_BIND=list:1 gpus) || fail "list:1"
+    [ "$got" = "1,1,1" ] || fail "HPC_GPU_BIND=list:1: $got"
+fi
+if [ "$ndev" -lt 3 ]; then
+    HPC_GPU_BIND=exclusive $MPIEXEC_WRAP -n 3 "$info" >"$tmp/out" 2>"$tmp/err"
+    [ $? = 2 ] || fail "exclusive with 3 ranks on $ndev GPUs did not exit 2"
+    [ "$(wc -l <"$tmp/err")" = 1 ] || fail "exclusive: not one line"
+fi
+echo "gpu.sh: all checks passed"

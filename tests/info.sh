@@ -1,0 +1,53 @@
+#!/bin/sh
+# info.sh - hpc-info at 1 and 3 ranks: one table row per rank, valid JSON
+# with the right ranks, --help, and one-line errors with the right status.
+info=$top_builddir/apps/info/hpc-info
+tmp=${TMPDIR:-/tmp}/hpc_info_test.$$
+mkdir -p "$tmp"; trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; cat "$tmp"/out "$tmp"/err 2>/dev/null; exit 1; }
+py=${PYTHON_SCI:-python3}
+
+for np in 1 3; do
+    $MPIEXEC_WRAP -n $np "$info" >"$tmp/out" 2>"$tmp/err" || fail "hpc-info on $np ranks"
+    rows=$(grep -c -E '^ +[0-9]+  ' "$tmp/out")
+    [ "$rows" = "$np" ] || fail "$np ranks: $rows table rows"
+    grep -q '^MPI: ' "$tmp/out" || fail "no MPI line"
+    $MPIEXEC_WRAP -n $np "$info" --json >"$tmp/out" 2>"$tmp/err" || fail "--json on $np ranks"
+    $py - "$tmp/out" $np <<'PYEOF' || fail "JSON on $np ranks"
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = int(sys.argv[2])
+assert [r["rank"] for r in d["ranks"]] == list(range(n)), d["ranks"]
+assert [r["local_rank"] for r in d["ranks"]] == list(range(n))
+assert all(r["node"] == 0 and r["threads"] >= 1 and r["ncores"] >= 1 for r in d["ranks"])
+assert d["mpi"] and d["launcher"] in ("none", "hydra", "openmpi"), d["launcher"]
+if n > 1:
+    assert d["launcher"] != "none"
+PYEOF
+done
+
+# 3 ranks on 2 cores share them: the warning says so
+nc=$(nproc)
+if [ "$nc" -lt 3 ]; then
+    $MPIEXEC_WRAP -n 3 "$info" >"$tmp/out" 2>&1
+    grep -q 'share cores' "$tmp/out" || fail "no core-sharing warning with 3 ranks on $nc cores"
+fi
+
+"$info" --help >"$tmp/out" 2>&1 || fail "--help exit status"
+grep -q '^Usage: hpc-info' "$tmp/out" || fail "--help text"
+
+# bad input: one line on stderr, from one rank, exit 2
+check_bad() {
+    what=$1; shift
+    "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?
+    [ $rc = 2 ] || fail "$what: exit $rc, want 2"
+    [ "$(wc -l <"$tmp/err")" = 1 ] || fail "$what: $(wc -l <"$tmp/err") lines on stderr, want 1"
+    grep -q "$pattern" "$tmp/err" || fail "$what: message lacks '$pattern'"
+}
+pattern="unknown option '--bogus'"
+check_bad "--bogus on 3 ranks" $MPIEXEC_WRAP -n 3 "$info" --bogus
+pattern="HPC_GPU_BIND='sideways'"
+HPC_GPU_BIND=sideways check_bad "bad HPC_GPU_BIND" $MPIEXEC_WRAP -n 2 "$info"
+pattern="unexpected argument 'extra'"
+check_bad "stray argument" "$info" extra
+echo "info.sh: all checks passed"
