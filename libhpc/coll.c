@@ -190,16 +190,40 @@ double coll_timeout(void)
 /* ------------------------------------------------------------------ */
 /* Per-communicator state: an attribute on the user's communicator.     */
 /* ------------------------------------------------------------------ */
-static int coll_keyval = MPI_KEYVAL_INVALID;
+static int coll_keyval = MPI_KEYVAL_INVALID, self_registered;
+static coll_comm_t *all_comms;
 
 static int comm_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
 {
     (void)comm; (void)keyval; (void)extra;
     coll_comm_t *cc = attr;
+    for (coll_comm_t **q = &all_comms; *q; q = &(*q)->next)
+        if (*q == cc) {
+            *q = cc->next;
+            break;
+        }
     coll_nccl_comm_free(cc);
     coll_dev_comm_free(cc);
     if (cc->comm != MPI_COMM_NULL) MPI_Comm_free(&cc->comm);
     free(cc);
+    return MPI_SUCCESS;
+}
+
+/* MPI_Finalize deletes MPI_COMM_SELF's attributes first: free every
+ * cached state (and its duplicate communicator) and our MPI types/ops
+ * while MPI still works, so nothing is reported leaked. */
+static int self_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
+{
+    (void)comm; (void)keyval; (void)attr; (void)extra;
+    while (all_comms) {
+        coll_comm_t *cc = all_comms;
+        if (MPI_Comm_delete_attr(cc->user, coll_keyval) != MPI_SUCCESS && all_comms == cc)
+            all_comms = cc->next;    /* its comm is gone; leave it */
+    }
+    coll_native_cleanup();
+    MPI_Comm_free_keyval(&coll_keyval);
+    coll_keyval = MPI_KEYVAL_INVALID;
+    self_registered = 0;
     return MPI_SUCCESS;
 }
 
@@ -213,6 +237,13 @@ int coll_get_comm(MPI_Comm comm, coll_comm_t **out)
     if (!init) return HPC_ERR(HPC_ERR_STATE, "collective called before MPI is initialised");
     if (coll_keyval == MPI_KEYVAL_INVALID)
         HPC_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, comm_delete, &coll_keyval, NULL));
+    if (!self_registered) {
+        int k;
+        HPC_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, self_delete, &k, NULL));
+        HPC_MPI(MPI_Comm_set_attr(MPI_COMM_SELF, k, NULL));
+        MPI_Comm_free_keyval(&k);             /* lives on while attached */
+        self_registered = 1;
+    }
     HPC_MPI(MPI_Comm_get_attr(comm, coll_keyval, &val, &flag));
     if (flag) {
         *out = val;
@@ -251,6 +282,9 @@ int coll_get_comm(MPI_Comm comm, coll_comm_t **out)
         free(cc);
         return hpc_error_mpi(e, __FILE__, __LINE__, "MPI_Comm_set_attr");
     }
+    cc->user = comm;
+    cc->next = all_comms;
+    all_comms = cc;
     *out = cc;
     return 0;
 }
@@ -435,11 +469,16 @@ static int sig_str(char *buf, size_t n, const sig_t *s)
     int red = hpc_coll_reduces((hpc_coll_t)s->coll);
     int rooted = s->coll == HPC_COLL_BCAST || s->coll == HPC_COLL_REDUCE ||
                  s->coll == HPC_COLL_GATHER || s->coll == HPC_COLL_SCATTER;
-    return snprintf(buf, n, "#%llu %s(count=%llu %s%s%s, root=%d, alg=%s)",
+    char root[32] = "";
+    if (rooted) snprintf(root, sizeof root, ", root=%d", s->root);
+    if (s->coll == HPC_COLL_BARRIER)
+        return snprintf(buf, n, "#%llu barrier(alg=%s)", (unsigned long long)s->seq,
+                        hpc_alg_name((hpc_alg_t)s->alg));
+    return snprintf(buf, n, "#%llu %s(count=%llu %s%s%s%s, alg=%s)",
                     (unsigned long long)s->seq, hpc_coll_name((hpc_coll_t)s->coll),
                     (unsigned long long)s->count, hpc_dtype_name((hpc_dtype_t)s->dt),
-                    red ? " " : "", red ? hpc_op_name((hpc_op_t)s->op) : "",
-                    rooted ? s->root : -1, hpc_alg_name((hpc_alg_t)s->alg));
+                    red ? " " : "", red ? hpc_op_name((hpc_op_t)s->op) : "", root,
+                    hpc_alg_name((hpc_alg_t)s->alg));
 }
 
 static int desync_check(coll_comm_t *cc, const sig_t *mine)

@@ -15,6 +15,8 @@
 
 /* Per-communicator state, cached as an attribute on the user's comm. */
 typedef struct coll_comm {
+    struct coll_comm *next; /* all cached states, freed at MPI_Finalize */
+    MPI_Comm user;          /* the communicator this state hangs on */
     MPI_Comm comm;          /* private duplicate: our traffic never matches the user's */
     int rank, size;
     uint64_t seq;           /* collectives started on this comm (same on every rank) */
@@ -155,6 +157,7 @@ int coll_cuda_scale(void *stream, int dt, void *buf, size_t n, int div);
 int coll_native_build(hpc_request_t *r);
 MPI_Datatype coll_mpi_dtype(hpc_dtype_t dt);
 int coll_mpi_op(hpc_dtype_t dt, hpc_op_t op, MPI_Op *out);
+void coll_native_cleanup(void);
 
 /* NCCL (coll_nccl.c) */
 int coll_nccl_build(hpc_request_t *r);

@@ -38,6 +38,15 @@ static int init16(void)
     return 0;
 }
 
+/* at MPI_Finalize (coll.c): MPI wants derived types and ops freed */
+void coll_native_cleanup(void)
+{
+    if (t_half == MPI_DATATYPE_NULL) return;
+    MPI_Type_free(&t_half);
+    MPI_Type_free(&t_bf16);
+    for (int i = 0; i < 4; i++) MPI_Op_free(&op16[i]);
+}
+
 MPI_Datatype coll_mpi_dtype(hpc_dtype_t dt)
 {
     switch (dt) {

@@ -1,8 +1,23 @@
 # tests/coll.mk - collectives tests (issue 3).
 #
 # coll_ops: every collective x algorithm x dtype x op x in/out-of-place x
-# blocking/nonblocking against MPI's own collectives, at 1-5 and 7 ranks.
-check_PROGRAMS += tests/coll_ops
+#   blocking/nonblocking against MPI's own collectives, at 1-5 and 7 ranks.
+# coll_errors: argument errors, names, auto (tuning file, env, model).
+# coll_selftest: hpc_coll_selftest (hpc-info --selftest) at 1 and 3 ranks.
+# coll_device: device buffers and NCCL; skips without a GPU.
+# coll_misuse.sh: HPC_DEBUG=coll desync check and HPC_TIMEOUT watchdog.
+# coll_bench.sh: hpc-collbench options, outputs and usage errors.
+check_PROGRAMS += tests/coll_ops tests/coll_errors tests/coll_selftest tests/coll_device \
+	tests/coll_misuse
 tests_coll_ops_SOURCES = tests/coll_ops.c tests/coll_testlib.h
-TESTS += tests/coll_ops.np1 tests/coll_ops.np2 tests/coll_ops.np3 tests/coll_ops.np4 \
-	 tests/coll_ops.np5 tests/coll_ops.np7
+tests_coll_errors_SOURCES = tests/coll_errors.c
+tests_coll_selftest_SOURCES = tests/coll_selftest.c
+tests_coll_device_SOURCES = tests/coll_device.c
+tests_coll_misuse_SOURCES = tests/coll_misuse.c
+TESTS += tests/coll_ops-np1.mpi tests/coll_ops-np2.mpi tests/coll_ops-np3.mpi tests/coll_ops-np4.mpi \
+	 tests/coll_ops-np5.mpi tests/coll_ops-np7.mpi \
+	 tests/coll_errors-np1.mpi tests/coll_errors-np2.mpi \
+	 tests/coll_selftest-np1.mpi tests/coll_selftest-np3.mpi \
+	 tests/coll_device-np1.mpi tests/coll_device-np2.mpi
+dist_check_SCRIPTS += tests/coll_misuse.sh tests/coll_bench.sh
+TESTS += tests/coll_misuse.sh tests/coll_bench.sh

@@ -581,8 +581,7 @@ static int bench(const opts_t *o, hpc_coll_t coll, MPI_Comm comm, FILE *csv, FIL
         for (int k = 0; k < nalg; k++) {
             if (!w->r[k].ok) continue;
             if (algs[k] == HPC_ALG_NATIVE) nat = k;
-            else if (algs[k] != HPC_ALG_NCCL && algs[k] != HPC_ALG_AUTO &&
-                     (best < 0 || w->r[k].us < w->r[best].us)) best = k;
+            else if (algs[k] != HPC_ALG_NCCL && (best < 0 || w->r[k].us < w->r[best].us)) best = k;
         }
         if (best >= 0 && coll == HPC_COLL_BARRIER)
             printf("# summary: barrier: best own %s %.2f us", hpc_alg_name(algs[best]), w->r[best].us);
@@ -655,7 +654,9 @@ int main(int argc, char **argv)
     while ((ch = getopt_long(argc, argv, ":c:a:b:e:f:d:o:r:w:n:h", lo, NULL)) != -1) {
         switch (ch) {
         case 'c':
-            if (hpc_coll_parse(optarg, &o.coll) < 0) hpc_die_usage(prog, "-c: %s", hpc_last_error());
+            if (hpc_coll_parse(optarg, &o.coll) < 0)
+                hpc_die_usage(prog, "-c: unknown collective '%s' (barrier, bcast, reduce, allreduce, gather, "
+                              "allgather, scatter, reduce_scatter, alltoall)", optarg);
             o.coll_given = 1;
             break;
         case 'a': {
@@ -663,7 +664,9 @@ int main(int argc, char **argv)
             o.nalg = 0;
             for (char *t = strtok_r(s, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
                 hpc_alg_t a;
-                if (hpc_alg_parse(t, &a) < 0) hpc_die_usage(prog, "-a: %s", hpc_last_error());
+                if (hpc_alg_parse(t, &a) < 0)
+                    hpc_die_usage(prog, "-a: unknown algorithm '%s' (auto, native, nccl, linear, tree, ring, "
+                                  "butterfly, rabenseifner, bruck, scatter_allgather)", t);
                 if (o.nalg < HPC_ALG_COUNT) o.algs[o.nalg++] = a;
             }
             free(s);
@@ -682,10 +685,13 @@ int main(int argc, char **argv)
             o.factor = dv;
             break;
         case 'd':
-            if (hpc_dtype_parse(optarg, &o.dt) < 0) hpc_die_usage(prog, "-d: %s", hpc_last_error());
+            if (hpc_dtype_parse(optarg, &o.dt) < 0)
+                hpc_die_usage(prog, "-d: unknown dtype '%s' (int32, int64, float32, float64, float16, bfloat16)",
+                              optarg);
             break;
         case 'o':
-            if (hpc_op_parse(optarg, &o.op) < 0) hpc_die_usage(prog, "-o: %s", hpc_last_error());
+            if (hpc_op_parse(optarg, &o.op) < 0)
+                hpc_die_usage(prog, "-o: unknown reduction op '%s' (sum, prod, min, max, avg)", optarg);
             break;
         case 'r':
             if (hpc_parse_long(optarg, &v) < 0 || v < 0 || v >= nranks)

@@ -1,0 +1,44 @@
+/* coll_misuse.c - programs that misuse collectives on purpose, for
+ * coll_misuse.sh: "desync" (ranks disagree on the count, or call different
+ * collectives), "timeout" (rank 1 never joins), "ok" (correct calls under
+ * HPC_DEBUG=coll, including nonblocking ones in flight). */
+#include "config.h"
+#include "hpc.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, p;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    const char *mode = argc > 1 ? argv[1] : "ok";
+    float x[8] = {1, 2, 3, 4, 5, 6, 7, 8}, y[8];
+    int e = 0;
+    if (!strcmp(mode, "desync")) {
+        /* a few good calls, then rank 1 passes another count */
+        for (int i = 0; i < 3; i++) e |= hpc_allreduce(x, y, 8, HPC_FLOAT32, HPC_SUM, MPI_COMM_WORLD, HPC_ALG_RING);
+        e |= hpc_allreduce(x, y, rank == 1 ? 7 : 8, HPC_FLOAT32, HPC_SUM, MPI_COMM_WORLD, HPC_ALG_RING);
+    } else if (!strcmp(mode, "desync-op")) {
+        if (rank == p - 1) e |= hpc_bcast(x, 8, HPC_FLOAT32, 0, MPI_COMM_WORLD, HPC_ALG_TREE);
+        else e |= hpc_allreduce(x, y, 8, HPC_FLOAT32, HPC_MAX, MPI_COMM_WORLD, HPC_ALG_TREE);
+    } else if (!strcmp(mode, "timeout")) {
+        e |= hpc_barrier(MPI_COMM_WORLD, HPC_ALG_BUTTERFLY);
+        if (rank == 1) sleep(30);        /* never joins; the watchdog ends the job */
+        e |= hpc_allreduce(x, y, 8, HPC_FLOAT32, HPC_SUM, MPI_COMM_WORLD, HPC_ALG_RING);
+    } else {
+        hpc_request_t *r[3];
+        e |= hpc_iallreduce(x, y, 8, HPC_FLOAT32, HPC_SUM, MPI_COMM_WORLD, HPC_ALG_BUTTERFLY, &r[0]);
+        e |= hpc_ibarrier(MPI_COMM_WORLD, HPC_ALG_TREE, &r[1]);
+        e |= hpc_ibcast(x, 8, HPC_FLOAT32, p - 1, MPI_COMM_WORLD, HPC_ALG_RING, &r[2]);
+        e |= hpc_waitall(3, r);
+        e |= hpc_allreduce(x, y, 8, HPC_FLOAT32, HPC_SUM, MPI_COMM_WORLD, HPC_ALG_NATIVE);
+    }
+    if (e < 0) fprintf(stderr, "rank %d: %s\n", rank, hpc_last_error());
+    if (rank == 0) printf("coll_misuse %s: finished\n", mode);
+    MPI_Finalize();
+    return e < 0;
+}

@@ -1,0 +1,48 @@
+#!/bin/sh
+# coll_misuse.sh - the desync check (HPC_DEBUG=coll) and the watchdog
+# (HPC_TIMEOUT) turn hangs into one clear line and a failed job.
+prog=${top_builddir:-.}/tests/coll_misuse
+out=${TMPDIR:-/tmp}/coll_misuse.$$
+trap 'rm -f $out' EXIT
+fail=0
+
+# correct use under the desync check passes
+HPC_DEBUG=coll $MPIEXEC_WRAP -n 3 $prog ok >$out 2>&1 || { echo "FAIL: ok under HPC_DEBUG=coll"; cat $out; fail=1; }
+
+# a count mismatch: non-zero exit and one line naming the ranks and calls
+HPC_DEBUG=coll HPC_TEST_TIMEOUT=60 $MPIEXEC_WRAP -n 3 $prog desync >$out 2>&1
+st=$?
+line=$(grep 'collective desync' $out)
+if [ $st -eq 0 ] || [ -z "$line" ]; then
+    echo "FAIL: desync: exit $st, no desync line"; cat $out; fail=1
+else
+    echo "desync (exit $st): $line"
+    echo "$line" | grep -q 'rank 0,2 called #3 allreduce(count=8' || { echo "FAIL: line lacks ranks 0,2"; fail=1; }
+    echo "$line" | grep -q 'rank 1 called #3 allreduce(count=7' || { echo "FAIL: line lacks rank 1"; fail=1; }
+    [ "$(grep -c 'collective desync' $out)" -eq 1 ] || { echo "FAIL: more than one desync line"; fail=1; }
+fi
+
+# different collectives
+HPC_DEBUG=coll HPC_TEST_TIMEOUT=60 $MPIEXEC_WRAP -n 2 $prog desync-op >$out 2>&1
+st=$?
+line=$(grep 'collective desync' $out)
+if [ $st -eq 0 ] || ! echo "$line" | grep -q 'bcast' || ! echo "$line" | grep -q 'allreduce'; then
+    echo "FAIL: desync-op: exit $st"; cat $out; fail=1
+else
+    echo "desync-op (exit $st): $line"
+fi
+
+# the watchdog: rank 1 never joins; rank 0 aborts within seconds naming it
+start=$(date +%s)
+HPC_TIMEOUT=2 HPC_TEST_TIMEOUT=60 $MPIEXEC_WRAP -n 2 $prog timeout >$out 2>&1
+st=$?
+took=$(( $(date +%s) - start ))
+line=$(grep 'watchdog' $out | head -1)
+if [ $st -eq 0 ] || [ -z "$line" ] || [ $took -gt 25 ]; then
+    echo "FAIL: timeout: exit $st after ${took}s"; cat $out; fail=1
+else
+    echo "watchdog (exit $st, ${took}s): $line"
+    echo "$line" | grep -q 'allreduce #1' || { echo "FAIL: line lacks the operation and sequence number"; fail=1; }
+    echo "$line" | grep -q 'rank(s) 1' || { echo "FAIL: line lacks the rank waited for"; fail=1; }
+fi
+exit $fail
