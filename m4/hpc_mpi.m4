@@ -38,11 +38,12 @@ AC_DEFUN([HPC_CHECK_MPI], [
   AS_IF([test -z "$MPIEXEC"],
         [AC_MSG_ERROR([no MPI launcher found for $HPC_MPI_FLAVOR: apt-get install mpich (or set MPIEXEC)])])
 
-  # Open MPI refuses more ranks than cores and running as root unless told.
+  # Open MPI refuses more ranks than cores unless told, and adds a banner
+  # of its own to a failing job's stderr unless quiet (-q).
   AC_ARG_VAR([TESTMPIEXEC], [launcher line for tests; NP is replaced by the rank count])
   AS_IF([test -z "$TESTMPIEXEC"], [
     AS_CASE([$HPC_MPI_FLAVOR],
-      [openmpi], [TESTMPIEXEC="$MPIEXEC --oversubscribe -n NP"],
+      [openmpi], [TESTMPIEXEC="$MPIEXEC -q --oversubscribe -n NP"],
                  [TESTMPIEXEC="$MPIEXEC -n NP"])])
   AC_DEFINE_UNQUOTED([HPC_MPIEXEC], ["$MPIEXEC"], [MPI launcher found at configure time])
 ])
