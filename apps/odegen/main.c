@@ -10,6 +10,7 @@
 #include "hpc.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,17 +68,47 @@ typedef struct {
     hpc_progress_t *prog;
     int64_t todo;           /* trajectories to compute in this run */
     int64_t mine;           /* computed by this rank */
+    double solve_s;         /* seconds in the solver on this rank */
+    double write_s;         /* seconds writing chunks */
+    int kill_rank;          /* test hook, see test_kill() */
+    int64_t kill_after;
 } run_t;
+
+/* Test hook: HPC_ODEGEN_TEST_KILL=R:K makes rank R kill itself with
+ * SIGKILL (as kill -9 would) when it takes its (K+1)-th chunk, i.e. with
+ * that chunk handed out but not written - or, if the other ranks took all
+ * the work first, after the last chunk but before the file is finished.
+ * Lets the resume test stop a run at a known point; nothing else reads it. */
+static void test_kill_setup(run_t *r)
+{
+    const char *s = getenv("HPC_ODEGEN_TEST_KILL");
+    long long k = -1;
+    r->kill_rank = -1;
+    if (s && sscanf(s, "%d:%lld", &r->kill_rank, &k) == 2)
+        r->kill_after = k;
+    else
+        r->kill_rank = -1;
+}
+
+static void test_kill(run_t *r, int64_t taken)
+{
+    if (r->kill_rank == hpc_env()->rank && taken > r->kill_after) {
+        fflush(NULL);
+        raise(SIGKILL);
+    }
+}
 
 /* Take up to max chunks from the counter into b; returns trajectories. */
 static int64_t take(run_t *r, batch_t *b, int max)
 {
+    static int64_t taken = 0;
     int64_t n = 0;
     b->nchunks = 0;
     while (b->nchunks < max) {
         int64_t c = ode_work_next(r->work);
         if (c < 0)
             break;
+        test_kill(r, ++taken);
         int64_t first = c * r->o->chunk;
         int64_t cnt = r->o->n - first < r->o->chunk ? r->o->n - first : r->o->chunk;
         ode_x0(r->o, first, cnt, b->x0 + n * r->o->dim);
@@ -91,13 +122,16 @@ static int64_t take(run_t *r, batch_t *b, int max)
 static int process(run_t *r, batch_t *b, int64_t n, char *err, size_t errlen)
 {
     const ode_opts_t *o = r->o;
+    double t = hpc_wtime();
     if (o->device == ODE_DEV_CUDA) {
         if (ode_cuda_solve(r->cuda, n, b->x0, b->y, b->st, err, errlen) < 0)
             return -1;
     } else {
         ode_solve_cpu(r->p, n, b->x0, b->y, b->st, b->scratch);
     }
+    r->solve_s += hpc_wtime() - t;
     int64_t off = 0;
+    t = hpc_wtime();
     for (int k = 0; k < b->nchunks; k++) {
         int64_t first = b->chunks[k] * o->chunk;
         int64_t cnt = o->n - first < o->chunk ? o->n - first : o->chunk;
@@ -109,6 +143,7 @@ static int process(run_t *r, batch_t *b, int64_t n, char *err, size_t errlen)
         }
         off += cnt;
     }
+    r->write_s += hpc_wtime() - t;
     r->mine += n;
     if (r->prog) {
         /* chunks handed out, less the ones still in flight: a fair estimate */
@@ -125,20 +160,25 @@ typedef struct {
 } totals_t;
 
 static void summary(const ode_opts_t *o, const totals_t *t, double wall, int64_t computed,
-                    int64_t resumed_chunks)
+                    double solve_s, int64_t resumed_chunks)
 {
+    double solve_sum = 0;
+    MPI_Reduce(&solve_s, &solve_sum, 1, MPI_DOUBLE, MPI_SUM, 0, hpc_env()->world);
     if (hpc_env()->rank != 0 || o->quiet)
         return;
     char sz[32] = "?";
     struct stat sb;
     if (stat(o->out, &sb) == 0)
         human_bytes((double)sb.st_size, sz, sizeof sz);
+    int size = hpc_env()->size;
     printf("%s: %lld trajectories, %lld failed (%lld underflow, %lld non-finite, "
-           "%lld max-steps), %lld steps, %.0f traj/s on %d rank%s (%s), %.2f s, %s %s",
+           "%lld max-steps), %lld steps, %.2f s, %.0f traj/s on %d rank%s (%s; solver alone "
+           "%.0f traj/s per rank), %s %s",
            ODEGEN_PROG, (long long)o->n, (long long)t->failed, (long long)t->by[0],
-           (long long)t->by[1], (long long)t->by[2], (long long)t->steps,
-           wall > 0 ? computed / wall : 0.0, hpc_env()->size, hpc_env()->size > 1 ? "s" : "",
-           o->device == ODE_DEV_CUDA ? "cuda" : "cpu", wall, o->out, sz);
+           (long long)t->by[1], (long long)t->by[2], (long long)t->steps, wall,
+           wall > 0 ? computed / wall : 0.0, size, size > 1 ? "s" : "",
+           o->device == ODE_DEV_CUDA ? "cuda" : "cpu",
+           solve_sum > 0 ? computed / solve_sum : 0.0, o->out, sz);
     if (resumed_chunks > 0)
         printf(" (resumed: %lld chunks were already done)", (long long)resumed_chunks);
     printf("\n");
@@ -171,7 +211,8 @@ int main(int argc, char **argv)
     ode_make_prob(&o, tgrid, vec, &p);
 
     /* GPU first: no file is touched if the device cannot run */
-    run_t r = {&o, &p, NULL, NULL, NULL, NULL, 0, 0};
+    run_t r = {&o, &p, NULL, NULL, NULL, NULL, 0, 0, 0.0, 0.0, -1, 0};
+    test_kill_setup(&r);
     int batch_chunks = 1;
     if (o.device == ODE_DEV_CUDA) {
         /* a kernel launch wants ~10^5 threads: several chunks per batch */
@@ -227,7 +268,10 @@ int main(int argc, char **argv)
             HPC_CHECK(HPC_ERR(HPC_ERR_IO, "%s", err));
         }
     }
+    test_kill(&r, INT64_MAX);
     ode_work_free(r.work);
+    hpc_log(HPC_LOG_INFO, "rank %d: %lld trajectories, solver %.3f s, writing %.3f s", env->rank,
+            (long long)r.mine, r.solve_s, r.write_s);
     double wall = hpc_wtime() - t0, wmax = wall;
     MPI_Allreduce(&wall, &wmax, 1, MPI_DOUBLE, MPI_MAX, env->world);
     hpc_progress_end(r.prog);
@@ -236,7 +280,7 @@ int main(int argc, char **argv)
     HPC_CHECK(ode_out_totals(r.out, &tot.failed, &tot.steps, tot.by));
     if (ode_out_finish(r.out, wmax, ok) < 0)
         hpc_die_data(ODEGEN_PROG, "finishing %s: %s", o.out, hpc_last_error());
-    summary(&o, &tot, wmax, r.todo, lay.ndone);
+    summary(&o, &tot, wmax, r.todo, r.solve_s, lay.ndone);
 
     ode_cuda_close(r.cuda);
     batch_free(&b);

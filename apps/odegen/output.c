@@ -457,9 +457,9 @@ int ode_out_finish(ode_out_t *w, double wall, int ok)
     int rc = 0;
     const char *out = w->o->out;
     if (w->complete) {
-        rc = hpc_h5_close(w->f);
-        free_out(w);
-        return rc;
+        hpc_h5file_t *f = w->f;
+        free_out(w);            /* closes the datasets first */
+        return hpc_h5_close(f);
     }
     if (ok) {
         /* the attributes that legitimately differ between equal runs */

@@ -1,0 +1,22 @@
+# tests/odegen.mk - hpc-odegen's tests (see each file's header).
+#   odegen_unit      engine: sine accuracy, 8-lane == 1-lane (the CUDA
+#                    path) bit for bit, independence from neighbours,
+#                    every status, the time grid
+#   odegen_scipy.sh  against scipy's solve_ivp(RK45) (needs PYTHON_SCI)
+#   odegen_ranks.sh  identical data on 1, 2, 3, 4 ranks
+#   odegen_resume.sh kill -9 a rank, --resume: identical to uninterrupted
+#   odegen_errors.sh bad input: one line, exit 2 or 1, no output file
+#   odegen_status.sh every failure status reachable, run goes on
+#   odegen_cuda.sh   --device cuda against the CPU (skips without a GPU)
+check_PROGRAMS += tests/odegen_unit
+tests_odegen_unit_SOURCES = tests/odegen_unit.c tests/odegen_lane1.c \
+	apps/odegen/solver.c apps/odegen/work.c apps/odegen/systems.c
+tests_odegen_unit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/apps/odegen
+TESTS += tests/odegen_unit
+ODEGEN_TESTS = tests/odegen_scipy.sh tests/odegen_ranks.sh tests/odegen_resume.sh \
+	tests/odegen_errors.sh tests/odegen_status.sh tests/odegen_cuda.sh
+dist_check_SCRIPTS += $(ODEGEN_TESTS)
+TESTS += $(ODEGEN_TESTS)
+EXTRA_DIST += tests/odegen_lib.sh tests/odegen_ref.py
+# the scripts run the program: build it before the tests
+check_SCRIPTS = apps/odegen/hpc-odegen$(EXEEXT)
