@@ -27,4 +27,4 @@ apps/odegen/cuda.lo: apps/odegen/cuda.cu apps/odegen/dp45.h apps/odegen/ode_rhs.
 		--fmad=false -c $(srcdir)/apps/odegen/cuda.cu
 CLEANFILES += apps/odegen/cuda.lo apps/odegen/cuda.o apps/odegen/.libs/cuda.o
 endif
-EXTRA_DIST += apps/odegen/cuda.cu apps/odegen/bench.sh
+EXTRA_DIST += apps/odegen/cuda.cu apps/odegen/bench.sh docs/odegen.md

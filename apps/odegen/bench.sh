@@ -1,0 +1,76 @@
+#!/bin/sh
+# bench.sh - hpc-odegen's figure of merit next to scipy's, measured in the
+# same run on the same machine.
+#
+#   apps/odegen/bench.sh [BUILD_DIR]
+#
+# Environment: N (trajectories per hpc-odegen run, default 200000),
+# SCIPY_N (trajectories for the scipy loop, default 300), NP (ranks for the
+# parallel figure, default 2), REPEAT (runs per figure, median taken,
+# default 3), PYTHON (a Python with scipy, default /usr/bin/python3),
+# MPIEXEC (default: the launcher configure chose, from tests/mpiexec-wrap),
+# TMPDIR (where the output files go; they are deleted).
+#
+# The classic example: decay-sin, 10 dims, t in [0, 10], rtol 1e-3,
+# atol 1e-6, 101 output times, x0 ~ U[0, 1).  Prints:
+#   scipy      solve_ivp(RK45, t_eval) in a Python loop, one core
+#   solver     hpc-odegen's integration alone, per core (from its summary)
+#   end-to-end hpc-odegen wall time including the HDF5 writes, 1 and NP ranks
+set -e
+build=${1:-.}
+prog=$build/apps/odegen/hpc-odegen
+[ -x "$prog" ] || { echo "bench.sh: no $prog (pass the build folder)" >&2; exit 2; }
+N=${N:-200000}
+SCIPY_N=${SCIPY_N:-300}
+NP=${NP:-2}
+REPEAT=${REPEAT:-3}
+PYTHON=${PYTHON:-/usr/bin/python3}
+MPIEXEC=${MPIEXEC:-$build/tests/mpiexec-wrap -n}
+dir=$(mktemp -d "${TMPDIR:-/tmp}/odegen-bench.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+scipy_rate() {
+    "$PYTHON" - "$SCIPY_N" <<'EOF'
+import sys, time
+import numpy as np
+from scipy.integrate import solve_ivp
+n = int(sys.argv[1])
+rng = np.random.default_rng(0)
+x0 = rng.random((n, 10))
+t = np.linspace(0, 10, 101)
+f = lambda t, x: -x * t - x * x + np.sin(x)
+t0 = time.perf_counter()
+for i in range(n):
+    solve_ivp(f, (0, 10), x0[i], method="RK45", t_eval=t)
+print(n / (time.perf_counter() - t0))
+EOF
+}
+
+# run NP: one hpc-odegen run; prints "end-to-end solver-per-core"
+run() {
+    rm -f "$dir/b.h5"
+    $MPIEXEC "$1" "$prog" -n "$N" --out "$dir/b.h5" | sed -n \
+        's/.* \([0-9.]*\) traj\/s on .*solver alone \([0-9.]*\) traj\/s per rank.*/\1 \2/p'
+}
+
+echo "bench.sh: classic example, N=$N, $REPEAT runs each, median; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+: > "$dir/scipy"; : > "$dir/r1"; : > "$dir/rn"
+for i in $(seq "$REPEAT"); do   # interleaved, so load changes hit all alike
+    scipy_rate >> "$dir/scipy"
+    run 1 >> "$dir/r1"
+    run "$NP" >> "$dir/rn"
+done
+sp=$(median < "$dir/scipy")
+s1=$(cut -d' ' -f2 "$dir/r1" | median)
+e1=$(cut -d' ' -f1 "$dir/r1" | median)
+sn=$(cut -d' ' -f2 "$dir/rn" | median)
+en=$(cut -d' ' -f1 "$dir/rn" | median)
+awk -v sp="$sp" -v s1="$s1" -v e1="$e1" -v sn="$sn" -v en="$en" -v np="$NP" 'BEGIN {
+    printf "scipy RK45 loop (1 core):          %9.0f traj/s\n", sp
+    printf "hpc-odegen solver, per core:       %9.0f traj/s  = %.0fx scipy   (goal >= 100x)\n", s1, s1 / sp
+    printf "hpc-odegen solver, per core, %d ranks: %7.0f traj/s\n", np, sn
+    printf "end-to-end incl. HDF5, 1 rank:     %9.0f traj/s  = %.0fx scipy\n", e1, e1 / sp
+    printf "end-to-end incl. HDF5, %d ranks:    %9.0f traj/s  = %.2fx 1 rank (goal >= 1.8x)\n", np, en, en / e1
+}'
