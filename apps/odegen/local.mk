@@ -26,5 +26,8 @@ apps/odegen/cuda.lo: apps/odegen/cuda.cu apps/odegen/dp45.h apps/odegen/ode_rhs.
 	$(AM_V_CC)$(SHELL) $(top_srcdir)/build-aux/cudalt.sh $@ $(NVCC) $(NVCC_FLAGS) \
 		--fmad=false -c $(srcdir)/apps/odegen/cuda.cu
 CLEANFILES += apps/odegen/cuda.lo apps/odegen/cuda.o apps/odegen/.libs/cuda.o
+else
+# a variable set under a conditional is empty, not defaulted, in the other branch
+apps_odegen_hpc_odegen_LDADD = $(LDADD)
 endif
 EXTRA_DIST += apps/odegen/cuda.cu apps/odegen/bench.sh docs/odegen.md
