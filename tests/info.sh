@@ -33,6 +33,17 @@ if [ "$nc" -lt 3 ]; then
     grep -q 'share cores' "$tmp/out" || fail "no core-sharing warning with 3 ranks on $nc cores"
 fi
 
+# a launcher that says something else than MPI: a warning naming both
+RANK=1 WORLD_SIZE=2 LOCAL_RANK=1 "$info" >"$tmp/out" 2>"$tmp/err" || fail "torchrun-style singleton"
+grep -q 'launcher (torchrun) and MPI disagree: rank 1 vs 0 size 2 vs 1' "$tmp/err" || fail "no mismatch warning"
+grep -q '^warning: 1 rank(s): launcher and MPI disagree' "$tmp/out" || fail "no mismatch line in the table"
+# log lines carry elapsed time and rank; debug shows what hpc_init chose
+HPC_LOG=debug "$info" >"$tmp/out" 2>"$tmp/err" || fail "HPC_LOG=debug"
+grep -q -E '^\[ *[0-9]+\.[0-9]{3}s\] rank 0: debug: hpc_init: rank 0/1' "$tmp/err" || fail "debug log line"
+# user-set threads are kept
+OMP_NUM_THREADS=3 "$info" --json >"$tmp/out" 2>"$tmp/err" || fail "OMP_NUM_THREADS"
+grep -q '"threads": 3' "$tmp/out" || fail "OMP_NUM_THREADS=3 not honoured"
+
 "$info" --help >"$tmp/out" 2>&1 || fail "--help exit status"
 grep -q '^Usage: hpc-info' "$tmp/out" || fail "--help text"
 
