@@ -317,6 +317,15 @@ void hpc_coll_buf_counts(const hpc_coll_args_t *a, int rank, int p, size_t *sc, 
 /* ------------------------------------------------------------------ */
 static hpc_request_t *active;     /* doubly linked list */
 
+/* Waiting with nothing to do: spin a while (a message is usually a few
+ * microseconds away), then give the core away on every further poll -
+ * at once when the node has more ranks than cores, where spinning only
+ * delays the peer we wait for by a scheduler time slice. */
+static void idle(const coll_comm_t *cc, int spins)
+{
+    if ((cc && cc->yield) || spins > 2000) sched_yield();
+}
+
 static void list_add(hpc_request_t *r)
 {
     r->prev = NULL;
@@ -430,12 +439,12 @@ int hpc_test(hpc_request_t **req, int *done)
 int hpc_wait(hpc_request_t **req)
 {
     if (!req) return HPC_ERR(HPC_ERR_ARG, "NULL request");
-    int done = 0;
-    int yield = *req ? (*req)->cc->yield : 0;
+    int done = 0, spins = 0;
+    coll_comm_t *cc = *req ? (*req)->cc : NULL;
     while (*req) {
         int e = hpc_test(req, &done);
         if (e < 0) return e;
-        if (!done && yield) sched_yield();
+        if (!done) idle(cc, ++spins);
     }
     return 0;
 }
@@ -590,6 +599,9 @@ static int validate(const hpc_coll_args_t *a, const coll_comm_t *cc)
     return 0;
 }
 
+static int run_builder(hpc_request_t *r, const hpc_coll_args_t *a, const char *sb, char *rb,
+                       int inplace);
+
 /* Build the schedule of an own algorithm into r, staging device buffers
  * through pinned host memory when MPI is not CUDA-aware. */
 static int build_own(hpc_request_t *r, const hpc_coll_args_t *a, int stage)
@@ -644,12 +656,39 @@ static int build_own(hpc_request_t *r, const hpc_coll_args_t *a, int stage)
         HPC_TRY(coll_round(&r->s));
         sb = hs;
         rb = hr;
+        /* from here on everything runs on host memory */
+        r->dev = 0;
     }
 
+    if (r->alg == HPC_ALG_NATIVE) {
+        /* staged native: MPI's call on the host shadows, MPI's in place */
+        r->sendbuf = inplace && !(a->coll == HPC_COLL_SCATTER) ? HPC_IN_PLACE : sb;
+        r->recvbuf = inplace && a->coll == HPC_COLL_SCATTER && isroot ? HPC_IN_PLACE : rb;
+        if (a->coll == HPC_COLL_GATHER && !isroot) r->sendbuf = sb;
+        HPC_TRY(coll_native_build(r));
+    } else {
+        HPC_TRY(run_builder(r, a, sb, rb, inplace));
+    }
+    if (stage && urb && rb) {
+        int back = 1;
+        if (a->coll == HPC_COLL_REDUCE && !isroot) back = 0;
+        if (a->coll == HPC_COLL_GATHER && !isroot) back = 0;
+        if (back) HPC_TRY(coll_copy_k(&r->s, urb, rb, rc * es, 1));
+        HPC_TRY(coll_round(&r->s));
+    }
+    return 0;
+}
+
+/* Map in place onto the builders' out-of-place view, run the algorithm's
+ * builder (a plain copy on one rank) and add the AVG division. */
+static int run_builder(hpc_request_t *r, const hpc_coll_args_t *a, const char *sb, char *rb, int inplace)
+{
+    int p = r->cc->size, rank = r->cc->rank, isroot = rank == a->root;
+    size_t es = hpc_dtype_size(a->dtype), n = a->count;
     coll_build_t b = {.r = r, .s = &r->s, .rank = rank, .p = p, .root = a->root,
                       .count = n, .es = es, .dt = a->dtype,
                       .op = a->op == HPC_AVG ? HPC_SUM : a->op,
-                      .dev = r->dev && !stage, .seg = coll_segment()};
+                      .dev = r->dev, .seg = coll_segment()};
     /* The builders see out-of-place arguments; in place is mapped here. */
     b.rbuf = rb;
     b.sbuf = sb;
@@ -687,13 +726,6 @@ static int build_own(hpc_request_t *r, const hpc_coll_args_t *a, int stage)
     /* AVG: sum, then divide where the result lives */
     if (a->op == HPC_AVG && hpc_coll_reduces(a->coll) && (a->coll != HPC_COLL_REDUCE || isroot)) {
         HPC_TRY(coll_scale(&r->s, b.rbuf, n, p, b.dev));
-        HPC_TRY(coll_round(&r->s));
-    }
-    if (stage && urb && rb) {
-        int back = 1;
-        if (a->coll == HPC_COLL_REDUCE && !isroot) back = 0;
-        if (a->coll == HPC_COLL_GATHER && !isroot) back = 0;
-        if (back) HPC_TRY(coll_copy_k(&r->s, urb, rb, rc * es, 1));
         HPC_TRY(coll_round(&r->s));
     }
     return 0;
@@ -783,17 +815,10 @@ static int coll_start(const hpc_coll_args_t *a0, MPI_Comm comm, int blocking, hp
     int stage = dev && !hpc_coll_cuda_aware();
     if (alg == HPC_ALG_NCCL) {
         e = coll_nccl_build(r);
-    } else if (alg == HPC_ALG_NATIVE) {
-        /* native on staged device memory: run it on host shadows */
-        if (stage) {
-            r->alg = HPC_ALG_NATIVE;
-            e = HPC_ERR(HPC_ERR_UNSUPPORTED, "%s: native MPI on device buffers needs a CUDA-aware MPI "
-                        "(this one is not; use an own algorithm, which stages through host memory, or nccl)",
-                        hpc_coll_name(a.coll));
-        } else {
-            e = coll_native_build(r);
-        }
+    } else if (alg == HPC_ALG_NATIVE && !stage) {
+        e = coll_native_build(r);
     } else {
+        /* own algorithms; native too when device memory must be staged */
         e = build_own(r, &a, stage);
     }
     if (e < 0) {
@@ -804,12 +829,14 @@ static int coll_start(const hpc_coll_args_t *a0, MPI_Comm comm, int blocking, hp
     if (blocking) {
         /* progress this one and everything else in flight until it is done */
         double t = coll_timeout();
+        int spins = 0;
         for (;;) {
             int done = 0, cur = r->s.cur;
             e = req_progress(r, &done);
             if (done) break;
             if (active) progress_all(t, t > 0 ? MPI_Wtime() : 0);
-            if (cc->yield && r->s.cur == cur) sched_yield();
+            spins = r->s.cur == cur ? spins + 1 : 0;
+            idle(cc, spins);
             if (t > 0) {
                 double now = MPI_Wtime();
                 if (now - r->t0 > t) watchdog_fire(r, now - r->t0);

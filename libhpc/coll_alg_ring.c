@@ -129,7 +129,8 @@ int coll_bcast_ring(coll_build_t *b)
 {
     int p = b->p, vr = MOD(b->rank - b->root, p);
     int parent = vr ? MOD(b->rank - 1, p) : -1, child = (b->rank + 1) % p;
-    return coll_tree_bcast(b, b->rbuf, b->count * b->es, parent, &child, vr < p - 1, b->seg);
+    return coll_tree_bcast(b, b->rbuf, b->count * b->es, parent, &child, vr < p - 1,
+                           p <= 2 ? 0 : b->seg);
 }
 
 /* reduce: pipelined chain root+p-1 -> ... -> root+1 -> root */

@@ -158,8 +158,10 @@ int coll_bcast_tree(coll_build_t *b)
     binomial(vr, p, &parent, child, &nchild);
     for (int c = 0; c < nchild; c++) child[c] = REAL(child[c], b->root, p);
     if (parent >= 0) parent = REAL(parent, b->root, p);
-    /* segments let the levels overlap; big ones keep per-message cost low */
-    return coll_tree_bcast(b, b->rbuf, b->count * b->es, parent, child, nchild, 4 * b->seg);
+    /* segments let the levels overlap (big ones keep the per-message cost
+     * low); with one level there is nothing to overlap: one message */
+    return coll_tree_bcast(b, b->rbuf, b->count * b->es, parent, child, nchild,
+                           p <= 2 ? 0 : 4 * b->seg);
 }
 
 /* ---- reduce -------------------------------------------------------- */

@@ -188,8 +188,6 @@ int hpc_coll_selftest(MPI_Comm comm, int include_device, int verbose, int *nfail
             for (int alg = 0; alg < HPC_ALG_COUNT; alg++) {
                 if (!hpc_coll_has_alg((hpc_coll_t)c, (hpc_alg_t)alg)) continue;
                 if (alg == HPC_ALG_NCCL && (!mem || !nccl_ok)) continue;
-                /* native MPI takes device pointers only when CUDA-aware */
-                if (alg == HPC_ALG_NATIVE && mem && !hpc_coll_cuda_aware()) continue;
                 int nk = hpc_coll_reduces((hpc_coll_t)c) ? 4 : (c == HPC_COLL_BARRIER ? 1 : 2);
                 for (int k = 0; k < nk; k++)
                     for (int nb = 0; nb < 2; nb++) {

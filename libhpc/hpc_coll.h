@@ -32,6 +32,9 @@
  *   HPC_DEBUG=coll         desync check before every collective
  *   HPC_TIMEOUT=SECONDS    watchdog: abort a collective not done in time
  *   HPC_CUDA_AWARE=0|1     override detection of CUDA-aware MPI
+ *   HPC_COLL_YIELD=0|1     yield the core while waiting (default: when the
+ *                          node has more ranks than cores)
+ *   HPC_COLL_ALPHA/_BETA/_GAMMA  cost model constants (s, s/byte, s/byte)
  */
 #ifndef HPC_COLL_H
 #define HPC_COLL_H
