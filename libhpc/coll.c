@@ -345,6 +345,13 @@ static void list_del(hpc_request_t *r)
 static void req_free(hpc_request_t *r)
 {
     if (!r) return;
+    /* a schedule that failed half-way may still have messages posted:
+     * they must not land in memory freed here */
+    for (int i = 0; i < r->s.nreq; i++)
+        if (r->s.reqs[i] != MPI_REQUEST_NULL) {
+            if (r->s.steps[r->s.reqstep[i]].kind == ST_RECV) MPI_Cancel(&r->s.reqs[i]);
+            MPI_Request_free(&r->s.reqs[i]);
+        }
     for (int i = 0; i < r->ntmp; i++) {
         if (r->tmpkind[i] == 0) free(r->tmp[i]);
         else coll_dev_free(r->tmp[i], r->tmpkind[i]);
@@ -813,6 +820,9 @@ static int coll_start(const hpc_coll_args_t *a0, MPI_Comm comm, int blocking, hp
 
     int e = 0;
     int stage = dev && !hpc_coll_cuda_aware();
+    /* native blocking = MPI's blocking call, unless requests of ours are in
+     * flight: then MPI's nonblocking call, progressed with them */
+    r->ext.blocking = blocking && !active;
     if (alg == HPC_ALG_NCCL) {
         e = coll_nccl_build(r);
     } else if (alg == HPC_ALG_NATIVE && !stage) {

@@ -38,6 +38,12 @@ static int old_rank(const fold_t *f, int nr)
     return nr < f->rem ? 2 * nr + 1 : nr + f->rem;
 }
 
+/* pipeline segment in elements */
+static size_t seg_elems(const coll_build_t *b)
+{
+    return b->seg / b->es ? b->seg / b->es : 1;
+}
+
 /* first old rank a new rank stands for */
 static int old_lo(const fold_t *f, int nr)
 {
@@ -95,9 +101,10 @@ int coll_allreduce_butterfly(coll_build_t *b)
  * spans elements off[i] .. off[i+1]: at distance d (pof2/2 down to 1) the
  * pair nr, nr^d shares a range of 2d blocks, each keeps its half and sends
  * the other; out[kept] = cur[kept] (op) incoming.  After it, out holds the
- * fully reduced block nr.  cur is the input of the first step. */
+ * fully reduced block nr.  cur is the input of the first step; tmp holds
+ * segn elements. */
 static int halving(coll_build_t *b, const fold_t *f, const size_t *off, const char *cur,
-                   char *out, char *tmp)
+                   char *out, char *tmp, size_t segn)
 {
     size_t es = b->es;
     int nr = f->nr;
@@ -105,10 +112,19 @@ static int halving(coll_build_t *b, const fold_t *f, const size_t *off, const ch
         int lo = nr & ~(2 * d - 1), keep = nr & d ? lo + d : lo, give = nr & d ? lo : lo + d;
         int peer = old_rank(f, nr ^ d);
         size_t ko = off[keep], kn = off[keep + d] - ko, go = off[give], gn = off[give + d] - go;
-        HPC_TRY(coll_send(b, peer, cur + go * es, gn * es));
-        HPC_TRY(coll_recv(b, peer, tmp, kn * es));
-        HPC_TRY(coll_reduce(b, out + ko * es, cur + ko * es, tmp, kn));
-        HPC_TRY(coll_round(b->s));
+        /* in segments: each arrives in a scratch buffer small enough to
+         * stay in cache until it is reduced */
+        size_t most = kn > gn ? kn : gn;
+        for (size_t a = 0; a < most || a == 0; a += segn) {
+            if (a < gn) HPC_TRY(coll_send(b, peer, cur + (go + a) * es, (gn - a < segn ? gn - a : segn) * es));
+            if (a < kn) {
+                size_t len = kn - a < segn ? kn - a : segn;
+                HPC_TRY(coll_recv(b, peer, tmp, len * es));
+                HPC_TRY(coll_reduce(b, out + (ko + a) * es, cur + (ko + a) * es, tmp, len));
+            }
+            HPC_TRY(coll_round(b->s));
+            if (most == 0) break;
+        }
         cur = out;
     }
     return 0;
@@ -174,13 +190,14 @@ int coll_allreduce_rabenseifner(coll_build_t *b)
     char *tmp = NULL;
     const char *cur = NULL;
     HPC_TRY(even_offsets(b, f.pof2, n, &off));
-    /* scratch: the fold's whole vector, or the first (largest) half */
-    HPC_TRY(coll_tmp(b->r, b->rank < 2 * f.rem ? bytes : (off[f.pof2 / 2] + 1) * b->es, (void **)&tmp));
+    /* scratch: the fold's whole vector, or one segment */
+    size_t segn = seg_elems(b);
+    HPC_TRY(coll_tmp(b->r, b->rank < 2 * f.rem ? bytes : segn * b->es, (void **)&tmp));
     HPC_TRY(fold_in(b, &f, b->sbuf, b->rbuf, n, tmp, &cur));
     if (f.pof2 == 1) {
         HPC_TRY(coll_copy(b, b->rbuf, cur, bytes));
     } else {
-        HPC_TRY(halving(b, &f, off, cur, b->rbuf, tmp));
+        HPC_TRY(halving(b, &f, off, cur, b->rbuf, tmp, segn));
         HPC_TRY(doubling(b, &f, off, b->rbuf));
     }
     if (b->rank < 2 * f.rem) {
@@ -205,7 +222,7 @@ int coll_reduce_rabenseifner(coll_build_t *b)
         HPC_TRY(coll_tmp(b->r, bytes, (void **)&tmp));
         HPC_TRY(fold_in(b, &f, b->sbuf, acc, n, tmp, &cur));
         if (f.pof2 == 1) HPC_TRY(coll_copy(b, acc, cur, bytes));
-        else HPC_TRY(halving(b, &f, off, cur, acc, tmp));
+        else HPC_TRY(halving(b, &f, off, cur, acc, tmp, seg_elems(b)));
         HPC_TRY(coll_round(b->s));
         /* gather: every new rank's block straight to the root */
         if (!isroot) HPC_TRY(coll_send(b, b->root, acc + off[f.nr] * es, (off[f.nr + 1] - off[f.nr]) * es));
@@ -241,7 +258,7 @@ int coll_reduce_scatter_butterfly(coll_build_t *b)
     HPC_TRY(coll_tmp(b->r, all * es, (void **)&acc));
     HPC_TRY(coll_tmp(b->r, all * es, (void **)&tmp));
     HPC_TRY(fold_in(b, &f, b->sbuf, acc, all, tmp, &cur));
-    if (f.pof2 > 1) HPC_TRY(halving(b, &f, off, cur, acc, tmp));
+    if (f.pof2 > 1) HPC_TRY(halving(b, &f, off, cur, acc, tmp, seg_elems(b)));
     else if (cur != acc) HPC_TRY(coll_copy(b, acc, cur, all * es));
     HPC_TRY(coll_round(b->s));
     /* acc holds reduced blocks of old ranks lo(nr)..; hand out the fold */

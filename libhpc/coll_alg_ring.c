@@ -49,26 +49,37 @@ int coll_allreduce_ring(coll_build_t *b)
     size_t nseg = (maxblk + segn - 1) / segn;
     /* reduce-scatter: step s sends block r-s (own input at s = 0, else the
      * partial result made at step s-1) and receives block r-s-1, to which
-     * it adds its own input: out[blk] = in[blk] + incoming. */
+     * it adds its own input: out[blk] = in[blk] + incoming.  The last step
+     * completes block r+1 segment by segment, and each finished segment
+     * starts round the ring at once (the allgather's first step rides
+     * along, one round behind) while it is still in cache. */
+    int fb = MOD(r + 1, p), lb = r;      /* my final block; my left's final block */
     for (int s = 0; s < p - 1; s++) {
-        int sb = MOD(r - s, p), rb = MOD(r - s - 1, p);
+        int sb = MOD(r - s, p), rb = MOD(r - s - 1, p), last = s == p - 2;
         const char *src = s == 0 ? in : out;
         size_t so = blk_off(n, p, sb), sl = blk_len(n, p, sb);
         size_t ro = blk_off(n, p, rb), rl = blk_len(n, p, rb);
-        for (size_t k = 0; k < nseg; k++) {
+        for (size_t k = 0; k < nseg + (size_t)last; k++) {
             size_t a = k * segn;
-            if (a < sl) HPC_TRY(coll_send(b, right, src + (so + a) * es, (sl - a < segn ? sl - a : segn) * es));
-            if (a < rl) {
+            if (k < nseg && a < sl)
+                HPC_TRY(coll_send(b, right, src + (so + a) * es, (sl - a < segn ? sl - a : segn) * es));
+            if (k < nseg && a < rl) {
                 size_t len = rl - a < segn ? rl - a : segn;
                 HPC_TRY(coll_recv(b, left, tmp, len * es));
                 HPC_TRY(coll_reduce(b, out + (ro + a) * es, in + (ro + a) * es, tmp, len));
             }
+            if (last && k > 0) {                 /* allgather step 0, segment k-1 */
+                size_t a1 = (k - 1) * segn, fo = blk_off(n, p, fb), fl = blk_len(n, p, fb);
+                size_t lo = blk_off(n, p, lb), ll = blk_len(n, p, lb);
+                if (a1 < fl) HPC_TRY(coll_send(b, right, out + (fo + a1) * es, (fl - a1 < segn ? fl - a1 : segn) * es));
+                if (a1 < ll) HPC_TRY(coll_recv(b, left, out + (lo + a1) * es, (ll - a1 < segn ? ll - a1 : segn) * es));
+            }
             HPC_TRY(coll_round(b->s));
         }
     }
-    /* allgather: rank owns block r+1; step s passes block r+1-s along,
-     * straight into the output - nothing to reduce, so one message each */
-    for (int s = 0; s < p - 1; s++) {
+    /* the rest of the allgather: step s passes block r+1-s along, straight
+     * into the output - nothing to reduce, so one message each */
+    for (int s = 1; s < p - 1; s++) {
         int sb = MOD(r + 1 - s, p), rb = MOD(r - s, p);
         HPC_TRY(coll_send(b, right, out + blk_off(n, p, sb) * es, blk_len(n, p, sb) * es));
         HPC_TRY(coll_recv(b, left, out + blk_off(n, p, rb) * es, blk_len(n, p, rb) * es));

@@ -3,8 +3,8 @@
  * benchmarks: one row per message size, one column group per algorithm.
  *
  * time  = median over iterations of one rank's time for the call (ranks
- *         line up on a barrier before each iteration), then the maximum
- *         over ranks;
+ *         line up on a barrier before each iteration; iterations of the
+ *         algorithms interleave), then the maximum over ranks;
  * algbw = size / time;  busbw = algbw * factor, nccl-tests' factors:
  *         allreduce 2(p-1)/p; reduce_scatter, allgather, alltoall, gather,
  *         scatter (p-1)/p; bcast, reduce 1.
@@ -68,7 +68,8 @@ static void usage(void)
 "\n"
 "Columns: size (bytes of the whole message, as nccl-tests counts it), count\n"
 "(elements per call argument), then per algorithm: time in microseconds\n"
-"(median over iterations, maximum over ranks), algbw = size/time and busbw =\n"
+"(median over iterations, maximum over ranks; the algorithms' iterations\n"
+"interleave, so load from elsewhere hits all alike), algbw = size/time, busbw =\n"
 "algbw times nccl-tests' factor (allreduce 2(p-1)/p; allgather,\n"
 "reduce_scatter, alltoall, gather, scatter (p-1)/p; bcast, reduce 1) in GB/s,\n"
 "and #wrong (wrong elements with --check, else N/A).\n"
@@ -337,17 +338,19 @@ static int run_once(const opts_t *o, hpc_coll_args_t *a, MPI_Comm comm)
     return hpc_coll(a, comm);
 }
 
-static res_t measure(const opts_t *o, hpc_coll_t coll, hpc_alg_t alg, size_t count, MPI_Comm comm)
+/* One row: every algorithm at one size.  Iterations interleave the
+ * algorithms (it 0: a, b, c; it 1: a, b, c; ...) so that noise from other
+ * work on the node spreads over all of them alike instead of hitting
+ * whichever happened to run at the wrong moment. */
+static void measure_row(const opts_t *o, hpc_coll_t coll, const hpc_alg_t *algs, int nalg,
+                        size_t count, MPI_Comm comm, res_t *res)
 {
-    res_t res = {0, 0, 0, -1, 1};
-    size_t es = hpc_dtype_size(o->dt), sc, rc;
-    hpc_coll_args_t a = {.coll = coll, .count = count, .dtype = o->dt, .op = o->op,
-                         .root = o->root, .alg = alg};
-    hpc_coll_buf_counts(&a, rank, nranks, &sc, &rc);
+    size_t es = hpc_dtype_size(o->dt);
+    hpc_coll_args_t a = {.coll = coll, .count = count, .dtype = o->dt, .op = o->op, .root = o->root};
     size_t scap = (size_t)nranks * count, rcap = (size_t)nranks * count;   /* every rank allocates both */
     void *s = buf_alloc(scap * es, o->device), *r = buf_alloc(rcap * es, o->device);
     void *hs = calloc(scap + 1, es), *hr = calloc(rcap + 1, es);
-    double *t = calloc((size_t)o->iters + 1, sizeof *t);
+    double *t = calloc((size_t)(o->iters + 1) * (size_t)nalg, sizeof *t);
     int okall = 1, ok = s && r && hs && hr && t;
     MPI_Allreduce(&ok, &okall, 1, MPI_INT, MPI_MIN, comm);
     if (!okall) {
@@ -367,30 +370,41 @@ static res_t measure(const opts_t *o, hpc_coll_t coll, hpc_alg_t alg, size_t cou
     fill(o, &a, hs, hr, scap, rcap);
     to_buf(s, hs, scap * es, o->device);
     to_buf(r, hr, rcap * es, o->device);
-    int e = 0;
-    for (int i = 0; i < o->warmup && e == 0; i++) e = run_once(o, &a, comm);
-    for (int i = 0; i < o->iters && e == 0; i++) {
-        MPI_Barrier(comm);
-        double t0 = MPI_Wtime();
-        e = run_once(o, &a, comm);
-        t[i] = MPI_Wtime() - t0;
+    for (int k = 0; k < nalg; k++) {
+        res[k] = (res_t){0, 0, 0, -1, 1};
+        a.alg = algs[k];
+        int e = 0;
+        for (int i = 0; i < o->warmup && e == 0; i++) e = run_once(o, &a, comm);
+        int eall = 0;
+        MPI_Allreduce(&e, &eall, 1, MPI_INT, MPI_MIN, comm);
+        if (eall < 0) {
+            /* the same argument error on every rank: say it once, mark N/A */
+            if (rank == 0 && e < 0) fprintf(stderr, "%s: %s with %s: %s\n", prog, hpc_coll_name(coll),
+                                            hpc_alg_name(algs[k]), hpc_last_error());
+            hpc_error_clear();
+            res[k].ok = 0;
+        }
     }
-    int eall = 0;
-    MPI_Allreduce(&e, &eall, 1, MPI_INT, MPI_MIN, comm);
-    if (eall < 0) {
-        /* the same argument error on every rank: say it once, mark N/A */
-        if (rank == 0 && e < 0) fprintf(stderr, "%s: %s with %s: %s\n", prog, hpc_coll_name(coll),
-                                        hpc_alg_name(alg), hpc_last_error());
-        hpc_error_clear();
-        res.ok = 0;
-    } else {
-        double med = hpc_median(t, (size_t)o->iters), mx = 0;
+    for (int i = 0; i < o->iters; i++)
+        for (int k = 0; k < nalg; k++) {
+            if (!res[k].ok) continue;
+            a.alg = algs[k];
+            MPI_Barrier(comm);
+            double t0 = MPI_Wtime();
+            int e = run_once(o, &a, comm);
+            t[(size_t)k * (size_t)o->iters + (size_t)i] = MPI_Wtime() - t0;
+            if (e < 0) hpc_abort_on_error(e, __FILE__, __LINE__, hpc_alg_name(algs[k]));
+        }
+    size_t size = size_for(coll, count, es);
+    for (int k = 0; k < nalg; k++) {
+        if (!res[k].ok) continue;
+        double med = hpc_median(t + (size_t)k * (size_t)o->iters, (size_t)o->iters), mx = 0;
         MPI_Allreduce(&med, &mx, 1, MPI_DOUBLE, MPI_MAX, comm);
-        res.us = mx * 1e6;
-        size_t size = size_for(coll, count, es);
-        res.algbw = mx > 0 ? (double)size / mx / 1e9 : 0;
-        res.busbw = res.algbw * bus_factor(coll);
+        res[k].us = mx * 1e6;
+        res[k].algbw = mx > 0 ? (double)size / mx / 1e9 : 0;
+        res[k].busbw = res[k].algbw * bus_factor(coll);
         if (o->check) {
+            a.alg = algs[k];
             fill(o, &a, hs, hr, scap, rcap);
             to_buf(s, hs, scap * es, o->device);
             to_buf(r, hr, rcap * es, o->device);
@@ -403,7 +417,7 @@ static res_t measure(const opts_t *o, hpc_coll_t coll, hpc_alg_t alg, size_t cou
                 bad = verify(o, &a, hr, hs);
             }
             MPI_Allreduce(&bad, &tot, 1, MPI_LONG, MPI_SUM, comm);
-            res.wrong = tot;
+            res[k].wrong = tot;
         }
     }
     buf_free(s, o->device);
@@ -411,7 +425,6 @@ static res_t measure(const opts_t *o, hpc_coll_t coll, hpc_alg_t alg, size_t cou
     free(hs);
     free(hr);
     free(t);
-    return res;
 }
 
 /* ---- memory bandwidth of one core ---------------------------------- */
@@ -556,10 +569,9 @@ static int bench(const opts_t *o, hpc_coll_t coll, MPI_Comm comm, FILE *csv, FIL
         memset(w, 0, sizeof *w);
         w->count = count;
         w->size = size_for(coll, count, es);
-        for (int k = 0; k < nalg; k++) {
-            w->r[k] = measure(o, coll, algs[k], count, comm);
+        measure_row(o, coll, algs, nalg, count, comm, w->r);
+        for (int k = 0; k < nalg; k++)
             if (w->r[k].wrong > 0) wrong += w->r[k].wrong;
-        }
         if (rank == 0) {
             print_row(w, nalg);
             if (csv)
