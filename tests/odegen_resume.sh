@@ -45,7 +45,7 @@ grep -q "already complete" "$T/out" || fail "resume of a complete file: no messa
 cksum "$T/b.h5" | cmp -s - "$T/sum1" || fail "resume of a complete file changed it"
 
 # kill -9 from outside, at whatever moment the machine gives us
-BIG="-n 60000 --nt 2 --chunk 64 --seed 4"
+BIG="-n 40000 --nt 2 --chunk 64 --seed 4"
 odegen 2 -q --out "$T/cbig.h5" $BIG || fail "reference run (big)"
 odegen 2 -q --out "$T/c.h5" $BIG 2>/dev/null &
 launcher=$!

@@ -26,15 +26,15 @@ check() {   # check NAME NP STOCK_BOUND SEQ_BOUND ODEGEN-ARGS...
 }
 
 # the classic example (decay-sin, 10 dims, t in [0, 10]) at three tolerances
-check classic 2 1e-10 1e-12 -n 120
+check classic 2 1e-10 1e-12 -n 80
 check classic6 1 1e-10 1e-12 -n 30 --rtol 1e-6 --atol 1e-9
-check classic9 1 1e-10 1e-12 -n 10 --rtol 1e-9 --atol 1e-12
+check classic9 1 1e-10 1e-12 -n 6 --rtol 1e-9 --atol 1e-12
 check lorenz3 2 1e-10 0 -s lorenz -n 30
-check lorenz6 1 1e-10 0 -s lorenz -n 12 --rtol 1e-6 --atol 1e-9
-check lorenz9 1 1e-10 0 -s lorenz -n 5 --rtol 1e-9 --atol 1e-12 --x0-normal 1,5
+check lorenz6 1 1e-10 0 -s lorenz -n 8 --rtol 1e-6 --atol 1e-9
+check lorenz9 1 1e-10 0 -s lorenz -n 3 --rtol 1e-9 --atol 1e-12 --x0-normal 1,5
 check vdp3 2 1e-7 0 -s vanderpol -n 30
-check vdp6 1 1e-10 0 -s vanderpol -n 15 --rtol 1e-6 --atol 1e-9 -p mu=2
-check vdp9 1 1e-10 0 -s vanderpol -n 6 --rtol 1e-9 --atol 1e-12
+check vdp6 1 1e-10 0 -s vanderpol -n 10 --rtol 1e-6 --atol 1e-9 -p mu=2
+check vdp9 1 1e-10 0 -s vanderpol -n 4 --rtol 1e-9 --atol 1e-12
 # first/max step, the other systems, and a failure scipy also has
 check steps 1 1e-10 0 -s vanderpol -n 10 --max-step 0.25 --first-step 0.01 --rtol 1e-5
 check lv 1 1e-7 0 -s lotka-volterra -n 20 -p alpha=1.1 --x0-low 0.5 --x0-high 2
