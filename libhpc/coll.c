@@ -21,6 +21,9 @@
 #include <strings.h>
 #include <sched.h>
 #include <unistd.h>
+#if defined(OPEN_MPI) && OPEN_MPI
+#include <mpi-ext.h>      /* MPIX_CUDA_AWARE_SUPPORT, MPIX_Query_cuda_support */
+#endif
 
 /* ------------------------------------------------------------------ */
 /* Names                                                                */
@@ -785,8 +788,13 @@ static int coll_start(const hpc_coll_args_t *a0, MPI_Comm comm, int blocking, hp
     int dev = sdev || rdev;
 
     hpc_alg_t alg = a.alg;
-    if (alg == HPC_ALG_AUTO)
-        HPC_TRY(coll_tune_choose(a.coll, a.count * hpc_dtype_size(a.dtype), cc->size, dev, &alg));
+    if (alg == HPC_ALG_AUTO) {
+        size_t bytes = a.count * hpc_dtype_size(a.dtype);
+        HPC_TRY(coll_tune_choose(a.coll, bytes, cc->size, dev, &alg));
+        /* NCCL refused here (ranks share a GPU): auto falls back to ours */
+        if (alg == HPC_ALG_NCCL && !coll_nccl_ready(cc))
+            HPC_TRY(coll_tune_choose(a.coll, bytes, cc->size, 0, &alg));
+    }
     if (alg == HPC_ALG_NCCL && !dev) {
         /* an empty buffer has no memory kind: decide by what NCCL needs */
         if (a.count == 0 || a.coll == HPC_COLL_BARRIER) dev = hpc_have_nccl();

@@ -161,6 +161,8 @@ void coll_native_cleanup(void);
 
 /* NCCL (coll_nccl.c) */
 int coll_nccl_build(hpc_request_t *r);
+/* 1 if NCCL works on cc (created now if need be; collective), else 0 */
+int coll_nccl_ready(coll_comm_t *cc);
 void coll_nccl_comm_free(coll_comm_t *cc);
 
 /* algorithms (coll_alg_*.c): one builder per (collective, algorithm) */

@@ -87,6 +87,16 @@ static int nccl_comm(coll_comm_t *cc, ncclComm_t *out)
     return 0;
 }
 
+int coll_nccl_ready(coll_comm_t *cc)
+{
+    ncclComm_t nc;
+    if (nccl_comm(cc, &nc) < 0) {
+        hpc_error_clear();
+        return 0;
+    }
+    return 1;
+}
+
 void coll_nccl_comm_free(coll_comm_t *cc)
 {
     if (cc->nccl_state == 1 && cc->nccl) ncclCommDestroy((ncclComm_t)cc->nccl);
@@ -246,6 +256,12 @@ int coll_nccl_build(hpc_request_t *r)
 }
 
 #else
+
+int coll_nccl_ready(coll_comm_t *cc)
+{
+    (void)cc;
+    return 0;
+}
 
 int coll_nccl_build(hpc_request_t *r)
 {

@@ -183,44 +183,59 @@ int hpc_coll_selftest(MPI_Comm comm, int include_device, int verbose, int *nfail
         if (e < 0 && rank == 0) printf("selftest: nccl skipped: %s\n", hpc_last_error());
         hpc_error_clear();
     }
+    /* one collective at a time: run its cases, then agree on the verdicts
+     * with two MPI calls for the lot (not per case: on a node with more
+     * ranks than cores every MPI call costs milliseconds) */
+    enum { MAXC = 2 * 4 * HPC_ALG_COUNT };
+    hpc_coll_args_t args[MAXC];
+    int nbs[MAXC], first[MAXC], mine[MAXC];
+    long bad[MAXC], tot[MAXC];
+    char (*why)[256] = malloc(MAXC * sizeof *why);
+    if (!why) return HPC_ERR(HPC_ERR_NOMEM, "selftest");
     for (int mem = 0; mem <= all_devs; mem++)
-        for (int c = 0; c < HPC_COLL_COUNT; c++)
+        for (int c = 0; c < HPC_COLL_COUNT; c++) {
+            int n = 0;
             for (int alg = 0; alg < HPC_ALG_COUNT; alg++) {
                 if (!hpc_coll_has_alg((hpc_coll_t)c, (hpc_alg_t)alg)) continue;
                 if (alg == HPC_ALG_NCCL && (!mem || !nccl_ok)) continue;
                 int nk = hpc_coll_reduces((hpc_coll_t)c) ? 4 : (c == HPC_COLL_BARRIER ? 1 : 2);
                 for (int k = 0; k < nk; k++)
-                    for (int nb = 0; nb < 2; nb++) {
-                        hpc_coll_args_t a = {.coll = (hpc_coll_t)c, .count = 5 + (size_t)k,
-                                             .dtype = kinds[k].t, .op = kinds[k].op,
-                                             .root = p > 1 ? 1 : 0, .alg = (hpc_alg_t)alg};
-                        if (!hpc_coll_reduces(a.coll)) a.op = HPC_SUM;
-                        char why[256];
-                        long bad = run_case(comm, &a, nb, mem, why, sizeof why), tot = 0;
-                        HPC_MPI(MPI_Allreduce(&bad, &tot, 1, MPI_LONG, MPI_SUM, comm));
-                        /* the first failing rank's reason, to rank 0 */
-                        int mine = bad ? rank : p, first = p;
-                        HPC_MPI(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm));
-                        if (tot && first != 0 && first < p) {
-                            if (rank == first) MPI_Send(why, (int)sizeof why, MPI_CHAR, 0, 77, comm);
-                            if (rank == 0) MPI_Recv(why, (int)sizeof why, MPI_CHAR, first, 77, comm, MPI_STATUS_IGNORE);
-                        }
-                        ncase++;
-                        if (tot) fails++;
-                        if (rank == 0 && (verbose || tot)) {
-                            char what[64] = "";
-                            if (c != HPC_COLL_BARRIER)
-                                snprintf(what, sizeof what, " %s%s%s count %zu", hpc_dtype_name(a.dtype),
-                                         hpc_coll_reduces(a.coll) ? " " : "",
-                                         hpc_coll_reduces(a.coll) ? hpc_op_name(a.op) : "", a.count);
-                            printf("selftest: %-4s %-14s %-17s %-11s %s%s%s%s\n", tot ? "FAIL" : "PASS",
-                                   hpc_coll_name(a.coll), hpc_alg_name((hpc_alg_t)alg),
-                                   nb ? "nonblocking" : "blocking", mem ? "device" : "host", what,
-                                   tot ? ": " : "", tot ? why : "");
-                            fflush(stdout);
-                        }
+                    for (int nb = 0; nb < 2 && n < MAXC; nb++, n++) {
+                        hpc_coll_args_t *a = &args[n];
+                        *a = (hpc_coll_args_t){.coll = (hpc_coll_t)c, .count = 5 + (size_t)k,
+                                               .dtype = kinds[k].t, .op = kinds[k].op,
+                                               .root = p > 1 ? 1 : 0, .alg = (hpc_alg_t)alg};
+                        if (!hpc_coll_reduces(a->coll)) a->op = HPC_SUM;
+                        nbs[n] = nb;
+                        bad[n] = run_case(comm, a, nb, mem, why[n], sizeof why[n]);
+                        mine[n] = bad[n] ? rank : p;
                     }
             }
+            HPC_MPI(MPI_Allreduce(bad, tot, n, MPI_LONG, MPI_SUM, comm));
+            HPC_MPI(MPI_Allreduce(mine, first, n, MPI_INT, MPI_MIN, comm));
+            for (int i = 0; i < n; i++) {
+                /* the first failing rank's reason, to rank 0 */
+                if (tot[i] && first[i] != 0 && first[i] < p) {
+                    if (rank == first[i]) MPI_Send(why[i], (int)sizeof why[i], MPI_CHAR, 0, 77, comm);
+                    if (rank == 0) MPI_Recv(why[i], (int)sizeof why[i], MPI_CHAR, first[i], 77, comm, MPI_STATUS_IGNORE);
+                }
+                ncase++;
+                if (tot[i]) fails++;
+                if (rank == 0 && (verbose || tot[i])) {
+                    const hpc_coll_args_t *a = &args[i];
+                    char what[64] = "";
+                    if (c != HPC_COLL_BARRIER)
+                        snprintf(what, sizeof what, " %s%s%s count %zu", hpc_dtype_name(a->dtype),
+                                 hpc_coll_reduces(a->coll) ? " " : "",
+                                 hpc_coll_reduces(a->coll) ? hpc_op_name(a->op) : "", a->count);
+                    printf("selftest: %-4s %-14s %-17s %-11s %s%s%s%s\n", tot[i] ? "FAIL" : "PASS",
+                           hpc_coll_name(a->coll), hpc_alg_name(a->alg), nbs[i] ? "nonblocking" : "blocking",
+                           mem ? "device" : "host", what, tot[i] ? ": " : "", tot[i] ? why[i] : "");
+                }
+            }
+            if (rank == 0) fflush(stdout);
+        }
+    free(why);
     if (rank == 0) {
         printf("selftest: %d cases on %d rank%s (%s buffers), %d passed, %d failed, %.2f s\n", ncase, p,
                p == 1 ? "" : "s", all_devs ? "host and device" : "host", ncase - fails, fails,
