@@ -320,13 +320,14 @@ void hpc_coll_buf_counts(const hpc_coll_args_t *a, int rank, int p, size_t *sc, 
 /* ------------------------------------------------------------------ */
 static hpc_request_t *active;     /* doubly linked list */
 
-/* Waiting with nothing to do: spin a while (a message is usually a few
- * microseconds away), then give the core away on every further poll -
- * at once when the node has more ranks than cores, where spinning only
- * delays the peer we wait for by a scheduler time slice. */
+/* Waiting with nothing to do: spin (a message is microseconds away, and
+ * a core given away to another program comes back a time slice later),
+ * except where this job itself has more ranks on the node than cores:
+ * there spinning only delays the peer we wait for, so yield to it. */
 static void idle(const coll_comm_t *cc, int spins)
 {
-    if ((cc && cc->yield) || spins > 2000) sched_yield();
+    (void)spins;
+    if (cc && cc->yield) sched_yield();
 }
 
 static void list_add(hpc_request_t *r)

@@ -17,3 +17,5 @@ libhpc_libhpc_la_SOURCES += \
 if HAVE_CUDA
 libhpc_libhpc_la_SOURCES += libhpc/coll_cuda.cu
 endif
+# the collectives section of the README and its plot
+EXTRA_DIST += docs/collectives.md docs/collbench-allreduce.png

@@ -522,7 +522,7 @@ static int plot(const opts_t *o, hpc_coll_t coll, const hpc_alg_t *algs, int nal
     fprintf(g, "set terminal pngcairo size 900,560 noenhanced\n"
                "set output '%s'\n"
                "set title 'hpc-collbench %s %s%s%s, %d ranks, %s memory'\n"
-               "set logscale x 2\nset format x '%%.0s%%cB'\n"
+               "set logscale x 2\nset format x '%%.0b%%BB'\n"
                "set xlabel 'message size'\nset ylabel 'bus bandwidth (GB/s)'\n"
                "set key top left\nset grid\n",
             o->plot, hpc_coll_name(coll), hpc_dtype_name(o->dt), hpc_coll_reduces(coll) ? " " : "",
