@@ -47,11 +47,14 @@ int coll_is_device_ptr(const void *p)
     return at.type == cudaMemoryTypeDevice;
 }
 
+/* A blocking stream (not cudaStreamNonBlocking) on purpose: work on it
+ * waits for the legacy default stream, so data a caller's kernels wrote
+ * there is complete before we copy, reduce or hand it to NCCL. */
 static int stream_of(coll_comm_t *cc, cudaStream_t *out)
 {
     if (!cc->stream) {
         cudaStream_t s;
-        CUDA_TRY(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+        CUDA_TRY(cudaStreamCreate(&s));
         cc->stream = s;
     }
     *out = (cudaStream_t)cc->stream;

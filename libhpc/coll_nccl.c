@@ -133,7 +133,7 @@ static int nccl_post(hpc_request_t *r, coll_ext_t *x)
     HPC_TRY(nccl_comm(cc, &nc));
     if (!cc->stream) {
         cudaStream_t s;
-        CUDA_TRY(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+        CUDA_TRY(cudaStreamCreate(&s));
         cc->stream = s;
     }
     cudaStream_t s = (cudaStream_t)cc->stream;

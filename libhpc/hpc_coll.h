@@ -20,6 +20,8 @@
  *  - Every rank of comm calls every collective in the same order with the
  *    same count, dtype, op, root and algorithm (HPC_DEBUG=coll checks).
  *  - Buffers may be host or CUDA device memory (detected per call).
+ *    Device data written on the legacy default stream is waited for; data
+ *    from other streams must be synchronized first (as for CUDA-aware MPI).
  *    float16/bfloat16 are reduced with float32 accumulation per step.
  *  - comm is any intracommunicator; libhpc talks over a private duplicate
  *    of it (cached on comm, freed with it), so user traffic never matches.
