@@ -94,7 +94,7 @@ ODE_FN double ode_sin(double x)
     double v = z * r;
     double ps = S2 + z * (S3 + z * (S4 + z * (S5 + z * S6)));
     double s = r + v * (S1 + z * ps);
-    s = r == 0.0 ? r : s;   /* sin(-0) = -0 (the sum above gives +0) */
+    s = copysign(s, r);     /* sin(-0) = -0; elsewhere a no-op (sin r has r's sign) */
 
     double w2 = z * z;
     double pc = z * (C1 + z * (C2 + z * C3)) + w2 * w2 * (C4 + z * (C5 + z * C6));
