@@ -11,11 +11,6 @@
 #include "hpc.h"
 #include "coll_internal.h"
 
-int coll_tree_bcast(coll_build_t *b, char *buf, size_t bytes, int parent,
-                    const int *child, int nchild, size_t seg);
-int coll_tree_reduce(coll_build_t *b, const char *in, char *acc, size_t n, int parent,
-                     const int *child, int nchild, size_t seg);
-
 #define MOD(a, p) ((((a) % (p)) + (p)) % (p))
 
 /* n elements in p nearly equal blocks: block i starts at off(i). */
@@ -28,12 +23,6 @@ static size_t blk_len(size_t n, int p, int i)
 {
     return blk_off(n, p, i + 1) - blk_off(n, p, i);
 }
-
-/* Ring reduce-scatter of the p blocks (offsets given by off/len) of in;
- * rank ends with block `final(rank)` = rank + 1 + shift fully reduced in
- * out_final.  acc(step) gives where the partial result of a step goes.
- * Generic enough for allreduce (blocks of one vector, accumulate in out)
- * and reduce_scatter (blocks of p*count, accumulate in scratch). */
 
 int coll_allreduce_ring(coll_build_t *b)
 {
@@ -176,8 +165,7 @@ int coll_alltoall_ring(coll_build_t *b)
 int coll_bcast_scatter_allgather(coll_build_t *b)
 {
     int p = b->p, root = b->root, vr = MOD(b->rank - root, p);
-    size_t bytes = b->count * b->es, es = b->es;
-    size_t n = b->count;
+    size_t es = b->es, n = b->count;
     char *buf = b->rbuf;
     /* chunk i (in vr order) = elements blk_off(n,p,i).. */
 #define CO(i) (blk_off(n, p, (i)) * es)
@@ -201,7 +189,6 @@ int coll_bcast_scatter_allgather(coll_build_t *b)
         }
     }
     HPC_TRY(coll_round(b->s));
-    (void)bytes;
     /* ring allgather of chunks in vr space */
     int right = MOD(b->rank + 1, p), left = MOD(b->rank - 1, p);
     for (int s = 0; s < p - 1; s++) {

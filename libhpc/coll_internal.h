@@ -167,6 +167,14 @@ void coll_nccl_comm_free(coll_comm_t *cc);
 
 /* algorithms (coll_alg_*.c): one builder per (collective, algorithm) */
 typedef int (*coll_builder_fn)(coll_build_t *b);
+
+/* pipelined shapes shared by tree and ring (coll_alg_tree.c): broadcast
+ * down / reduce up a tree given by parent and children (real ranks,
+ * parent -1 at the root), in segments of seg bytes (0 = one message) */
+int coll_tree_bcast(coll_build_t *b, char *buf, size_t bytes, int parent,
+                    const int *child, int nchild, size_t seg);
+int coll_tree_reduce(coll_build_t *b, const char *in, char *acc, size_t n, int parent,
+                     const int *child, int nchild, size_t seg);
 coll_builder_fn coll_builder(hpc_coll_t c, hpc_alg_t a);
 
 int coll_barrier_linear(coll_build_t *b);
