@@ -18,5 +18,3 @@ ODEGEN_TESTS = tests/odegen_scipy.sh tests/odegen_ranks.sh tests/odegen_resume.s
 dist_check_SCRIPTS += $(ODEGEN_TESTS)
 TESTS += $(ODEGEN_TESTS)
 EXTRA_DIST += tests/odegen_lib.sh tests/odegen_ref.py
-# the scripts run the program: build it before the tests
-check_SCRIPTS = apps/odegen/hpc-odegen$(EXEEXT)

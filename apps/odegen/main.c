@@ -215,8 +215,12 @@ int main(int argc, char **argv)
     test_kill_setup(&r);
     int batch_chunks = 1;
     if (o.device == ODE_DEV_CUDA) {
-        /* a kernel launch wants ~10^5 threads: several chunks per batch */
-        batch_chunks = (int)((131072 + o.chunk - 1) / o.chunk);
+        /* a kernel launch wants ~10^5 threads: several chunks per batch,
+         * up to 512 MiB of output (host and device buffers alike) */
+        double per = (double)o.nt * o.dim * sizeof(double);
+        int64_t want = (int64_t)(512.0 * 1024 * 1024 / per);
+        if (want > 131072) want = 131072;
+        batch_chunks = want > o.chunk ? (int)(want / o.chunk) : 1;
         int ok = ode_cuda_open(&p, batch_chunks * o.chunk, &r.cuda, err, sizeof err) == 0;
         int all = ok;
         MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, env->world);
@@ -258,15 +262,14 @@ int main(int argc, char **argv)
 
     MPI_Barrier(env->world);
     double t0 = hpc_wtime();
-    int ok = 1;
     for (;;) {
         int64_t n = take(&r, &b, batch_chunks);
         if (n == 0)
             break;
-        if (process(&r, &b, n, err, sizeof err) < 0) {
-            /* keep the .partial (resumable) and stop the job with the reason */
+        /* a failed write or kernel stops the job (MPI_Abort, rank and
+         * reason on stderr); the .partial stays, resumable */
+        if (process(&r, &b, n, err, sizeof err) < 0)
             HPC_CHECK(HPC_ERR(HPC_ERR_IO, "%s", err));
-        }
     }
     test_kill(&r, INT64_MAX);
     ode_work_free(r.work);
@@ -278,7 +281,7 @@ int main(int argc, char **argv)
 
     totals_t tot;
     HPC_CHECK(ode_out_totals(r.out, &tot.failed, &tot.steps, tot.by));
-    if (ode_out_finish(r.out, wmax, ok) < 0)
+    if (ode_out_finish(r.out, wmax, 1) < 0)
         hpc_die_data(ODEGEN_PROG, "finishing %s: %s", o.out, hpc_last_error());
     summary(&o, &tot, wmax, r.todo, r.solve_s, lay.ndone);
 
