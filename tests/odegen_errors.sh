@@ -63,6 +63,11 @@ OUT=$T/r.h5
 expect2 1 "--resume with a different rtol" -n 64 --chunk 8 --rtol 1e-4 --resume --out "$OUT"
 expect 1 "--resume with a different system" -s vanderpol -n 64 --chunk 8 --resume --out "$OUT"
 
+# --resume on a damaged .partial: one line, and it stays for inspection
+OUT=$T/dam.h5
+echo "not HDF5" > "$OUT.partial"
+expect 1 "--resume on a damaged .partial" -n 64 --resume --out "$OUT"
+
 # --device cuda where there is no GPU (or no CUDA in this build): one line, exit 1
 if ! nvidia-smi -L > /dev/null 2>&1; then
     OUT=$T/gpu.h5

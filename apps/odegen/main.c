@@ -282,7 +282,7 @@ int main(int argc, char **argv)
     totals_t tot;
     HPC_CHECK(ode_out_totals(r.out, &tot.failed, &tot.steps, tot.by));
     if (ode_out_finish(r.out, wmax, 1) < 0)
-        hpc_die_data(ODEGEN_PROG, "finishing %s: %s", o.out, hpc_last_error());
+        hpc_die_data(ODEGEN_PROG, "finishing %s: %s", o.out, ode_cause());
     summary(&o, &tot, wmax, r.todo, r.solve_s, lay.ndone);
 
     ode_cuda_close(r.cuda);

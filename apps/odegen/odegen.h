@@ -125,5 +125,8 @@ int ode_out_totals(ode_out_t *f, int64_t *failed, int64_t *steps, int64_t fails_
 /* Collective.  Write the closing attributes and rename to the final name. */
 int ode_out_finish(ode_out_t *f, double wall, int ok);
 const char *ode_status_legend(void);
+/* First line of hpc_last_error() (no "from file:line" frames): for the
+ * one-line messages of hpc_die_data(). */
+const char *ode_cause(void);
 
 #endif /* ODEGEN_H */

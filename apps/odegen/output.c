@@ -44,6 +44,16 @@ const char *ode_status_legend(void)
            "-128 not computed (only in a .partial file)";
 }
 
+/* The cause of the last libhpc error, first line only: the one-line
+ * messages of hpc_die_data() must not carry the "from file:line" frames. */
+const char *ode_cause(void)
+{
+    static char buf[512];
+    snprintf(buf, sizeof buf, "%s", hpc_last_error());
+    buf[strcspn(buf, "\n")] = '\0';
+    return buf;
+}
+
 /* ---- the options that shape the data, as one comparable string ---- */
 static void options_key(const ode_opts_t *o, char *buf, size_t len)
 {
@@ -319,19 +329,20 @@ int ode_out_open(const ode_opts_t *o, int argc, char **argv, const double *tgrid
         char shown[4200];
         snprintf(shown, sizeof shown, "%s%s", o->out, partial ? ".partial" : "");
         if (hpc_h5_open(o->out, comm, partial, partial, &w->f) < 0) {
-            snprintf(err, errlen, "--resume: cannot open %s: %s", shown, hpc_last_error());
+            snprintf(err, errlen, "--resume: cannot open %s (use --force to start over): %s",
+                     shown, ode_cause());
             goto fail;
         }
         if (same_options(w->f, o, err, errlen, shown) < 0 || open_layout(w, lay->nchunks) < 0) {
             if (!err[0] || strncmp(err, "--resume", 8) != 0)
                 snprintf(err, errlen, "--resume: %s has the wrong layout: %s", shown,
-                         hpc_last_error());
+                         ode_cause());
             hpc_h5_close(w->f);
             goto fail;
         }
         if (hpc_h5_read_rows(w->done, H5T_NATIVE_UINT8, 0, (hsize_t)lay->nchunks, lay->done) < 0) {
             snprintf(err, errlen, "--resume: cannot read %s /stats/done: %s", shown,
-                     hpc_last_error());
+                     ode_cause());
             hpc_h5_close(w->f);
             goto fail;
         }
@@ -351,11 +362,11 @@ int ode_out_open(const ode_opts_t *o, int argc, char **argv, const double *tgrid
     }
     if (hpc_h5_create(o->out, comm, o->force ? HPC_H5_OVERWRITE : HPC_H5_FAIL_IF_EXISTS,
                       &w->f) < 0) {
-        snprintf(err, errlen, "cannot create %s.partial: %s", o->out, hpc_last_error());
+        snprintf(err, errlen, "cannot create %s.partial: %s", o->out, ode_cause());
         goto fail;
     }
     if (create_layout(w, tgrid, vec, lay->nchunks) < 0) {
-        snprintf(err, errlen, "cannot write %s.partial: %s", o->out, hpc_last_error());
+        snprintf(err, errlen, "cannot write %s.partial: %s", o->out, ode_cause());
         hpc_h5_finish(w->f, 0);
         goto fail;
     }
