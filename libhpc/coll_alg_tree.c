@@ -75,7 +75,7 @@ int coll_tree_reduce(coll_build_t *b, const char *in, char *acc, size_t n, int p
 {
     size_t es = b->es;
     if (n == 0) return 0;
-    size_t segn = seg / es ? seg / es : 1;
+    size_t segn = seg == 0 ? n : (seg / es ? seg / es : 1);
     if (segn > n) segn = n;
     size_t nseg = (n + segn - 1) / segn;
     char *tmp = NULL;

@@ -25,6 +25,8 @@
  *    float16/bfloat16 are reduced with float32 accumulation per step.
  *  - comm is any intracommunicator; libhpc talks over a private duplicate
  *    of it (cached on comm, freed with it), so user traffic never matches.
+ *    Complete its requests before freeing comm.  Call from one thread (the
+ *    MPI_THREAD_FUNNELED model hpc_init sets up).
  *
  * Environment:
  *   HPC_COLL_<OP>=ALG      force the algorithm that auto picks for OP
