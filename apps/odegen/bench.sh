@@ -31,8 +31,8 @@ trap 'rm -rf "$dir"' EXIT
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-scipy_rate() {
-    "$PYTHON" - "$SCIPY_N" <<'EOF'
+scipy_rate() {   # one core: no BLAS threads (numpy.dot would spawn them)
+    OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 "$PYTHON" - "$SCIPY_N" <<'EOF'
 import sys, time
 import numpy as np
 from scipy.integrate import solve_ivp

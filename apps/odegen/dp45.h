@@ -111,6 +111,11 @@ typedef struct {
 #define DP_MAX_FACTOR 10.0
 #define DP_ERR_EXP (-1.0 / 5)   /* -1 / (error_estimator_order + 1) */
 
+/* Loop over components i and lanes l (lanes innermost: that loop is the
+ * one that vectorises); DP_IX is the element's index in a [dim][st] block. */
+#define DP_LOOP for (int i = 0; i < D; i++) for (int l = 0; l < ODE_LANES; l++)
+#define DP_IX (i * st + l)
+
 ODE_FN double dp_min_step(double t)
 {
     return 10.0 * fabs(nextafter(t, HUGE_VAL) - t);
@@ -310,8 +315,6 @@ ODE_FN void dp_attempt(const ode_prob_t *p, double *w, int st, dp_lanes_t *L)
     const double *h = L->h, *t = L->t;
     double ss[ODE_LANES];
 
-#define DP_LOOP for (int i = 0; i < D; i++) for (int l = 0; l < ODE_LANES; l++)
-#define DP_IX (i * st + l)
 #define DP_STAGE(c) for (int l = 0; l < ODE_LANES; l++) L->ts[l] = t[l] + (c) * h[l]
     DP_LOOP yt[DP_IX] = y[DP_IX] + (K0[DP_IX] * DP_A21) * h[l];
     DP_STAGE(DP_C2);
