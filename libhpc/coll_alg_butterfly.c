@@ -102,7 +102,7 @@ int coll_allreduce_butterfly(coll_build_t *b)
  * pair nr, nr^d shares a range of 2d blocks, each keeps its half and sends
  * the other; out[kept] = cur[kept] (op) incoming.  After it, out holds the
  * fully reduced block nr.  cur is the input of the first step; tmp holds
- * segn elements. */
+ * the largest half. */
 static int halving(coll_build_t *b, const fold_t *f, const size_t *off, const char *cur,
                    char *out, char *tmp, size_t segn)
 {
@@ -112,19 +112,14 @@ static int halving(coll_build_t *b, const fold_t *f, const size_t *off, const ch
         int lo = nr & ~(2 * d - 1), keep = nr & d ? lo + d : lo, give = nr & d ? lo : lo + d;
         int peer = old_rank(f, nr ^ d);
         size_t ko = off[keep], kn = off[keep + d] - ko, go = off[give], gn = off[give + d] - go;
-        /* in segments: each arrives in a scratch buffer small enough to
-         * stay in cache until it is reduced */
-        size_t most = kn > gn ? kn : gn;
-        for (size_t a = 0; a < most || a == 0; a += segn) {
+        /* in segments, each reduced the moment it arrives (still in cache) */
+        for (size_t a = 0; a < gn || a < kn; a += segn) {
             if (a < gn) HPC_TRY(coll_send(b, peer, cur + (go + a) * es, (gn - a < segn ? gn - a : segn) * es));
-            if (a < kn) {
-                size_t len = kn - a < segn ? kn - a : segn;
-                HPC_TRY(coll_recv(b, peer, tmp, len * es));
-                HPC_TRY(coll_reduce(b, out + (ko + a) * es, cur + (ko + a) * es, tmp, len));
-            }
-            HPC_TRY(coll_round(b->s));
-            if (most == 0) break;
+            if (a < kn)
+                HPC_TRY(coll_recv_reduce(b, peer, tmp + a * es, kn - a < segn ? kn - a : segn,
+                                         out + (ko + a) * es, cur + (ko + a) * es));
         }
+        HPC_TRY(coll_round(b->s));
         cur = out;
     }
     return 0;
@@ -190,9 +185,9 @@ int coll_allreduce_rabenseifner(coll_build_t *b)
     char *tmp = NULL;
     const char *cur = NULL;
     HPC_TRY(even_offsets(b, f.pof2, n, &off));
-    /* scratch: the fold's whole vector, or one segment */
+    /* scratch: the fold's whole vector, or the first (largest) half */
     size_t segn = seg_elems(b);
-    HPC_TRY(coll_tmp(b->r, b->rank < 2 * f.rem ? bytes : segn * b->es, (void **)&tmp));
+    HPC_TRY(coll_tmp(b->r, b->rank < 2 * f.rem ? bytes : (off[f.pof2 / 2] + 1) * b->es, (void **)&tmp));
     HPC_TRY(fold_in(b, &f, b->sbuf, b->rbuf, n, tmp, &cur));
     if (f.pof2 == 1) {
         HPC_TRY(coll_copy(b, b->rbuf, cur, bytes));

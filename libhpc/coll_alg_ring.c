@@ -2,10 +2,11 @@
  *
  * allreduce = ring reduce-scatter + ring allgather (Patarasuk & Yuan):
  * each rank sends and receives 2(p-1)/p of the data, the bandwidth optimum.
- * The reduce-scatter phase moves each block in segments received into a
- * small scratch buffer that is still in cache when it is reduced, and the
- * reduction writes out = in (op) incoming directly, so no copy of the input
- * is ever made.  Broadcast and reduce on a ring are the pipelined chain.
+ * The reduce-scatter phase moves each block in segments, all in flight at
+ * once; each is reduced the moment it arrives, while still in cache, and
+ * the reduction writes out = in (op) incoming directly, so no copy of the
+ * input is ever made.  Broadcast and reduce on a ring are the pipelined
+ * chain.
  */
 #include "config.h"
 #include "hpc.h"
@@ -30,45 +31,30 @@ int coll_allreduce_ring(coll_build_t *b)
     size_t n = b->count, es = b->es;
     size_t segn = b->seg / es ? b->seg / es : 1;
     size_t maxblk = blk_len(n, p, 0);
-    if (segn > maxblk) segn = maxblk ? maxblk : 1;
     char *tmp = NULL;
-    HPC_TRY(coll_tmp(b->r, segn * es, (void **)&tmp));
+    HPC_TRY(coll_tmp(b->r, (maxblk ? maxblk : 1) * es, (void **)&tmp));
     const char *in = b->sbuf;
     char *out = b->rbuf;
-    size_t nseg = (maxblk + segn - 1) / segn;
     /* reduce-scatter: step s sends block r-s (own input at s = 0, else the
-     * partial result made at step s-1) and receives block r-s-1, to which
-     * it adds its own input: out[blk] = in[blk] + incoming.  The last step
-     * completes block r+1 segment by segment, and each finished segment
-     * starts round the ring at once (the allgather's first step rides
-     * along, one round behind) while it is still in cache. */
-    int fb = MOD(r + 1, p), lb = r;      /* my final block; my left's final block */
+     * partial result made at step s-1) and receives block r-s-1 in
+     * segments, each reduced as soon as it is in (still in cache), adding
+     * this rank's input: out[blk] = in[blk] + incoming. */
     for (int s = 0; s < p - 1; s++) {
-        int sb = MOD(r - s, p), rb = MOD(r - s - 1, p), last = s == p - 2;
+        int sb = MOD(r - s, p), rb = MOD(r - s - 1, p);
         const char *src = s == 0 ? in : out;
         size_t so = blk_off(n, p, sb), sl = blk_len(n, p, sb);
         size_t ro = blk_off(n, p, rb), rl = blk_len(n, p, rb);
-        for (size_t k = 0; k < nseg + (size_t)last; k++) {
-            size_t a = k * segn;
-            if (k < nseg && a < sl)
-                HPC_TRY(coll_send(b, right, src + (so + a) * es, (sl - a < segn ? sl - a : segn) * es));
-            if (k < nseg && a < rl) {
-                size_t len = rl - a < segn ? rl - a : segn;
-                HPC_TRY(coll_recv(b, left, tmp, len * es));
-                HPC_TRY(coll_reduce(b, out + (ro + a) * es, in + (ro + a) * es, tmp, len));
-            }
-            if (last && k > 0) {                 /* allgather step 0, segment k-1 */
-                size_t a1 = (k - 1) * segn, fo = blk_off(n, p, fb), fl = blk_len(n, p, fb);
-                size_t lo = blk_off(n, p, lb), ll = blk_len(n, p, lb);
-                if (a1 < fl) HPC_TRY(coll_send(b, right, out + (fo + a1) * es, (fl - a1 < segn ? fl - a1 : segn) * es));
-                if (a1 < ll) HPC_TRY(coll_recv(b, left, out + (lo + a1) * es, (ll - a1 < segn ? ll - a1 : segn) * es));
-            }
-            HPC_TRY(coll_round(b->s));
+        for (size_t a = 0; a < sl || a < rl; a += segn) {
+            if (a < sl) HPC_TRY(coll_send(b, right, src + (so + a) * es, (sl - a < segn ? sl - a : segn) * es));
+            if (a < rl)
+                HPC_TRY(coll_recv_reduce(b, left, tmp + a * es, rl - a < segn ? rl - a : segn,
+                                         out + (ro + a) * es, in + (ro + a) * es));
         }
+        HPC_TRY(coll_round(b->s));
     }
-    /* the rest of the allgather: step s passes block r+1-s along, straight
-     * into the output - nothing to reduce, so one message each */
-    for (int s = 1; s < p - 1; s++) {
+    /* allgather: rank owns block r+1; step s passes block r+1-s along,
+     * straight into the output - nothing to reduce, so one message each */
+    for (int s = 0; s < p - 1; s++) {
         int sb = MOD(r + 1 - s, p), rb = MOD(r - s, p);
         HPC_TRY(coll_send(b, right, out + blk_off(n, p, sb) * es, blk_len(n, p, sb) * es));
         HPC_TRY(coll_recv(b, left, out + blk_off(n, p, rb) * es, blk_len(n, p, rb) * es));
@@ -86,10 +72,8 @@ int coll_reduce_scatter_ring(coll_build_t *b)
     int p = b->p, r = b->rank, right = (r + 1) % p, left = (r - 1 + p) % p;
     size_t n = b->count, es = b->es;
     size_t segn = b->seg / es ? b->seg / es : 1;
-    if (segn > n) segn = n ? n : 1;
-    size_t nseg = (n + segn - 1) / segn;
     char *tmp = NULL, *acc[2] = {NULL, NULL};
-    HPC_TRY(coll_tmp(b->r, segn * es, (void **)&tmp));
+    HPC_TRY(coll_tmp(b->r, (n ? n : 1) * es, (void **)&tmp));
     if (p > 2) {
         HPC_TRY(coll_tmp(b->r, n * es, (void **)&acc[0]));
         HPC_TRY(coll_tmp(b->r, n * es, (void **)&acc[1]));
@@ -98,13 +82,13 @@ int coll_reduce_scatter_ring(coll_build_t *b)
         int sb = MOD(r - s - 1, p), rb = MOD(r - s - 2, p);
         const char *src = s == 0 ? b->sbuf + (size_t)sb * n * es : acc[(s - 1) & 1];
         char *dst = s == p - 2 ? b->rbuf : acc[s & 1];
-        for (size_t k = 0; k < nseg; k++) {
-            size_t a = k * segn, len = n - a < segn ? n - a : segn;
+        for (size_t a = 0; a < n; a += segn) {
+            size_t len = n - a < segn ? n - a : segn;
             HPC_TRY(coll_send(b, right, src + a * es, len * es));
-            HPC_TRY(coll_recv(b, left, tmp, len * es));
-            HPC_TRY(coll_reduce(b, dst + a * es, b->sbuf + ((size_t)rb * n + a) * es, tmp, len));
-            HPC_TRY(coll_round(b->s));
+            HPC_TRY(coll_recv_reduce(b, left, tmp + a * es, len, dst + a * es,
+                                     b->sbuf + ((size_t)rb * n + a) * es));
         }
+        HPC_TRY(coll_round(b->s));
     }
     return 0;
 }

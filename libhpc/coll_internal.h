@@ -44,6 +44,12 @@ typedef struct coll_step {
     const void *a, *b;
     int dev;                /* local steps: 1 = operands in device memory */
     int div;                /* SCALE: divisor */
+    /* RECV with a reduction on arrival: rdst = ra (op) dst, rn elements,
+     * run as soon as this message is in (while it is still in cache), not
+     * after the whole round */
+    void *rdst;
+    const void *ra;
+    size_t rn;
 } coll_step_t;
 
 typedef struct hpc_request hpc_request_t;
@@ -64,7 +70,10 @@ typedef struct coll_sched {
     int cur, posted;        /* progress: current round, its comm posted */
     MPI_Request *reqs;
     int *reqstep;           /* step index of reqs[i] (watchdog report) */
+    int *idx;               /* MPI_Testsome output */
     int nreq, reqcap;
+    int nleft;              /* requests of the round not yet complete */
+    int arrival;            /* the round has reductions on arrival */
 } coll_sched_t;
 
 struct hpc_request {
@@ -113,6 +122,8 @@ void coll_sched_init(coll_sched_t *s);
 void coll_sched_free(coll_sched_t *s);
 int coll_send(coll_build_t *b, int peer, const void *buf, size_t bytes);
 int coll_recv(coll_build_t *b, int peer, void *buf, size_t bytes);
+/* receive into buf, then at once dst = x (op) buf over n elements */
+int coll_recv_reduce(coll_build_t *b, int peer, void *buf, size_t n, void *dst, const void *x);
 int coll_reduce(coll_build_t *b, void *dst, const void *x, const void *y, size_t n);
 int coll_copy(coll_build_t *b, void *dst, const void *src, size_t bytes);
 int coll_copy_k(coll_sched_t *s, void *dst, const void *src, size_t bytes, int dev);

@@ -25,6 +25,7 @@ void coll_sched_free(coll_sched_t *s)
     free(s->rend);
     free(s->reqs);
     free(s->reqstep);
+    free(s->idx);
     memset(s, 0, sizeof *s);
 }
 
@@ -74,6 +75,17 @@ int coll_recv(coll_build_t *b, int peer, void *buf, size_t bytes)
     return add_step(b->s, &st);
 }
 
+int coll_recv_reduce(coll_build_t *b, int peer, void *buf, size_t n, void *dst, const void *x)
+{
+    size_t bytes = n * b->es;
+    if (bytes == 0 || peer == b->rank) return 0;
+    if (bytes > INT_MAX)
+        return HPC_ERR(HPC_ERR_UNSUPPORTED, "one message of %zu bytes (more than 2 GiB)", bytes);
+    coll_step_t st = {.kind = ST_RECV, .peer = peer, .n = bytes, .dst = buf, .dev = b->dev,
+                      .rdst = dst, .ra = x, .rn = n};
+    return add_step(b->s, &st);
+}
+
 int coll_reduce(coll_build_t *b, void *dst, const void *x, const void *y, size_t n)
 {
     if (n == 0) return 0;
@@ -115,6 +127,9 @@ static int grow_reqs(coll_sched_t *s, int n)
     int *rs = realloc(s->reqstep, (size_t)n * sizeof *rs);
     if (!rs) return HPC_ERR(HPC_ERR_NOMEM, "%d requests", n);
     s->reqstep = rs;
+    int *ix = realloc(s->idx, (size_t)n * sizeof *ix);
+    if (!ix) return HPC_ERR(HPC_ERR_NOMEM, "%d requests", n);
+    s->idx = ix;
     s->reqcap = n;
     return 0;
 }
@@ -125,6 +140,9 @@ static int post_round(hpc_request_t *r, int first, int end)
     MPI_Comm comm = r->cc->comm;
     HPC_TRY(grow_reqs(s, end - first));
     s->nreq = 0;
+    s->arrival = 0;
+    for (int i = first; i < end; i++)
+        if (s->steps[i].kind == ST_RECV && s->steps[i].rn) s->arrival = 1;
     for (int pass = 0; pass < 2; pass++) {
         for (int i = first; i < end; i++) {
             coll_step_t *st = &s->steps[i];
@@ -141,6 +159,52 @@ static int post_round(hpc_request_t *r, int first, int end)
             }
         }
     }
+    s->nleft = s->nreq;
+    return 0;
+}
+
+static int reduce_step(hpc_request_t *r, const coll_step_t *st, int *dev_used)
+{
+    hpc_op_t op = r->op == HPC_AVG ? HPC_SUM : r->op;
+    if (st->dev) {
+        HPC_TRY(coll_dev_reduce(r->cc, r->dt, op, st->rdst, st->ra, st->dst, st->rn));
+        *dev_used = 1;
+    } else {
+        coll_reduce_host(r->dt, op, st->rdst, st->ra, st->dst, st->rn);
+    }
+    return 0;
+}
+
+/* A round with reductions on arrival: take messages as they complete and
+ * reduce each at once.  1 when all of the round's messages are in. */
+static int arrivals(hpc_request_t *r, int *all)
+{
+    coll_sched_t *s = &r->s;
+    int dev_used = 0;
+    *all = 0;
+    while (s->nleft > 0) {
+        int out = 0;
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+#endif
+        HPC_MPI(MPI_Testsome(s->nreq, s->reqs, &out, s->idx, MPI_STATUSES_IGNORE));
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+        if (out == MPI_UNDEFINED) {
+            s->nleft = 0;
+            break;
+        }
+        if (out == 0) break;
+        for (int k = 0; k < out; k++) {
+            const coll_step_t *st = &s->steps[s->reqstep[s->idx[k]]];
+            if (st->kind == ST_RECV && st->rn) HPC_TRY(reduce_step(r, st, &dev_used));
+        }
+        s->nleft -= out;
+    }
+    if (dev_used) HPC_TRY(coll_dev_sync(r->cc));
+    *all = s->nleft == 0;
     return 0;
 }
 
@@ -199,7 +263,12 @@ int coll_sched_progress(hpc_request_t *r, int *done)
             HPC_TRY(post_round(r, first, end));
             s->posted = 1;
         }
-        if (s->nreq) {
+        if (s->nreq && s->arrival) {
+            int all = 0;
+            HPC_TRY(arrivals(r, &all));
+            if (!all) return 0;
+            s->nreq = 0;
+        } else if (s->nreq) {
             int flag = 0;
             /* GCC 12 misreads MPICH's MPI_STATUSES_IGNORE as a 0-size array */
 #if defined(__GNUC__) && !defined(__clang__)
