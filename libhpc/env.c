@@ -102,8 +102,10 @@ static void check_launcher(hpc_env_t *e)
                  l->local_size, e->local_size);
     if (!what[0]) return;
     e->mismatch = 1;
-    hpc_warn("launcher (%s) and MPI disagree:%s (launcher vs MPI); is the program "
-             "built against the MPI that launched it?", hpc_launcher_name(l->launcher), what);
+    hpc_warn("launcher (%s) and MPI disagree:%s (launcher vs MPI); ranks started as "
+             "singletons? (srun needs --mpi=pmi2 for MPICH, --mpi=pmix for Open MPI; "
+             "mpiexec must come from the MPI the program was built with)",
+             hpc_launcher_name(l->launcher), what);
 }
 
 /* Threads: the cores in this rank's mask, divided among the ranks on the

@@ -12,8 +12,8 @@ AM_TESTS_ENVIRONMENT = \
 	top_srcdir='$(top_srcdir)'; top_builddir='$(top_builddir)'; \
 	MPIEXEC_WRAP='$(abs_top_builddir)/tests/mpiexec-wrap'; \
 	PYTHON_SCI='$(PYTHON_SCI)'; H5DUMP='$(H5DUMP)'; GNUPLOT='$(GNUPLOT)'; \
-	HPC_MPI_FLAVOR='$(HPC_MPI_FLAVOR)'; \
-	export top_srcdir top_builddir MPIEXEC_WRAP PYTHON_SCI H5DUMP GNUPLOT HPC_MPI_FLAVOR;
+	HPC_MPI_FLAVOR='$(HPC_MPI_FLAVOR)'; MPIEXEC='$(MPIEXEC)'; \
+	export top_srcdir top_builddir MPIEXEC_WRAP PYTHON_SCI H5DUMP GNUPLOT HPC_MPI_FLAVOR MPIEXEC;
 
 # Stamps: one per (program, rank count); kept (.PRECIOUS) so make does not
 # delete them as intermediates.
@@ -40,4 +40,9 @@ TESTS += tests/test_env-np1.mpi tests/test_env-np2.mpi tests/test_env-np3.mpi te
 # Program-level tests (scripts).
 dist_check_SCRIPTS += tests/info.sh tests/gpu.sh
 TESTS += tests/info.sh tests/gpu.sh
+
+# Slurm end to end: a private slurmctld + slurmd started by the test.
+dist_check_SCRIPTS += tests/slurm_info.sh
+TESTS += tests/slurm_info.sh
+EXTRA_DIST += tests/slurm/cluster.sh
 

@@ -95,7 +95,7 @@ static int find_warnings(const rank_rec_t *r, int n, char w[][256], int nw)
                  sharing);
     if (mism && k < nw)
         snprintf(w[k++], 256, "%d rank(s): launcher and MPI disagree about rank/size "
-                 "(program built against another MPI than the launcher's?)", mism);
+                 "(srun without --mpi=pmi2/pmix, or another MPI's mpiexec?)", mism);
     return k;
 }
 
