@@ -164,7 +164,7 @@ size_t coll_segment(void)
         const char *e = getenv("HPC_COLL_SEGMENT");
         size_t v = 0;
         if (e && *e && hpc_parse_size(e, &v) == 0 && v >= 64) seg = v;
-        else seg = 256 * 1024;
+        else seg = 128 * 1024;
     }
     return seg;
 }

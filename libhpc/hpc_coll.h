@@ -32,7 +32,7 @@
  *   HPC_COLL_<OP>=ALG      force the algorithm that auto picks for OP
  *                          (e.g. HPC_COLL_ALLREDUCE=ring)
  *   HPC_COLL_TUNING=FILE   table written by hpc-collbench --tune
- *   HPC_COLL_SEGMENT=BYTES pipeline segment of ring/tree (default 256K)
+ *   HPC_COLL_SEGMENT=BYTES pipeline segment of ring/tree (default 128K)
  *   HPC_DEBUG=coll         desync check before every collective
  *   HPC_TIMEOUT=SECONDS    watchdog: abort a collective not done in time
  *   HPC_CUDA_AWARE=0|1     override detection of CUDA-aware MPI
