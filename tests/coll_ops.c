@@ -15,7 +15,7 @@
  * Half of the collectives run on a communicator whose rank order is the
  * reverse of MPI_COMM_WORLD's.
  *
- * At 3 and 5 ranks HPC_COLL_SEGMENT=64, so segmented pipelines are tested.
+ * At 3 and 7 ranks HPC_COLL_SEGMENT=64, so segmented pipelines are tested.
  * Environment: COLL_ONLY=allreduce[,ring] restricts to one collective
  * (and algorithm), COLL_VERBOSE=1 prints each batch.
  */
@@ -368,10 +368,10 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     verbose = getenv("COLL_VERBOSE") != NULL;
-    /* at 3 and 5 ranks, 64-byte pipeline segments: the segmented paths of
+    /* at 3 and 7 ranks, 64-byte pipeline segments: the segmented paths of
      * ring, tree and halving then run with many segments even for the
      * tiny counts used here */
-    if (p == 3 || p == 5) setenv("HPC_COLL_SEGMENT", "64", 0);
+    if (p == 3 || p == 7) setenv("HPC_COLL_SEGMENT", "64", 0);
     const char *only = getenv("COLL_ONLY");
     char oc[64] = "", oa[64] = "";
     if (only) sscanf(only, "%63[^,],%63s", oc, oa);
