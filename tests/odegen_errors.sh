@@ -1,15 +1,19 @@
 #!/bin/sh
 # odegen_errors.sh - every bad input gives one clear line on stderr (from
-# rank 0 only: the expect2 cases run on 2 ranks, the rest on 1 to keep
-# the test quick), a non-zero exit (2 for a bad option or value, 1 for bad
-# data or I/O), and no file under the final name.
+# rank 0 only: the expect2 cases run on 2 ranks through the launcher, the
+# rest as singletons to keep the test quick), a non-zero exit (2 for a bad
+# option or value, 1 for bad data or I/O), and no file under the final name.
 . "$top_srcdir/tests/odegen_lib.sh"
 OUT=$T/out.h5
 
 expect() {   # expect CODE WHAT ARGS...: the run must fail with CODE
     code=$1 what=$2
     shift 2
-    odegen "${NP:-1}" "$@" > "$T/stdout" 2> "$T/stderr"
+    if [ "${NP:-1}" = 1 ]; then   # singleton MPI: no launcher start-up per case
+        "$ODEGEN" "$@" > "$T/stdout" 2> "$T/stderr"
+    else
+        odegen "$NP" "$@" > "$T/stdout" 2> "$T/stderr"
+    fi
     rc=$?
     [ "$rc" = "$code" ] || { cat "$T/stderr" >&2; fail "$what: exit $rc, expected $code"; }
     lines=$(grep -c . "$T/stderr")
