@@ -101,6 +101,8 @@ void ode_print_help(void)
         printf("  %-15s", s->name);
         if (s->dim_min == s->dim_max)
             printf(" dim %d;", s->dim_min);
+        else if (s->dim_max)
+            printf(" dim %d..%d (default %d);", s->dim_min, s->dim_max, s->dim_default);
         else
             printf(" dim >= %d (default %d);", s->dim_min, s->dim_default);
         for (int k = 0; k < s->npar; k++)
@@ -114,13 +116,22 @@ void ode_print_help(void)
 "scipy counts them); /stats/status [N] int8; root attributes: the options,\n"
 "the command line, hpckit version, rank count, wall time.\n"
 "\n"
-"Status per trajectory: %s.\n"
-"Rows of /y after a failure are NaN; the run goes on.\n"
+"Status per trajectory (/stats/status); the run goes on after a failure and\n"
+"the rows of /y after it are NaN:\n"
+"     0  ok, reached t1\n"
+"    -1  step size underflow: the step fell below 10 ulp of t (as scipy's\n"
+"        'Required step size is less than spacing between numbers')\n"
+"    -2  non-finite: the state or its derivative became Inf or NaN\n"
+"    -3  --max-steps step attempts used up\n"
+"  -128  not computed yet (only in a FILE.partial)\n"
 "\n"
 "Exit status: 0 success; 1 bad data or I/O (existing output without\n"
 "--force/--resume, unwritable output, --resume on a file from other\n"
-"options); 2 bad option or value.\n",
-        ode_status_legend());
+"options, no usable GPU for --device cuda); 2 bad option or value.\n"
+"\n"
+"Environment: HPC_PROGRESS=1 shows the progress line also when stderr is\n"
+"not a terminal; HPC_LOG=info HPC_LOG_ALL=1 adds per-rank solver and write\n"
+"times.  See docs/odegen.md.\n");
 }
 
 static int fail(char *err, size_t len, const char *fmt, ...)

@@ -24,7 +24,7 @@ static const ode_system_info_t systems[] = {
      "predator-prey: x' = alpha x - beta x y, y' = -gamma y + delta x y"},
     {"kuramoto", ODE_SYS_KURAMOTO, 10, 2, 4096, 3, {"K", "omega_mean", "omega_std"},
      {1.0, 0.0, 1.0},
-     "theta_i' = omega_i + K/N sum_j sin(theta_j - theta_i), omega_i ~ N(mean, std) from the seed"},
+     "theta_i' = omega_i + K/N sum_j sin(theta_j - theta_i), omega_i ~ N from the seed"},
 };
 
 int ode_system_count(void)
