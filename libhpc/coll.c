@@ -206,6 +206,7 @@ static int comm_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
             break;
         }
     coll_nccl_comm_free(cc);
+    coll_pool_free(cc);
     coll_dev_comm_free(cc);
     if (cc->comm != MPI_COMM_NULL) MPI_Comm_free(&cc->comm);
     free(cc);
@@ -356,10 +357,7 @@ static void req_free(hpc_request_t *r)
             if (r->s.steps[r->s.reqstep[i]].kind == ST_RECV) MPI_Cancel(&r->s.reqs[i]);
             MPI_Request_free(&r->s.reqs[i]);
         }
-    for (int i = 0; i < r->ntmp; i++) {
-        if (r->tmpkind[i] == 0) free(r->tmp[i]);
-        else coll_dev_free(r->tmp[i], r->tmpkind[i]);
-    }
+    coll_tmp_release(r);
     coll_sched_free(&r->s);
     free(r);
 }

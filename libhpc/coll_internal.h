@@ -26,6 +26,12 @@ typedef struct coll_comm {
     char nccl_why[256];     /* why NCCL was refused */
     void *stream;           /* cudaStream_t of this comm's device work */
     int yield;              /* more ranks on this node than cores: yield when idle */
+    /* scratch buffers kept for reuse: a training loop repeats the same
+     * collectives, and fresh large buffers cost page faults (host) or
+     * milliseconds of cudaMallocHost/cudaMalloc (pinned, device) */
+    void *pool[6];
+    size_t poolsz[6];
+    int poolkind[6];
 } coll_comm_t;
 
 enum {
@@ -97,6 +103,7 @@ struct hpc_request {
     /* scratch allocations, freed at completion */
     void *tmp[8];
     int tmpkind[8];         /* 0 malloc, 1 pinned host, 2 device */
+    size_t tmpsz[8];
     int ntmp;
     double t0;
     int completed;          /* finished (successfully or not) */
@@ -135,6 +142,9 @@ int coll_sched_progress(hpc_request_t *r, int *done);
 /* Scratch memory of r's kind (host or device), freed with r. */
 int coll_tmp(hpc_request_t *r, size_t bytes, void **out);
 int coll_tmp_kind(hpc_request_t *r, size_t bytes, int kind, void **out);
+/* give r's scratch buffers back (to cc's pool, or freed) */
+void coll_tmp_release(hpc_request_t *r);
+void coll_pool_free(coll_comm_t *cc);
 
 /* local math (coll_reduce.c; coll_cuda.cu for device memory) */
 void coll_reduce_host(hpc_dtype_t dt, hpc_op_t op, void *dst, const void *a,

@@ -295,13 +295,29 @@ int coll_sched_progress(hpc_request_t *r, int *done)
     return 0;
 }
 
+static void tmp_free(void *p, int kind)
+{
+    if (kind == 0) free(p);
+    else coll_dev_free(p, kind);
+}
+
 int coll_tmp_kind(hpc_request_t *r, size_t bytes, int kind, void **out)
 {
     if ((size_t)r->ntmp >= sizeof r->tmp / sizeof r->tmp[0])
         return HPC_ERR(HPC_ERR_STATE, "too many scratch buffers in one collective");
+    coll_comm_t *cc = r->cc;
     void *p = NULL;
     if (bytes == 0) bytes = 1;
-    if (kind == 0) {
+    /* the smallest pooled buffer of this kind that is big enough */
+    int best = -1;
+    for (int i = 0; i < 6; i++)
+        if (cc->pool[i] && cc->poolkind[i] == kind && cc->poolsz[i] >= bytes &&
+            (best < 0 || cc->poolsz[i] < cc->poolsz[best])) best = i;
+    if (best >= 0) {
+        p = cc->pool[best];
+        bytes = cc->poolsz[best];
+        cc->pool[best] = NULL;
+    } else if (kind == 0) {
         /* 64-byte aligned: reduction loops vectorise, device-like alignment */
         if (posix_memalign(&p, 64, bytes) != 0) p = NULL;
         if (!p) return HPC_ERR(HPC_ERR_NOMEM, "scratch buffer of %zu bytes", bytes);
@@ -309,9 +325,43 @@ int coll_tmp_kind(hpc_request_t *r, size_t bytes, int kind, void **out)
         HPC_TRY(coll_dev_alloc(bytes, kind, &p));
     }
     r->tmp[r->ntmp] = p;
-    r->tmpkind[r->ntmp++] = kind;
+    r->tmpkind[r->ntmp] = kind;
+    r->tmpsz[r->ntmp++] = bytes;
     *out = p;
     return 0;
+}
+
+void coll_tmp_release(hpc_request_t *r)
+{
+    coll_comm_t *cc = r->cc;
+    for (int k = 0; k < r->ntmp; k++) {
+        void *p = r->tmp[k];
+        /* keep it in a free slot, else in place of the smallest smaller one */
+        int slot = -1;
+        for (int i = 0; i < 6 && slot < 0; i++)
+            if (!cc->pool[i]) slot = i;
+        if (slot < 0)
+            for (int i = 0; i < 6; i++)
+                if (cc->poolsz[i] < r->tmpsz[k] && (slot < 0 || cc->poolsz[i] < cc->poolsz[slot])) slot = i;
+        if (slot < 0) {
+            tmp_free(p, r->tmpkind[k]);
+            continue;
+        }
+        if (cc->pool[slot]) tmp_free(cc->pool[slot], cc->poolkind[slot]);
+        cc->pool[slot] = p;
+        cc->poolsz[slot] = r->tmpsz[k];
+        cc->poolkind[slot] = r->tmpkind[k];
+    }
+    r->ntmp = 0;
+}
+
+void coll_pool_free(coll_comm_t *cc)
+{
+    for (int i = 0; i < 6; i++)
+        if (cc->pool[i]) {
+            tmp_free(cc->pool[i], cc->poolkind[i]);
+            cc->pool[i] = NULL;
+        }
 }
 
 int coll_tmp(hpc_request_t *r, size_t bytes, void **out)
