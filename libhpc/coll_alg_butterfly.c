@@ -102,7 +102,7 @@ int coll_allreduce_butterfly(coll_build_t *b)
  * pair nr, nr^d shares a range of 2d blocks, each keeps its half and sends
  * the other; out[kept] = cur[kept] (op) incoming.  After it, out holds the
  * fully reduced block nr.  cur is the input of the first step; tmp holds
- * the largest half. */
+ * COLL_INFLIGHT segments. */
 static int halving(coll_build_t *b, const fold_t *f, const size_t *off, const char *cur,
                    char *out, char *tmp, size_t segn)
 {
@@ -113,11 +113,12 @@ static int halving(coll_build_t *b, const fold_t *f, const size_t *off, const ch
         int peer = old_rank(f, nr ^ d);
         size_t ko = off[keep], kn = off[keep + d] - ko, go = off[give], gn = off[give + d] - go;
         /* in segments, each reduced the moment it arrives (still in cache) */
-        for (size_t a = 0; a < gn || a < kn; a += segn) {
+        for (size_t a = 0, k = 0; a < gn || a < kn; a += segn, k++) {
             if (a < gn) HPC_TRY(coll_send(b, peer, cur + (go + a) * es, (gn - a < segn ? gn - a : segn) * es));
             if (a < kn)
-                HPC_TRY(coll_recv_reduce(b, peer, tmp + a * es, kn - a < segn ? kn - a : segn,
-                                         out + (ko + a) * es, cur + (ko + a) * es));
+                HPC_TRY(coll_recv_reduce(b, peer, tmp + (k % COLL_INFLIGHT) * segn * es,
+                                         kn - a < segn ? kn - a : segn, out + (ko + a) * es, cur + (ko + a) * es));
+            if (k % COLL_INFLIGHT == COLL_INFLIGHT - 1) HPC_TRY(coll_round(b->s));
         }
         HPC_TRY(coll_round(b->s));
         cur = out;
@@ -185,9 +186,10 @@ int coll_allreduce_rabenseifner(coll_build_t *b)
     char *tmp = NULL;
     const char *cur = NULL;
     HPC_TRY(even_offsets(b, f.pof2, n, &off));
-    /* scratch: the fold's whole vector, or the first (largest) half */
+    /* scratch: the fold's whole vector, or the segments in flight */
     size_t segn = seg_elems(b);
-    HPC_TRY(coll_tmp(b->r, b->rank < 2 * f.rem ? bytes : (off[f.pof2 / 2] + 1) * b->es, (void **)&tmp));
+    size_t need = (size_t)COLL_INFLIGHT * segn * b->es;
+    HPC_TRY(coll_tmp(b->r, b->rank < 2 * f.rem && bytes > need ? bytes : need, (void **)&tmp));
     HPC_TRY(fold_in(b, &f, b->sbuf, b->rbuf, n, tmp, &cur));
     if (f.pof2 == 1) {
         HPC_TRY(coll_copy(b, b->rbuf, cur, bytes));
@@ -214,7 +216,8 @@ int coll_reduce_rabenseifner(coll_build_t *b)
         char *tmp = NULL, *acc = isroot ? b->rbuf : NULL;
         const char *cur = NULL;
         if (!acc) HPC_TRY(coll_tmp(b->r, bytes, (void **)&acc));
-        HPC_TRY(coll_tmp(b->r, bytes, (void **)&tmp));
+        size_t need = (size_t)COLL_INFLIGHT * seg_elems(b) * b->es;
+        HPC_TRY(coll_tmp(b->r, bytes > need ? bytes : need, (void **)&tmp));
         HPC_TRY(fold_in(b, &f, b->sbuf, acc, n, tmp, &cur));
         if (f.pof2 == 1) HPC_TRY(coll_copy(b, acc, cur, bytes));
         else HPC_TRY(halving(b, &f, off, cur, acc, tmp, seg_elems(b)));
@@ -250,8 +253,9 @@ int coll_reduce_scatter_butterfly(coll_build_t *b)
     for (int i = 0; i <= f.pof2; i++) off[i] = (size_t)(i < f.pof2 ? old_lo(&f, i) : p) * n;
     char *acc = NULL, *tmp = NULL;
     const char *cur = NULL;
+    size_t need = (size_t)COLL_INFLIGHT * seg_elems(b) * es;
     HPC_TRY(coll_tmp(b->r, all * es, (void **)&acc));
-    HPC_TRY(coll_tmp(b->r, all * es, (void **)&tmp));
+    HPC_TRY(coll_tmp(b->r, all * es > need ? all * es : need, (void **)&tmp));
     HPC_TRY(fold_in(b, &f, b->sbuf, acc, all, tmp, &cur));
     if (f.pof2 > 1) HPC_TRY(halving(b, &f, off, cur, acc, tmp, seg_elems(b)));
     else if (cur != acc) HPC_TRY(coll_copy(b, acc, cur, all * es));

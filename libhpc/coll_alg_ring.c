@@ -2,8 +2,8 @@
  *
  * allreduce = ring reduce-scatter + ring allgather (Patarasuk & Yuan):
  * each rank sends and receives 2(p-1)/p of the data, the bandwidth optimum.
- * The reduce-scatter phase moves each block in segments, all in flight at
- * once; each is reduced the moment it arrives, while still in cache, and
+ * The reduce-scatter phase moves each block in segments, COLL_INFLIGHT at
+ * a time; each is reduced the moment it arrives, while still in cache, and
  * the reduction writes out = in (op) incoming directly, so no copy of the
  * input is ever made.  Broadcast and reduce on a ring are the pipelined
  * chain.
@@ -31,8 +31,9 @@ int coll_allreduce_ring(coll_build_t *b)
     size_t n = b->count, es = b->es;
     size_t segn = b->seg / es ? b->seg / es : 1;
     size_t maxblk = blk_len(n, p, 0);
+    if (segn > maxblk) segn = maxblk ? maxblk : 1;
     char *tmp = NULL;
-    HPC_TRY(coll_tmp(b->r, (maxblk ? maxblk : 1) * es, (void **)&tmp));
+    HPC_TRY(coll_tmp(b->r, (size_t)COLL_INFLIGHT * segn * es, (void **)&tmp));
     const char *in = b->sbuf;
     char *out = b->rbuf;
     /* reduce-scatter: step s sends block r-s (own input at s = 0, else the
@@ -44,11 +45,12 @@ int coll_allreduce_ring(coll_build_t *b)
         const char *src = s == 0 ? in : out;
         size_t so = blk_off(n, p, sb), sl = blk_len(n, p, sb);
         size_t ro = blk_off(n, p, rb), rl = blk_len(n, p, rb);
-        for (size_t a = 0; a < sl || a < rl; a += segn) {
+        for (size_t a = 0, k = 0; a < sl || a < rl; a += segn, k++) {
             if (a < sl) HPC_TRY(coll_send(b, right, src + (so + a) * es, (sl - a < segn ? sl - a : segn) * es));
             if (a < rl)
-                HPC_TRY(coll_recv_reduce(b, left, tmp + a * es, rl - a < segn ? rl - a : segn,
-                                         out + (ro + a) * es, in + (ro + a) * es));
+                HPC_TRY(coll_recv_reduce(b, left, tmp + (k % COLL_INFLIGHT) * segn * es,
+                                         rl - a < segn ? rl - a : segn, out + (ro + a) * es, in + (ro + a) * es));
+            if (k % COLL_INFLIGHT == COLL_INFLIGHT - 1) HPC_TRY(coll_round(b->s));
         }
         HPC_TRY(coll_round(b->s));
     }
@@ -72,8 +74,9 @@ int coll_reduce_scatter_ring(coll_build_t *b)
     int p = b->p, r = b->rank, right = (r + 1) % p, left = (r - 1 + p) % p;
     size_t n = b->count, es = b->es;
     size_t segn = b->seg / es ? b->seg / es : 1;
+    if (segn > n) segn = n ? n : 1;
     char *tmp = NULL, *acc[2] = {NULL, NULL};
-    HPC_TRY(coll_tmp(b->r, (n ? n : 1) * es, (void **)&tmp));
+    HPC_TRY(coll_tmp(b->r, (size_t)COLL_INFLIGHT * segn * es, (void **)&tmp));
     if (p > 2) {
         HPC_TRY(coll_tmp(b->r, n * es, (void **)&acc[0]));
         HPC_TRY(coll_tmp(b->r, n * es, (void **)&acc[1]));
@@ -82,11 +85,12 @@ int coll_reduce_scatter_ring(coll_build_t *b)
         int sb = MOD(r - s - 1, p), rb = MOD(r - s - 2, p);
         const char *src = s == 0 ? b->sbuf + (size_t)sb * n * es : acc[(s - 1) & 1];
         char *dst = s == p - 2 ? b->rbuf : acc[s & 1];
-        for (size_t a = 0; a < n; a += segn) {
+        for (size_t a = 0, k = 0; a < n; a += segn, k++) {
             size_t len = n - a < segn ? n - a : segn;
             HPC_TRY(coll_send(b, right, src + a * es, len * es));
-            HPC_TRY(coll_recv_reduce(b, left, tmp + a * es, len, dst + a * es,
+            HPC_TRY(coll_recv_reduce(b, left, tmp + (k % COLL_INFLIGHT) * segn * es, len, dst + a * es,
                                      b->sbuf + ((size_t)rb * n + a) * es));
+            if (k % COLL_INFLIGHT == COLL_INFLIGHT - 1) HPC_TRY(coll_round(b->s));
         }
         HPC_TRY(coll_round(b->s));
     }

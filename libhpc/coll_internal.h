@@ -110,6 +110,11 @@ struct hpc_request {
     int err;                /* its error code when it failed */
 };
 
+/* Segments of one step in flight at a time in the reduce-on-arrival
+ * loops: enough to keep messages moving, few enough that the scratch
+ * buffer (COLL_INFLIGHT segments) stays in cache. */
+#define COLL_INFLIGHT 4
+
 /* Argument bundle for the schedule builders (coll_alg_*.c). */
 typedef struct coll_build {
     hpc_request_t *r;
