@@ -42,7 +42,7 @@ dist_check_SCRIPTS += tests/info.sh tests/gpu.sh
 TESTS += tests/info.sh tests/gpu.sh
 
 # Slurm end to end: a private slurmctld + slurmd started by the test.
-dist_check_SCRIPTS += tests/slurm_info.sh
-TESTS += tests/slurm_info.sh
+dist_check_SCRIPTS += tests/slurm_info.sh tests/slurm_odegen.sh
+TESTS += tests/slurm_info.sh tests/slurm_odegen.sh
 EXTRA_DIST += tests/slurm/cluster.sh
 
