@@ -6,18 +6,13 @@
 #include "config.h"
 #include "hpc.h"
 #include "coll_internal.h"
+#include "internal.h"
 
 #include <stdlib.h>
 
 #ifdef HPC_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
-#define CUDA_TRY(call)                                                        \
-    do {                                                                      \
-        cudaError_t ce_ = (call);                                             \
-        if (ce_ != cudaSuccess)                                               \
-            return HPC_ERR(HPC_ERR_CUDA, "%s: %s", #call, cudaGetErrorString(ce_)); \
-    } while (0)
 
 /* Is there any device at all?  Asked once: without a GPU (or driver) every
  * pointer is host memory and cudaPointerGetAttributes is never called. */
@@ -54,7 +49,7 @@ static int stream_of(coll_comm_t *cc, cudaStream_t *out)
 {
     if (!cc->stream) {
         cudaStream_t s;
-        CUDA_TRY(cudaStreamCreate(&s));
+        HPC_CUDA(cudaStreamCreate(&s));
         cc->stream = s;
     }
     *out = (cudaStream_t)cc->stream;
@@ -88,22 +83,22 @@ int coll_dev_copy(coll_comm_t *cc, void *dst, const void *src, size_t bytes)
 {
     cudaStream_t s = NULL;
     HPC_TRY(stream_of(cc, &s));
-    CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s));
+    HPC_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s));
     return 0;
 }
 
 int coll_dev_sync(coll_comm_t *cc)
 {
     if (!cc->stream) return 0;
-    CUDA_TRY(cudaStreamSynchronize((cudaStream_t)cc->stream));
+    HPC_CUDA(cudaStreamSynchronize((cudaStream_t)cc->stream));
     return 0;
 }
 
 int coll_dev_alloc(size_t bytes, int kind, void **out)
 {
     void *p = NULL;
-    if (kind == 1) CUDA_TRY(cudaMallocHost(&p, bytes));
-    else CUDA_TRY(cudaMalloc(&p, bytes));
+    if (kind == 1) HPC_CUDA(cudaMallocHost(&p, bytes));
+    else HPC_CUDA(cudaMalloc(&p, bytes));
     *out = p;
     return 0;
 }

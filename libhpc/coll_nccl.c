@@ -12,6 +12,7 @@
 #include "config.h"
 #include "hpc.h"
 #include "coll_internal.h"
+#include "internal.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -26,12 +27,6 @@
         ncclResult_t ne_ = (call);                                            \
         if (ne_ != ncclSuccess)                                               \
             return HPC_ERR(HPC_ERR_NCCL, "%s: %s", #call, ncclGetErrorString(ne_)); \
-    } while (0)
-#define CUDA_TRY(call)                                                        \
-    do {                                                                      \
-        cudaError_t ce_ = (call);                                             \
-        if (ce_ != cudaSuccess)                                               \
-            return HPC_ERR(HPC_ERR_CUDA, "%s: %s", #call, cudaGetErrorString(ce_)); \
     } while (0)
 
 typedef struct { char host[64]; char bus[32]; } gpu_id_t;
@@ -133,7 +128,7 @@ static int nccl_post(hpc_request_t *r, coll_ext_t *x)
     HPC_TRY(nccl_comm(cc, &nc));
     if (!cc->stream) {
         cudaStream_t s;
-        CUDA_TRY(cudaStreamCreate(&s));
+        HPC_CUDA(cudaStreamCreate(&s));
         cc->stream = s;
     }
     cudaStream_t s = (cudaStream_t)cc->stream;
@@ -168,7 +163,7 @@ static int nccl_post(hpc_request_t *r, coll_ext_t *x)
             /* ours: input in recvbuf, result to block 0; NCCL's in place
              * leaves it in block rank */
             NCCL_TRY(ncclReduceScatter(rb, rb + (size_t)rank * bytes, n, t, op, nc, s));
-            if (rank) CUDA_TRY(cudaMemcpyAsync(rb, rb + (size_t)rank * bytes, bytes,
+            if (rank) HPC_CUDA(cudaMemcpyAsync(rb, rb + (size_t)rank * bytes, bytes,
                                                cudaMemcpyDeviceToDevice, s));
         }
         break;
@@ -183,7 +178,7 @@ static int nccl_post(hpc_request_t *r, coll_ext_t *x)
         }
         NCCL_TRY(ncclGroupEnd());
         if (rank == root && sb != rb + (size_t)rank * bytes && bytes)
-            CUDA_TRY(cudaMemcpyAsync(rb + (size_t)rank * bytes, sb, bytes, cudaMemcpyDeviceToDevice, s));
+            HPC_CUDA(cudaMemcpyAsync(rb + (size_t)rank * bytes, sb, bytes, cudaMemcpyDeviceToDevice, s));
         break;
     case HPC_COLL_SCATTER:
         if (rank == root && !rb) rb = (char *)sb + (size_t)rank * bytes;
@@ -196,13 +191,13 @@ static int nccl_post(hpc_request_t *r, coll_ext_t *x)
         }
         NCCL_TRY(ncclGroupEnd());
         if (rank == root && rb != sb + (size_t)rank * bytes && bytes)
-            CUDA_TRY(cudaMemcpyAsync(rb, sb + (size_t)rank * bytes, bytes, cudaMemcpyDeviceToDevice, s));
+            HPC_CUDA(cudaMemcpyAsync(rb, sb + (size_t)rank * bytes, bytes, cudaMemcpyDeviceToDevice, s));
         break;
     case HPC_COLL_ALLTOALL:
         if (!sb || sb == rb) {
             void *t2 = NULL;
             HPC_TRY(coll_tmp_kind(r, (size_t)p * bytes + 1, 2, &t2));
-            if (bytes) CUDA_TRY(cudaMemcpyAsync(t2, rb, (size_t)p * bytes, cudaMemcpyDeviceToDevice, s));
+            if (bytes) HPC_CUDA(cudaMemcpyAsync(t2, rb, (size_t)p * bytes, cudaMemcpyDeviceToDevice, s));
             sb = t2;
         }
         NCCL_TRY(ncclGroupStart());
@@ -213,7 +208,7 @@ static int nccl_post(hpc_request_t *r, coll_ext_t *x)
         }
         NCCL_TRY(ncclGroupEnd());
         if (bytes)
-            CUDA_TRY(cudaMemcpyAsync(rb + (size_t)rank * bytes, sb + (size_t)rank * bytes, bytes,
+            HPC_CUDA(cudaMemcpyAsync(rb + (size_t)rank * bytes, sb + (size_t)rank * bytes, bytes,
                                      cudaMemcpyDeviceToDevice, s));
         break;
     default:
@@ -225,9 +220,9 @@ static int nccl_post(hpc_request_t *r, coll_ext_t *x)
             return HPC_ERR(HPC_ERR_CUDA, "average kernel: %s", cudaGetErrorString((cudaError_t)e));
     }
     cudaEvent_t ev;
-    CUDA_TRY(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+    HPC_CUDA(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
     x->event = ev;
-    CUDA_TRY(cudaEventRecord(ev, s));
+    HPC_CUDA(cudaEventRecord(ev, s));
     return 0;
 }
 

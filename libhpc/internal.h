@@ -23,5 +23,13 @@ int hpc_gpu_bind_early(const hpc_gpu_policy_t *p, int local_rank, int local_size
                        hpc_gpu_info_t *info);
 /* Translate a CUDA runtime error (int to keep CUDA headers out). */
 int hpc_error_cuda(int cudaerr, const char *file, int line, const char *call);
+/* Call the CUDA runtime (cudaSuccess is 0); on failure translate and
+ * return HPC_ERR_CUDA naming the call.  For files that include
+ * cuda_runtime_api.h. */
+#define HPC_CUDA(call)                                                     \
+    do {                                                                   \
+        int hpc_ce_ = (int)(call);                                         \
+        if (hpc_ce_ != 0) return hpc_error_cuda(hpc_ce_, __FILE__, __LINE__, #call); \
+    } while (0)
 
 #endif
