@@ -139,6 +139,32 @@ size_t hpc_dtype_size(hpc_dtype_t t)
     return (unsigned)t < HPC_DTYPE_COUNT ? sz[t] : 0;
 }
 
+double hpc_dtype_get(hpc_dtype_t t, const void *buf, size_t i)
+{
+    switch (t) {
+    case HPC_INT32: return ((const int32_t *)buf)[i];
+    case HPC_INT64: return (double)((const int64_t *)buf)[i];
+    case HPC_FLOAT32: return ((const float *)buf)[i];
+    case HPC_FLOAT64: return ((const double *)buf)[i];
+    case HPC_FLOAT16: return coll_half_to_float(((const uint16_t *)buf)[i]);
+    case HPC_BFLOAT16: return coll_bf16_to_float(((const uint16_t *)buf)[i]);
+    default: return 0;
+    }
+}
+
+void hpc_dtype_set(hpc_dtype_t t, void *buf, size_t i, double v)
+{
+    switch (t) {
+    case HPC_INT32: ((int32_t *)buf)[i] = (int32_t)v; break;
+    case HPC_INT64: ((int64_t *)buf)[i] = (int64_t)v; break;
+    case HPC_FLOAT32: ((float *)buf)[i] = (float)v; break;
+    case HPC_FLOAT64: ((double *)buf)[i] = v; break;
+    case HPC_FLOAT16: ((uint16_t *)buf)[i] = coll_float_to_half((float)v); break;
+    case HPC_BFLOAT16: ((uint16_t *)buf)[i] = coll_float_to_bf16((float)v); break;
+    default: break;
+    }
+}
+
 int hpc_coll_reduces(hpc_coll_t c)
 {
     return c == HPC_COLL_REDUCE || c == HPC_COLL_ALLREDUCE || c == HPC_COLL_REDUCE_SCATTER;

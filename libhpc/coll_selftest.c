@@ -19,32 +19,6 @@ static int val(int r, size_t j)
     return (int)(((size_t)(r + 1) * 5 + j * 7) % 17) - 8;
 }
 
-static void put(hpc_dtype_t t, void *buf, size_t j, double v)
-{
-    switch (t) {
-    case HPC_INT32: ((int32_t *)buf)[j] = (int32_t)v; break;
-    case HPC_INT64: ((int64_t *)buf)[j] = (int64_t)v; break;
-    case HPC_FLOAT32: ((float *)buf)[j] = (float)v; break;
-    case HPC_FLOAT64: ((double *)buf)[j] = v; break;
-    case HPC_FLOAT16: ((uint16_t *)buf)[j] = coll_float_to_half((float)v); break;
-    case HPC_BFLOAT16: ((uint16_t *)buf)[j] = coll_float_to_bf16((float)v); break;
-    default: break;
-    }
-}
-
-static double get(hpc_dtype_t t, const void *buf, size_t j)
-{
-    switch (t) {
-    case HPC_INT32: return ((const int32_t *)buf)[j];
-    case HPC_INT64: return (double)((const int64_t *)buf)[j];
-    case HPC_FLOAT32: return ((const float *)buf)[j];
-    case HPC_FLOAT64: return ((const double *)buf)[j];
-    case HPC_FLOAT16: return coll_half_to_float(((const uint16_t *)buf)[j]);
-    case HPC_BFLOAT16: return coll_bf16_to_float(((const uint16_t *)buf)[j]);
-    default: return 0;
-    }
-}
-
 /* Reduction of element j over ranks 0..p-1 */
 static double red(hpc_op_t op, hpc_dtype_t t, int p, size_t j)
 {
@@ -106,11 +80,11 @@ static long run_case(MPI_Comm comm, hpc_coll_args_t *a, int nb, int dev, char *w
         bad = 1;
         goto out;
     }
-    for (size_t j = 0; j < sc; j++) put(a->dtype, hs, j, val(rank, j));
+    for (size_t j = 0; j < sc; j++) hpc_dtype_set(a->dtype, hs, j, val(rank, j));
     if (a->coll == HPC_COLL_BCAST)
-        for (size_t j = 0; j < rc; j++) put(a->dtype, hr, j, rank == a->root ? val(rank, j) : -99);
+        for (size_t j = 0; j < rc; j++) hpc_dtype_set(a->dtype, hr, j, rank == a->root ? val(rank, j) : -99);
     else
-        for (size_t j = 0; j < rc; j++) put(a->dtype, hr, j, -99);
+        for (size_t j = 0; j < rc; j++) hpc_dtype_set(a->dtype, hr, j, -99);
     a->sendbuf = hs;
     a->recvbuf = hr;
     if (dev) {
@@ -144,7 +118,7 @@ static long run_case(MPI_Comm comm, hpc_coll_args_t *a, int nb, int dev, char *w
         goto out;
     }
     for (size_t i = 0; i < rc; i++) {
-        double want = expect(a, rank, p, i), got = get(a->dtype, hr, i);
+        double want = expect(a, rank, p, i), got = hpc_dtype_get(a->dtype, hr, i);
         if (isnan(want)) continue;
         if (fabs(got - want) > tol(a, want)) {
             if (!bad) snprintf(why, whylen, "rank %d element %zu: %g, expected %g", rank, i, got, want);

@@ -94,6 +94,11 @@ int hpc_op_parse(const char *s, hpc_op_t *out);
 int hpc_alg_parse(const char *s, hpc_alg_t *out);
 int hpc_coll_parse(const char *s, hpc_coll_t *out);
 size_t hpc_dtype_size(hpc_dtype_t t);       /* bytes; 0 for a bad dtype */
+/* Element i of a host buffer of type t, as a double (16-bit floats
+ * converted), and the reverse (rounded to the type).  For filling and
+ * checking buffers of any dtype with one loop. */
+double hpc_dtype_get(hpc_dtype_t t, const void *buf, size_t i);
+void hpc_dtype_set(hpc_dtype_t t, void *buf, size_t i, double v);
 /* 1 if collective c offers algorithm a (AUTO, NATIVE always; NCCL where
  * NCCL has the operation, for device buffers only). */
 int hpc_coll_has_alg(hpc_coll_t c, hpc_alg_t a);

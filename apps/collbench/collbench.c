@@ -153,59 +153,6 @@ static void from_buf(void *dst, const void *src, size_t bytes, int dev)
 }
 
 /* ---- element values for --check ------------------------------------ */
-/* 16-bit floats: the values used are small integers, exact in both formats */
-static uint16_t f2h(float f)
-{
-    if (f == 0) return 0;
-    uint32_t x;
-    memcpy(&x, &f, 4);
-    uint16_t s = (uint16_t)((x >> 16) & 0x8000);
-    int e = (int)((x >> 23) & 0xff) - 127 + 15;
-    return s | (uint16_t)(e << 10) | (uint16_t)((x >> 13) & 0x3ff);
-}
-static float h2f(uint16_t h)
-{
-    int e = (h >> 10) & 0x1f, m = h & 0x3ff;
-    float v = e ? ldexpf((float)(m | 0x400), e - 25) : ldexpf((float)m, -24);
-    return (h & 0x8000) ? -v : v;
-}
-static uint16_t f2b(float f)
-{
-    uint32_t x;
-    memcpy(&x, &f, 4);
-    return (uint16_t)(x >> 16);
-}
-static float b2f(uint16_t b)
-{
-    uint32_t x = (uint32_t)b << 16;
-    float f;
-    memcpy(&f, &x, 4);
-    return f;
-}
-
-static void put(hpc_dtype_t t, void *b, size_t j, double v)
-{
-    switch (t) {
-    case HPC_INT32: ((int32_t *)b)[j] = (int32_t)v; break;
-    case HPC_INT64: ((int64_t *)b)[j] = (int64_t)v; break;
-    case HPC_FLOAT32: ((float *)b)[j] = (float)v; break;
-    case HPC_FLOAT64: ((double *)b)[j] = v; break;
-    case HPC_FLOAT16: ((uint16_t *)b)[j] = f2h((float)v); break;
-    default: ((uint16_t *)b)[j] = f2b((float)v); break;
-    }
-}
-static double get(hpc_dtype_t t, const void *b, size_t j)
-{
-    switch (t) {
-    case HPC_INT32: return ((const int32_t *)b)[j];
-    case HPC_INT64: return (double)((const int64_t *)b)[j];
-    case HPC_FLOAT32: return ((const float *)b)[j];
-    case HPC_FLOAT64: return ((const double *)b)[j];
-    case HPC_FLOAT16: return h2f(((const uint16_t *)b)[j]);
-    default: return b2f(((const uint16_t *)b)[j]);
-    }
-}
-
 /* Input element j of rank r: small integers, so every reduction is exact
  * in every dtype (prod: +-1). */
 static double val(hpc_op_t op, int r, size_t j)
@@ -233,17 +180,17 @@ static void fill(const opts_t *o, const hpc_coll_args_t *a, void *hs, void *hr, 
 {
     size_t n = a->count, es = hpc_dtype_size(a->dtype);
     (void)es;
-    for (size_t j = 0; j < sc; j++) put(a->dtype, hs, j, val(o->op, rank, j));
-    for (size_t j = 0; j < rcap; j++) put(a->dtype, hr, j, -7);
+    for (size_t j = 0; j < sc; j++) hpc_dtype_set(a->dtype, hs, j, val(o->op, rank, j));
+    for (size_t j = 0; j < rcap; j++) hpc_dtype_set(a->dtype, hr, j, -7);
     if (a->coll == HPC_COLL_BCAST && rank == a->root)
-        for (size_t j = 0; j < n; j++) put(a->dtype, hr, j, val(o->op, rank, j));
+        for (size_t j = 0; j < n; j++) hpc_dtype_set(a->dtype, hr, j, val(o->op, rank, j));
     if (!o->inplace) return;
     switch (a->coll) {
     case HPC_COLL_ALLREDUCE: case HPC_COLL_REDUCE: case HPC_COLL_REDUCE_SCATTER: case HPC_COLL_ALLTOALL:
-        for (size_t j = 0; j < sc; j++) put(a->dtype, hr, j, val(o->op, rank, j));
+        for (size_t j = 0; j < sc; j++) hpc_dtype_set(a->dtype, hr, j, val(o->op, rank, j));
         break;
     case HPC_COLL_ALLGATHER: case HPC_COLL_GATHER:
-        for (size_t j = 0; j < n; j++) put(a->dtype, hr, (size_t)rank * n + j, val(o->op, rank, j));
+        for (size_t j = 0; j < n; j++) hpc_dtype_set(a->dtype, hr, (size_t)rank * n + j, val(o->op, rank, j));
         break;
     default: break;
     }
@@ -259,33 +206,33 @@ static long verify(const opts_t *o, const hpc_coll_args_t *a, const void *hr, co
 #define CHK(got, want) do { if ((got) != (want)) bad++; } while (0)
     switch (a->coll) {
     case HPC_COLL_BCAST:
-        for (size_t j = 0; j < n; j++) CHK(get(t, hr, j), val(o->op, a->root, j));
+        for (size_t j = 0; j < n; j++) CHK(hpc_dtype_get(t, hr, j), val(o->op, a->root, j));
         break;
     case HPC_COLL_REDUCE:
         if (!root) break;
         /* fall through */
     case HPC_COLL_ALLREDUCE:
-        for (size_t j = 0; j < n; j++) CHK(get(t, hr, j), red(o->op, t, j));
+        for (size_t j = 0; j < n; j++) CHK(hpc_dtype_get(t, hr, j), red(o->op, t, j));
         break;
     case HPC_COLL_REDUCE_SCATTER:
-        for (size_t j = 0; j < n; j++) CHK(get(t, hr, j), red(o->op, t, (size_t)rank * n + j));
+        for (size_t j = 0; j < n; j++) CHK(hpc_dtype_get(t, hr, j), red(o->op, t, (size_t)rank * n + j));
         break;
     case HPC_COLL_GATHER:
         if (!root) break;
         /* fall through */
     case HPC_COLL_ALLGATHER:
-        for (size_t j = 0; j < (size_t)nranks * n; j++) CHK(get(t, hr, j), val(o->op, (int)(j / n), j % n));
+        for (size_t j = 0; j < (size_t)nranks * n; j++) CHK(hpc_dtype_get(t, hr, j), val(o->op, (int)(j / n), j % n));
         break;
     case HPC_COLL_SCATTER:
         if (root && o->inplace) {
-            for (size_t j = 0; j < n; j++) CHK(get(t, hs, (size_t)rank * n + j), val(o->op, rank, (size_t)rank * n + j));
+            for (size_t j = 0; j < n; j++) CHK(hpc_dtype_get(t, hs, (size_t)rank * n + j), val(o->op, rank, (size_t)rank * n + j));
         } else {
-            for (size_t j = 0; j < n; j++) CHK(get(t, hr, j), val(o->op, a->root, (size_t)rank * n + j));
+            for (size_t j = 0; j < n; j++) CHK(hpc_dtype_get(t, hr, j), val(o->op, a->root, (size_t)rank * n + j));
         }
         break;
     case HPC_COLL_ALLTOALL:
         for (size_t j = 0; j < (size_t)nranks * n; j++)
-            CHK(get(t, hr, j), val(o->op, (int)(j / n), (size_t)rank * n + j % n));
+            CHK(hpc_dtype_get(t, hr, j), val(o->op, (int)(j / n), (size_t)rank * n + j % n));
         break;
     default: break;
     }
