@@ -429,8 +429,7 @@ static void watchdog_fire(hpc_request_t *r, double waited)
             hpc_alg_name(r->alg), r->count, hpc_dtype_name(r->dt),
             hpc_coll_reduces(r->coll) ? ", " : "", hpc_coll_reduces(r->coll) ? hpc_op_name(r->op) : "",
             waited, s->cur + 1, s->nrounds, peers);
-    fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
+    hpc_abort(1);
 }
 
 /* Advance every request in flight once.  Errors stay with their request. */
@@ -567,8 +566,7 @@ static int desync_check(coll_comm_t *cc, const sig_t *mine)
         }
         free(seen);
         fprintf(stderr, "%s\n", line);
-        fflush(stderr);
-        MPI_Abort(MPI_COMM_WORLD, 1);
+        hpc_abort(1);
     }
     /* Other ranks give rank 0 time to print, then abort themselves. */
     sleep(3);

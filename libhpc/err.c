@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "internal.h"
 
 #define HPC_ERRMSG_LEN 2048
@@ -103,13 +104,23 @@ void hpc_abort_on_error(int code, const char *file, int line, const char *call)
 {
     fprintf(stderr, "rank %d (%s): %s:%d: %s failed: %s\n  %s\n", hpc_rank_hint(),
             hpc_host_hint(), base(file), line, call, hpc_strerror(code), hpc_last_error());
+    hpc_abort(1);
+}
+
+void hpc_abort(int status)
+{
+    fflush(stdout);
     fflush(stderr);
-    int up = 0;
+    int up = 0, down = 0;
     MPI_Initialized(&up);
-    int down = 0;
     MPI_Finalized(&down);
-    if (up && !down) MPI_Abort(MPI_COMM_WORLD, 1);
-    exit(1);
+    if (up && !down) {
+        /* let the launcher forward this rank's last line first */
+        struct timespec ts = {1, 0};
+        nanosleep(&ts, NULL);
+        MPI_Abort(MPI_COMM_WORLD, status);
+    }
+    exit(status);
 }
 
 /* Collective exit: every rank gets here with the same argv, so only

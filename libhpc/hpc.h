@@ -94,6 +94,14 @@ void hpc_abort_on_error(int code, const char *file, int line, const char *call)
     __attribute__((noreturn))
 #endif
     ;
+/* End the whole job (MPI_Abort) after what this rank printed has had
+ * time to reach the launcher: MPICH's hydra drops output still in its
+ * pipes when it tears a job down.  Exits without MPI if MPI is not up. */
+void hpc_abort(int status)
+#if defined(__GNUC__)
+    __attribute__((noreturn))
+#endif
+    ;
 /* For applications, bad command line: rank 0 prints "PROG: message" (one
  * line) to stderr, every rank finalizes MPI and exits with status 2.
  * Must be called by all ranks (they parse the same argv). */

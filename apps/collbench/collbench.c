@@ -303,7 +303,7 @@ static void measure_row(const opts_t *o, hpc_coll_t coll, const hpc_alg_t *algs,
     if (!okall) {
         if (rank == 0) fprintf(stderr, "%s: out of %s memory for %zu-byte buffers\n", prog,
                                o->device ? "device" : "host", scap * es);
-        MPI_Abort(MPI_COMM_WORLD, 1);
+        hpc_abort(1);
     }
     a.sendbuf = s;
     a.recvbuf = r;
