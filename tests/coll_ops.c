@@ -135,6 +135,16 @@ static void setup(tcase_t *c)
  * MPI_Allreduce per (integer or float, op) over all cases' inputs
  * concatenated, in int64 or double; data movement by one MPI_Allgather of
  * every rank's inputs, from which each case's expected bytes are cut. */
+/* Does case t belong to reference batch (ints, k)?  k < 4: its op is
+ * ops[k] (avg is checked as a sum); k == 4: the float sums, for sum |x|. */
+static int in_batch(const tcase_t *t, int ints, int k, const hpc_op_t *ops)
+{
+    hpc_op_t op = t->a.op == HPC_AVG ? HPC_SUM : t->a.op;
+    if (is_int(t->a.dtype) != ints) return 0;
+    if (k < 4) return op == ops[k];
+    return !ints && op == HPC_SUM;
+}
+
 static void make_refs(tcase_t *cs, int nc, MPI_Comm comm)
 {
     hpc_coll_t coll = cs[0].a.coll;
@@ -160,10 +170,7 @@ static void make_refs(tcase_t *cs, int nc, MPI_Comm comm)
                     size_t o = 0;
                     for (int c = 0; c < nc; c++) {
                         tcase_t *t = &cs[c];
-                        hpc_op_t op = t->a.op == HPC_AVG ? HPC_SUM : t->a.op;
-                        if (is_int(t->a.dtype) != ints) continue;
-                        if (k < 4 && op != ops[k]) continue;
-                        if (k == 4 && (ints || op != HPC_SUM)) continue;
+                        if (!in_batch(t, ints, k, ops)) continue;
                         size_t L = t->sc;
                         for (size_t j = 0; pass == 1 && j < L; j++) {
                             double v = t_get(t->a.dtype, t->in, j);
@@ -182,10 +189,7 @@ static void make_refs(tcase_t *cs, int nc, MPI_Comm comm)
                     o = 0;
                     for (int c = 0; c < nc; c++) {
                         tcase_t *t = &cs[c];
-                        hpc_op_t op = t->a.op == HPC_AVG ? HPC_SUM : t->a.op;
-                        if (is_int(t->a.dtype) != ints) continue;
-                        if (k < 4 && op != ops[k]) continue;
-                        if (k == 4 && (ints || op != HPC_SUM)) continue;
+                        if (!in_batch(t, ints, k, ops)) continue;
                         for (size_t j = 0; j < t->sc; j++) {
                             if (k == 4) {
                                 t->sabs[j] = dr[o + j];
