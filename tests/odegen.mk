@@ -2,7 +2,9 @@
 #   odegen_unit      engine: sine accuracy, 8-lane == 1-lane (the CUDA
 #                    path) bit for bit, independence from neighbours,
 #                    every status, the time grid
-#   odegen_scipy.sh  against scipy's solve_ivp(RK45) (needs PYTHON_SCI)
+#   odegen_scipy.sh  against scipy's solve_ivp(RK45) (needs PYTHON_SCI);
+#                    odegen_scipy_kernels.sh (by hand) runs it under every
+#                    OpenBLAS kernel
 #   odegen_ranks.sh  identical data on 1, 2, 3, 4 ranks
 #   odegen_resume.sh kill -9 a rank, --resume: identical to uninterrupted
 #   odegen_errors.sh bad input: one line, exit 2 or 1, no output file
@@ -17,4 +19,4 @@ ODEGEN_TESTS = tests/odegen_scipy.sh tests/odegen_ranks.sh tests/odegen_resume.s
 	tests/odegen_errors.sh tests/odegen_status.sh tests/odegen_cuda.sh
 dist_check_SCRIPTS += $(ODEGEN_TESTS)
 TESTS += $(ODEGEN_TESTS)
-EXTRA_DIST += tests/odegen_lib.sh tests/odegen_ref.py
+EXTRA_DIST += tests/odegen_lib.sh tests/odegen_ref.py tests/odegen_scipy_kernels.sh

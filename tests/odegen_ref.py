@@ -8,15 +8,17 @@ initial-value problem with scipy.integrate.solve_ivp(method='RK45') on the
 file's own time grid /t, with the file's rtol/atol/max_step/first_step and
 x0, and checks:
 
-  * accepted steps, nfev and rejected steps are equal (scipy's counts:
-    accepted = len(sol.ts) - 1; rejected = (nfev - 2 - 6 accepted) / 6);
   * status: 0 where scipy succeeds, -1 where scipy stops with "Required step
-    size is less than spacing between numbers" (same nfev there too, up to
-    two attempts against stock scipy: at the step-size floor the last
-    attempts hinge on last-bit differences of h);
+    size is less than spacing between numbers" - always equal;
+  * step counts (scipy's: accepted = len(sol.ts) - 1; rejected = (nfev - 2 -
+    6 accepted) / 6): equal against --seq always, and against stock scipy
+    for trajectories that reach t1; for those that fail at the step-size
+    floor, within 10% of stock scipy's (see counts_agree(): there the counts
+    depend on the CPU's BLAS kernel, not on hpc-odegen);
+  * the grid points reached: equal (stock scipy at the floor: within one);
   * values: max |y - y_scipy| / max_t |y_scipy| per component (the error
     relative to that component's scale over the trajectory) <= TOL
-    (default 1e-10) on every grid point scipy returns.
+    (default 1e-10) on every grid point both reached.
 
 Why the scale: decaying components reach 1e-18 while the solver controls
 error only down to atol, so a pointwise relative error there measures
@@ -118,6 +120,38 @@ def use_sequential_sums():
     rk.RkDenseOutput._call_impl = call
 
 
+# Stock scipy at the step-size floor: how far its counts may be from
+# hpc-odegen's (relative, and at least this absolute slack).  See
+# counts_agree() and docs/odegen.md.
+FLOOR_REL = 0.10
+FLOOR_ABS_STEPS, FLOOR_ABS_NFEV = 2, 12
+
+
+def counts_agree(status, want, got, seq):
+    """Step counts (accepted, rejected, nfev) of one trajectory: scipy's
+    (want) against hpc-odegen's (got).
+
+    Equal, always, against --seq, and against stock scipy for trajectories
+    that reach t1: a step decision flips only if the error norm lies within
+    the rounding of the stage sums (~1e-10 relative) of 1.0.  A trajectory
+    that fails at the step-size floor (status -1, a finite-time blow-up)
+    spends its last dozen or so attempts with h within a few hundred ulp of
+    t, where every accept/reject hinges on last bits: there the counts of
+    stock scipy depend on which OpenBLAS kernel numpy.dot runs (measured: 64
+    or 66 accepted steps, nfev 608 or 632, for the same trajectory on Zen
+    and SkylakeX kernels), so they must agree within FLOOR_REL (10%, at
+    least 2 steps and 12 evaluations) - never exactly."""
+    if seq or status == 0:
+        return tuple(want) == tuple(got), ""
+    acc_w, _, nfev_w = want
+    acc_g, _, nfev_g = got
+    if abs(acc_w - acc_g) > max(FLOOR_ABS_STEPS, FLOOR_REL * acc_w):
+        return False, " (accepted steps differ by more than %g%%)" % (100 * FLOOR_REL)
+    if abs(nfev_w - nfev_g) > max(FLOOR_ABS_NFEV, FLOOR_REL * nfev_w):
+        return False, " (nfev differs by more than %g%%)" % (100 * FLOOR_REL)
+    return True, ""
+
+
 def main(argv):
     path = argv[1]
     tol = 1e-10
@@ -153,26 +187,28 @@ def main(argv):
         acc = len(r.sol.ts) - 1 if r.sol is not None else 0
         rej = (r.nfev - 2 - 6 * acc) // 6 if "first_step" not in opts else (r.nfev - 1 - 6 * acc) // 6
         want_status = 0 if r.status == 0 else -1
-        # At the step-size floor (10 ulp of t, status -1) the last attempts
-        # hinge on last-bit differences of h: stock scipy may take one or
-        # two attempts more or fewer there.  With --seq they must agree.
-        slack = 12 if (r.status != 0 and not seq) else 0
-        if st[i] != want_status or abs(r.nfev - nf[i]) > slack or \
-                (r.status == 0 and (acc, rej) != (ns[i], nr[i])):
+        ok, why = counts_agree(r.status, (acc, rej, r.nfev), (ns[i], nr[i], nf[i]), seq)
+        if st[i] != want_status or not ok:
             bad += 1
             if bad <= 5:
                 print("trajectory %d: scipy status %d steps %d nfev %d rejected %d; "
-                      "hpc-odegen status %d steps %d nfev %d rejected %d"
-                      % (i, r.status, acc, r.nfev, rej, st[i], ns[i], nf[i], nr[i]))
+                      "hpc-odegen status %d steps %d nfev %d rejected %d%s"
+                      % (i, r.status, acc, r.nfev, rej, st[i], ns[i], nf[i], nr[i], why))
             continue
         m = r.y.shape[1]                       # grid points scipy reached
+        ours = int(np.sum(~np.isnan(y[i, :, 0])))  # grid points hpc-odegen reached
+        if ours != m and (seq or r.status == 0 or abs(ours - m) > 1):
+            bad += 1
+            print("trajectory %d: scipy reached %d grid points, hpc-odegen %d" % (i, m, ours))
+            continue
+        m = min(m, ours)
         if m == 0:
             continue
-        ref = r.y.T
+        ref = r.y.T[:m]
         scale = np.max(np.abs(ref), axis=0)
         scale[scale == 0] = 1.0
         err = np.max(np.abs(y[i, :m] - ref) / scale)
-        if not np.all(np.isnan(y[i, m:])):
+        if not np.all(np.isnan(y[i, ours:])):
             bad += 1
             print("trajectory %d: rows after the failure are not NaN" % i)
         worst = max(worst, err)

@@ -1,17 +1,24 @@
 #!/bin/sh
 # odegen_scipy.sh - hpc-odegen against scipy's solve_ivp(RK45), trajectory
-# by trajectory (tests/odegen_ref.py does the comparing):
-#  - accepted steps, nfev, rejected steps and failure status equal, always;
-#  - values within 1e-10 of stock scipy relative to each component's scale,
-#    for the classic example, lorenz and vanderpol at several tolerances;
-#  - with scipy's numpy.dot swapped for sums in tableau order (--seq: the
-#    same algorithm, the same operation order), values bit-equal for the
-#    systems without a sine and within 1e-12 for those with one.
-# Where stock scipy and hpc-odegen sum the stages in different orders, the
-# step-size control amplifies last-bit differences; on neutrally stable
-# orbits at loose tolerance (vanderpol, lotka-volterra at rtol 1e-3) the
-# phase drift reaches ~1e-8, so those two are held to 1e-7 against stock
-# scipy and to 0 against --seq.  See docs/odegen.md.
+# by trajectory (tests/odegen_ref.py does the comparing).  What must hold on
+# any CPU, whichever OpenBLAS kernel numpy runs:
+#  - against scipy with its numpy.dot swapped for sums in tableau order
+#    (--seq: the same algorithm, the same operation order, no BLAS):
+#    status, accepted/rejected steps and nfev equal for every trajectory,
+#    values bit-equal for the systems without a sine and within 1e-12 for
+#    those with one;
+#  - against stock scipy: status equal; step counts equal for trajectories
+#    that reach t1, within 10% for those that fail at the step-size floor
+#    (there the last attempts hinge on the last bit of numpy.dot, which
+#    depends on the CPU's BLAS kernel); values within 1e-10 relative to each
+#    component's scale.  Where stock scipy and hpc-odegen sum the stages in
+#    different orders, the step-size control amplifies last-bit
+#    differences; on neutrally stable orbits at loose tolerance
+#    (vanderpol, lotka-volterra at rtol 1e-3) the phase drift reaches ~1e-8,
+#    so those two are held to 1e-7 against stock scipy (and to 0 against
+#    --seq).  See docs/odegen.md.
+# The test does not choose the BLAS kernel: tests/odegen_scipy_kernels.sh
+# (not part of make check) runs it under every OPENBLAS_CORETYPE.
 . "$top_srcdir/tests/odegen_lib.sh"
 [ -n "$PYTHON_SCI" ] || { echo "SKIP: no Python with numpy, scipy, h5py (PYTHON_SCI)"; exit 77; }
 REF="$PYTHON_SCI -W ignore $top_srcdir/tests/odegen_ref.py"
