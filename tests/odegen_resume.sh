@@ -6,7 +6,8 @@
 #
 # Kills: HPC_ODEGEN_TEST_KILL=R:K makes rank R SIGKILL itself when it takes
 # its (K+1)-th chunk (deterministic: one chunk handed out, never written);
-# the last case kills a rank from outside with kill -9 at whatever moment.
+# the last case kills a rank from outside with kill -9 at whatever moment
+# (HPC_ODEGEN_TEST_PACE slows that run down so the kill lands on any machine).
 . "$top_srcdir/tests/odegen_lib.sh"
 need_h5diff
 ARGS="-n 2000 --chunk 16 --nt 21 --seed 9"
@@ -44,26 +45,27 @@ odegen 2 --resume --out "$T/b.h5" $ARGS > "$T/out" || fail "resume of a complete
 grep -q "already complete" "$T/out" || fail "resume of a complete file: no message"
 cksum "$T/b.h5" | cmp -s - "$T/sum1" || fail "resume of a complete file changed it"
 
-# kill -9 from outside, at whatever moment the machine gives us
-BIG="-n 40000 --nt 2 --chunk 64 --seed 4"
+# kill -9 from outside, at whatever moment the run has reached; the pace
+# hook (a 40 ms pause per chunk: 125 chunks on 2 ranks, >= 2.5 s) keeps the
+# run going long enough for the kill to land on any machine
+BIG="-n 8000 --nt 2 --chunk 64 --seed 4"
 odegen 2 -q --out "$T/cbig.h5" $BIG || fail "reference run (big)"
-odegen 2 -q --out "$T/c.h5" $BIG 2>/dev/null &
+HPC_ODEGEN_TEST_PACE=40 odegen 2 -q --out "$T/c.h5" $BIG 2>/dev/null &
 launcher=$!
 victim=""
-for i in $(seq 1 100); do
+for i in $(seq 1 400); do
     victim=$(pgrep -f "hpc-odegen -q --out $T/c.h5" | while read -r p; do
         [ "$p" != "$launcher" ] && grep -q hpc-odegen "/proc/$p/comm" 2>/dev/null && echo "$p"; done | tail -1)
     [ -n "$victim" ] && [ -e "$T/c.h5.partial" ] && break
     sleep 0.05
 done
-sleep 0.1
-[ -n "$victim" ] && kill -9 "$victim" 2>/dev/null
-wait $launcher
-if [ -e "$T/c.h5.partial" ]; then
-    odegen 3 -q --resume --out "$T/c.h5" $BIG || fail "resume c"
-    same_data "$T/cbig.h5" "$T/c.h5" || fail "file c resumed after kill -9 differs"
-    echo "odegen_resume: external kill -9 and resume: identical"
-else
-    echo "odegen_resume: note: the big run finished before kill -9 landed"
-fi
+[ -n "$victim" ] || fail "no running hpc-odegen rank found to kill"
+sleep 0.2
+kill -9 "$victim" 2>/dev/null || fail "kill -9 did not land: the run had already ended"
+wait $launcher && fail "the run survived kill -9 of a rank"
+[ ! -e "$T/c.h5" ] || fail "a killed run left c.h5 under its final name"
+[ -e "$T/c.h5.partial" ] || fail "a killed run left no c.h5.partial"
+odegen 3 -q --resume --out "$T/c.h5" $BIG || fail "resume c"
+same_data "$T/cbig.h5" "$T/c.h5" || fail "file c resumed after kill -9 differs"
+echo "odegen_resume: external kill -9 and resume: identical"
 echo "odegen_resume: killed and resumed runs equal the uninterrupted ones"

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include "odegen.h"
 
@@ -70,8 +71,9 @@ typedef struct {
     int64_t mine;           /* computed by this rank */
     double solve_s;         /* seconds in the solver on this rank */
     double write_s;         /* seconds writing chunks */
-    int kill_rank;          /* test hook, see test_kill() */
+    int kill_rank;          /* test hooks, see test_kill() and test_pace() */
     int64_t kill_after;
+    long pace_ms;
 } run_t;
 
 /* Test hook: HPC_ODEGEN_TEST_KILL=R:K makes rank R kill itself with
@@ -88,6 +90,19 @@ static void test_kill_setup(run_t *r)
         r->kill_after = k;
     else
         r->kill_rank = -1;
+    /* HPC_ODEGEN_TEST_PACE=MS: sleep MS milliseconds after each chunk, so a
+     * test that interrupts a run from outside (kill -9, Slurm's signal)
+     * finds it still running however fast the machine is */
+    s = getenv("HPC_ODEGEN_TEST_PACE");
+    r->pace_ms = s ? atol(s) : 0;
+}
+
+static void test_pace(const run_t *r, int nchunks)
+{
+    if (r->pace_ms <= 0) return;
+    long ms = r->pace_ms * nchunks;
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
 }
 
 static void test_kill(run_t *r, int64_t taken)
@@ -144,6 +159,7 @@ static int process(run_t *r, batch_t *b, int64_t n, char *err, size_t errlen)
         off += cnt;
     }
     r->write_s += hpc_wtime() - t;
+    test_pace(r, b->nchunks);
     r->mine += n;
     if (r->prog) {
         /* chunks handed out, less the ones still in flight: a fair estimate */
@@ -211,7 +227,7 @@ int main(int argc, char **argv)
     ode_make_prob(&o, tgrid, vec, &p);
 
     /* GPU first: no file is touched if the device cannot run */
-    run_t r = {&o, &p, NULL, NULL, NULL, NULL, 0, 0, 0.0, 0.0, -1, 0};
+    run_t r = {&o, &p, NULL, NULL, NULL, NULL, 0, 0, 0.0, 0.0, -1, 0, 0};
     test_kill_setup(&r);
     int batch_chunks = 1;
     if (o.device == ODE_DEV_CUDA) {
