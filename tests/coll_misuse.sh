@@ -32,13 +32,15 @@ else
     echo "desync-op (exit $st): $line"
 fi
 
-# the watchdog: rank 1 never joins; rank 0 aborts within seconds naming it
+# the watchdog: rank 1 never joins; rank 0 aborts naming it.  The bound on
+# the time only tells a watchdog abort (2 s + start-up) from the wrapper's
+# 60 s kill, so a loaded or slow machine still passes.
 start=$(date +%s)
 HPC_TIMEOUT=2 HPC_TEST_TIMEOUT=60 $MPIEXEC_WRAP -n 2 $prog timeout >$out 2>&1
 st=$?
 took=$(( $(date +%s) - start ))
 line=$(grep 'watchdog' $out | head -1)
-if [ $st -eq 0 ] || [ -z "$line" ] || [ $took -gt 25 ]; then
+if [ $st -eq 0 ] || [ -z "$line" ] || [ $took -ge 55 ]; then
     echo "FAIL: timeout: exit $st after ${took}s"; cat $out; fail=1
 else
     echo "watchdog (exit $st, ${took}s): $line"

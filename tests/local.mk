@@ -9,6 +9,7 @@ TEST_EXTENSIONS = .mpi .sh
 MPI_LOG_COMPILER = $(top_builddir)/tests/mpiexec-wrap
 SH_LOG_COMPILER = $(SHELL)
 AM_TESTS_ENVIRONMENT = \
+	. '$(top_srcdir)/tests/testenv.sh'; \
 	top_srcdir='$(top_srcdir)'; top_builddir='$(top_builddir)'; \
 	MPIEXEC_WRAP='$(abs_top_builddir)/tests/mpiexec-wrap'; \
 	PYTHON_SCI='$(PYTHON_SCI)'; H5DUMP='$(H5DUMP)'; GNUPLOT='$(GNUPLOT)'; \
@@ -26,7 +27,7 @@ AM_TESTS_ENVIRONMENT = \
 .PRECIOUS: %.mpi
 CLEANFILES += tests/*.mpi apps/*/*.mpi
 DISTCLEANFILES += tests/mpiexec-wrap
-EXTRA_DIST += tests/mpiexec-wrap.in tests/testlib.h
+EXTRA_DIST += tests/mpiexec-wrap.in tests/testlib.h tests/testenv.sh
 
 # Unit tests: one process, no launcher needed (singleton MPI init).
 check_PROGRAMS += tests/test_rng tests/test_err tests/test_launch tests/test_gpu_bind

@@ -23,12 +23,14 @@ slurm_start() {
     mkdir -p "$SLURM_DIR/state" "$SLURM_DIR/spool"
     # ports from the test's pid, so parallel test runs get clusters of their own
     port=$((20000 + ($$ % 2000) * 2))
-    host=$(hostname)
+    # slurmd finds its node by the short host name; the daemons talk over
+    # loopback, so a host name that does not resolve here does not matter
+    host=$(hostname -s 2>/dev/null || hostname)
     mpi=pmi2
     [ "$HPC_MPI_FLAVOR" = openmpi ] && mpi=pmix
     cat >"$SLURM_DIR/slurm.conf" <<EOC
 ClusterName=hpctest$$
-SlurmctldHost=$host
+SlurmctldHost=$host(127.0.0.1)
 # A private test cluster: no munge daemon to run, no accounting database.
 AuthType=auth/none
 CredType=cred/none
@@ -55,13 +57,13 @@ JobCompType=jobcomp/none
 AccountingStorageType=accounting_storage/none
 KillWait=2
 InactiveLimit=0
-NodeName=$host CPUs=$cpus State=UNKNOWN
+NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus State=UNKNOWN
 PartitionName=test Nodes=ALL Default=YES MaxTime=10 State=UP
 EOC
     export SLURM_CONF=$SLURM_DIR/slurm.conf
     trap slurm_stop EXIT
     slurmctld -f "$SLURM_CONF" || slurm_skip "slurmctld did not start: $(tail -3 "$SLURM_DIR/slurmctld.log")"
-    slurmd -f "$SLURM_CONF" || slurm_skip "slurmd did not start: $(tail -3 "$SLURM_DIR/slurmd.log")"
+    slurmd -f "$SLURM_CONF" -N "$host" || slurm_skip "slurmd did not start: $(tail -3 "$SLURM_DIR/slurmd.log")"
     i=0
     until sinfo -h -o %T 2>/dev/null | grep -q idle; do
         i=$((i + 1))
