@@ -11,7 +11,7 @@
 #define HPC_COLL_INTERNAL_H
 
 #include <stdint.h>
-#include "hpc.h"
+#include "hpc_coll.h"
 
 /* Per-communicator state, cached as an attribute on the user's comm. */
 typedef struct coll_comm {

@@ -15,6 +15,15 @@
 #include <stdint.h>
 #include <mpi.h>
 
+/* Every public function carries HPC_EXPORT: libhpc is built with hidden
+ * visibility, so only what a public header declares this way is exported
+ * (as hwloc and UCX do). */
+#if defined(__GNUC__) && __GNUC__ >= 4
+#define HPC_EXPORT __attribute__((visibility("default")))
+#else
+#define HPC_EXPORT
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -22,9 +31,9 @@ extern "C" {
 /* ------------------------------------------------------------------ */
 /* Version                                                             */
 /* ------------------------------------------------------------------ */
-const char *hpc_version(void);          /* "0.1.0" */
-int hpc_have_cuda(void);                /* 1 if built with CUDA */
-int hpc_have_nccl(void);                /* 1 if built with NCCL */
+HPC_EXPORT const char *hpc_version(void);          /* "0.1.0" */
+HPC_EXPORT int hpc_have_cuda(void);                /* 1 if built with CUDA */
+HPC_EXPORT int hpc_have_nccl(void);                /* 1 if built with NCCL */
 
 /* ------------------------------------------------------------------ */
 /* Errors (err.c)                                                      */
@@ -49,23 +58,23 @@ enum {
 #define HPC_ERR_MIN_ (-14)
 
 /* Short fixed description of a code ("MPI error"). */
-const char *hpc_strerror(int code);
+HPC_EXPORT const char *hpc_strerror(int code);
 /* The last error recorded on this thread: "call: cause" followed by the
  * file:line frames it travelled through, innermost first.  "" if none. */
-const char *hpc_last_error(void);
-void hpc_error_clear(void);
+HPC_EXPORT const char *hpc_last_error(void);
+HPC_EXPORT void hpc_error_clear(void);
 
 /* Record an error (printf-style cause) at file:line in func; returns code. */
-int hpc_error_set(int code, const char *file, int line, const char *func,
+HPC_EXPORT int hpc_error_set(int code, const char *file, int line, const char *func,
                   const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 5, 6)))
 #endif
     ;
 /* Append a "from file:line (func)" frame to the current error; returns code. */
-int hpc_error_push(int code, const char *file, int line, const char *func);
+HPC_EXPORT int hpc_error_push(int code, const char *file, int line, const char *func);
 /* Translate an MPI error code into HPC_ERR_MPI with MPI's own message. */
-int hpc_error_mpi(int mpierr, const char *file, int line, const char *call);
+HPC_EXPORT int hpc_error_mpi(int mpierr, const char *file, int line, const char *call);
 
 /* Raise an error here: return HPC_ERR(HPC_ERR_ARG, "count %d < 0", n); */
 #define HPC_ERR(code, ...) hpc_error_set((code), __FILE__, __LINE__, __func__, __VA_ARGS__)
@@ -89,7 +98,7 @@ int hpc_error_mpi(int mpierr, const char *file, int line, const char *call);
         int hpc_e_ = (call);                                               \
         if (hpc_e_ < 0) hpc_abort_on_error(hpc_e_, __FILE__, __LINE__, #call); \
     } while (0)
-void hpc_abort_on_error(int code, const char *file, int line, const char *call)
+HPC_EXPORT void hpc_abort_on_error(int code, const char *file, int line, const char *call)
 #if defined(__GNUC__)
     __attribute__((noreturn))
 #endif
@@ -97,7 +106,7 @@ void hpc_abort_on_error(int code, const char *file, int line, const char *call)
 /* End the whole job (MPI_Abort) after what this rank printed has had
  * time to reach the launcher: MPICH's hydra drops output still in its
  * pipes when it tears a job down.  Exits without MPI if MPI is not up. */
-void hpc_abort(int status)
+HPC_EXPORT void hpc_abort(int status)
 #if defined(__GNUC__)
     __attribute__((noreturn))
 #endif
@@ -105,13 +114,13 @@ void hpc_abort(int status)
 /* For applications, bad command line: rank 0 prints "PROG: message" (one
  * line) to stderr, every rank finalizes MPI and exits with status 2.
  * Must be called by all ranks (they parse the same argv). */
-void hpc_die_usage(const char *prog, const char *fmt, ...)
+HPC_EXPORT void hpc_die_usage(const char *prog, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((noreturn, format(printf, 2, 3)))
 #endif
     ;
 /* Same, for bad data: exit status 1.  Collective, like hpc_die_usage. */
-void hpc_die_data(const char *prog, const char *fmt, ...)
+HPC_EXPORT void hpc_die_data(const char *prog, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((noreturn, format(printf, 2, 3)))
 #endif
@@ -123,12 +132,12 @@ void hpc_die_data(const char *prog, const char *fmt, ...)
 /* unless HPC_LOG_ALL=1; warn/error/debug on every rank.               */
 /* ------------------------------------------------------------------ */
 typedef enum { HPC_LOG_ERROR = 0, HPC_LOG_WARN = 1, HPC_LOG_INFO = 2, HPC_LOG_DEBUG = 3 } hpc_log_level_t;
-void hpc_log(hpc_log_level_t level, const char *fmt, ...)
+HPC_EXPORT void hpc_log(hpc_log_level_t level, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-hpc_log_level_t hpc_log_level(void);
+HPC_EXPORT hpc_log_level_t hpc_log_level(void);
 #define hpc_error(...) hpc_log(HPC_LOG_ERROR, __VA_ARGS__)
 #define hpc_warn(...)  hpc_log(HPC_LOG_WARN, __VA_ARGS__)
 #define hpc_info(...)  hpc_log(HPC_LOG_INFO, __VA_ARGS__)
@@ -155,8 +164,8 @@ typedef struct {
  * NULL means the process environment).  Precedence: Open MPI, hydra,
  * torchrun-style, then Slurm (srun sets SLURM_* also around mpirun, where
  * the inner launcher is the one that counts). */
-int hpc_launch_parse(char *const *envp, hpc_launch_t *out);
-const char *hpc_launcher_name(hpc_launcher_t l);
+HPC_EXPORT int hpc_launch_parse(char *const *envp, hpc_launch_t *out);
+HPC_EXPORT const char *hpc_launcher_name(hpc_launcher_t l);
 
 /* ------------------------------------------------------------------ */
 /* GPU binding policy (gpu.c)                                          */
@@ -171,10 +180,10 @@ typedef struct {
 } hpc_gpu_policy_t;
 
 /* Parse HPC_GPU_BIND: NULL/""/"local", "none", "exclusive", "list:0,2,1". */
-int hpc_gpu_policy_parse(const char *s, hpc_gpu_policy_t *out);
+HPC_EXPORT int hpc_gpu_policy_parse(const char *s, hpc_gpu_policy_t *out);
 /* Device for this local rank given ndev visible devices; -1 = none.
  * EXCLUSIVE with local_size > ndev is an error (ranks would share a GPU). */
-int hpc_gpu_choose(const hpc_gpu_policy_t *p, int local_rank, int local_size,
+HPC_EXPORT int hpc_gpu_choose(const hpc_gpu_policy_t *p, int local_rank, int local_size,
                    int ndev, int *dev);
 typedef struct {
     int index;               /* CUDA device index, -1 = none */
@@ -183,7 +192,7 @@ typedef struct {
     size_t total_mem;
 } hpc_gpu_info_t;
 /* Number of CUDA devices this process sees (0 without CUDA or driver). */
-int hpc_gpu_count(void);
+HPC_EXPORT int hpc_gpu_count(void);
 
 /* ------------------------------------------------------------------ */
 /* Rank setup (env.c)                                                  */
@@ -210,28 +219,28 @@ typedef struct {
 /* Detect the launcher, bind a GPU (before MPI_Init and any other CUDA
  * call), initialise MPI (MPI_THREAD_FUNNELED), build the communicators,
  * set BLAS/OpenMP threads.  argc/argv may be NULL. */
-int hpc_init(int *argc, char ***argv);
-int hpc_finalize(void);
+HPC_EXPORT int hpc_init(int *argc, char ***argv);
+HPC_EXPORT int hpc_finalize(void);
 /* hpc_init for programs: on failure one rank prints "PROG: cause" (one
  * line) and every rank exits - status 2 for bad settings (HPC_GPU_BIND),
  * 1 otherwise.  Never returns on failure. */
-void hpc_init_or_exit(int *argc, char ***argv, const char *prog);
+HPC_EXPORT void hpc_init_or_exit(int *argc, char ***argv, const char *prog);
 /* Register cleanup run by hpc_finalize before MPI_Finalize, in reverse
  * order of registration (e.g. cached communicators). */
-int hpc_at_finalize(void (*fn)(void));
+HPC_EXPORT int hpc_at_finalize(void (*fn)(void));
 /* The environment set up by hpc_init; NULL before hpc_init. */
-const hpc_env_t *hpc_env(void);
-int hpc_initialized(void);
+HPC_EXPORT const hpc_env_t *hpc_env(void);
+HPC_EXPORT int hpc_initialized(void);
 
 /* ------------------------------------------------------------------ */
 /* Timers (timer.c)                                                    */
 /* ------------------------------------------------------------------ */
-double hpc_wtime(void);       /* seconds, MPI_Wtime (monotonic before init) */
+HPC_EXPORT double hpc_wtime(void);       /* seconds, MPI_Wtime (monotonic before init) */
 typedef struct { double min, median, max; } hpc_stats_t;
 /* min / median / max of one value per rank (collective over comm). */
-int hpc_stats_across(double v, MPI_Comm comm, hpc_stats_t *out);
+HPC_EXPORT int hpc_stats_across(double v, MPI_Comm comm, hpc_stats_t *out);
 /* median of n doubles (array is reordered). */
-double hpc_median(double *v, size_t n);
+HPC_EXPORT double hpc_median(double *v, size_t n);
 
 /* ------------------------------------------------------------------ */
 /* Progress line (progress.c): rank 0, only when stderr is a terminal  */
@@ -239,28 +248,27 @@ double hpc_median(double *v, size_t n);
 /* ------------------------------------------------------------------ */
 typedef struct hpc_progress hpc_progress_t;
 /* what: label; unit: "traj", "steps" ...; total: expected count. */
-hpc_progress_t *hpc_progress_start(const char *what, const char *unit, uint64_t total);
+HPC_EXPORT hpc_progress_t *hpc_progress_start(const char *what, const char *unit, uint64_t total);
 /* Cheap to call often: redraws at most every 0.5 s. */
-void hpc_progress_update(hpc_progress_t *p, uint64_t done);
+HPC_EXPORT void hpc_progress_update(hpc_progress_t *p, uint64_t done);
 /* Clears the line and frees p (NULL is fine). */
-void hpc_progress_end(hpc_progress_t *p);
+HPC_EXPORT void hpc_progress_end(hpc_progress_t *p);
 
 /* ------------------------------------------------------------------ */
 /* Small helpers shared by the apps (util.c)                            */
 /* ------------------------------------------------------------------ */
 /* Strict number parsing: whole string, no overflow.  0 or HPC_ERR_ARG. */
-int hpc_parse_long(const char *s, long *out);
-int hpc_parse_double(const char *s, double *out);
+HPC_EXPORT int hpc_parse_long(const char *s, long *out);
+HPC_EXPORT int hpc_parse_double(const char *s, double *out);
 /* Parse a size with optional K/M/G suffix (binary): "8M" -> 8388608. */
-int hpc_parse_size(const char *s, size_t *out);
+HPC_EXPORT int hpc_parse_size(const char *s, size_t *out);
 /* The command line joined with spaces (for provenance attributes). */
-char *hpc_cmdline(int argc, char **argv);
+HPC_EXPORT char *hpc_cmdline(int argc, char **argv);
 
 #ifdef __cplusplus
 }
 #endif
 
 #include <hpc_rng.h>
-#include <hpc_coll.h>
 
 #endif /* HPC_H */

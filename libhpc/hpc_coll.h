@@ -1,4 +1,4 @@
-/* hpc_coll.h - collectives over host and device buffers (included by hpc.h).
+/* hpc_coll.h - collectives over host and device buffers.
  *
  * One API for the MPI library's own collectives ("native"), NCCL (device
  * buffers) and hpckit's own algorithms, each written once as a schedule of
@@ -45,6 +45,7 @@
 
 #include <stddef.h>
 #include <mpi.h>
+#include <hpc.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -85,49 +86,49 @@ typedef enum {
 /* Names <-> enums: "float32" (also "float", "fp32", "f32"), "bfloat16"
  * ("bf16"), "sum", "avg", "ring", "scatter_allgather", "reduce_scatter"...
  * Parsers are case-insensitive and return 0 or HPC_ERR_ARG. */
-const char *hpc_dtype_name(hpc_dtype_t t);
-const char *hpc_op_name(hpc_op_t op);
-const char *hpc_alg_name(hpc_alg_t a);
-const char *hpc_coll_name(hpc_coll_t c);
-int hpc_dtype_parse(const char *s, hpc_dtype_t *out);
-int hpc_op_parse(const char *s, hpc_op_t *out);
-int hpc_alg_parse(const char *s, hpc_alg_t *out);
-int hpc_coll_parse(const char *s, hpc_coll_t *out);
-size_t hpc_dtype_size(hpc_dtype_t t);       /* bytes; 0 for a bad dtype */
+HPC_EXPORT const char *hpc_dtype_name(hpc_dtype_t t);
+HPC_EXPORT const char *hpc_op_name(hpc_op_t op);
+HPC_EXPORT const char *hpc_alg_name(hpc_alg_t a);
+HPC_EXPORT const char *hpc_coll_name(hpc_coll_t c);
+HPC_EXPORT int hpc_dtype_parse(const char *s, hpc_dtype_t *out);
+HPC_EXPORT int hpc_op_parse(const char *s, hpc_op_t *out);
+HPC_EXPORT int hpc_alg_parse(const char *s, hpc_alg_t *out);
+HPC_EXPORT int hpc_coll_parse(const char *s, hpc_coll_t *out);
+HPC_EXPORT size_t hpc_dtype_size(hpc_dtype_t t);       /* bytes; 0 for a bad dtype */
 /* Element i of a host buffer of type t, as a double (16-bit floats
  * converted), and the reverse (rounded to the type).  For filling and
  * checking buffers of any dtype with one loop. */
-double hpc_dtype_get(hpc_dtype_t t, const void *buf, size_t i);
-void hpc_dtype_set(hpc_dtype_t t, void *buf, size_t i, double v);
+HPC_EXPORT double hpc_dtype_get(hpc_dtype_t t, const void *buf, size_t i);
+HPC_EXPORT void hpc_dtype_set(hpc_dtype_t t, void *buf, size_t i, double v);
 /* 1 if collective c offers algorithm a (AUTO, NATIVE always; NCCL where
  * NCCL has the operation, for device buffers only). */
-int hpc_coll_has_alg(hpc_coll_t c, hpc_alg_t a);
+HPC_EXPORT int hpc_coll_has_alg(hpc_coll_t c, hpc_alg_t a);
 /* 1 if c reduces (takes an op). */
-int hpc_coll_reduces(hpc_coll_t c);
+HPC_EXPORT int hpc_coll_reduces(hpc_coll_t c);
 /* The algorithm AUTO runs for c with count elements of dtype on comm's
  * size (device: buffers in GPU memory).  Local, not collective. */
-int hpc_coll_choose(hpc_coll_t c, size_t count, hpc_dtype_t dt, int nranks,
+HPC_EXPORT int hpc_coll_choose(hpc_coll_t c, size_t count, hpc_dtype_t dt, int nranks,
                     int device, hpc_alg_t *out);
 
 /* ------------------------------------------------------------------ */
 /* Blocking collectives                                                */
 /* ------------------------------------------------------------------ */
-int hpc_barrier(MPI_Comm comm, hpc_alg_t alg);
-int hpc_bcast(void *buf, size_t count, hpc_dtype_t dt, int root,
+HPC_EXPORT int hpc_barrier(MPI_Comm comm, hpc_alg_t alg);
+HPC_EXPORT int hpc_bcast(void *buf, size_t count, hpc_dtype_t dt, int root,
               MPI_Comm comm, hpc_alg_t alg);
-int hpc_reduce(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
+HPC_EXPORT int hpc_reduce(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
                hpc_op_t op, int root, MPI_Comm comm, hpc_alg_t alg);
-int hpc_allreduce(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
+HPC_EXPORT int hpc_allreduce(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
                   hpc_op_t op, MPI_Comm comm, hpc_alg_t alg);
-int hpc_gather(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
+HPC_EXPORT int hpc_gather(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
                int root, MPI_Comm comm, hpc_alg_t alg);
-int hpc_allgather(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
+HPC_EXPORT int hpc_allgather(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
                   MPI_Comm comm, hpc_alg_t alg);
-int hpc_scatter(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
+HPC_EXPORT int hpc_scatter(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
                 int root, MPI_Comm comm, hpc_alg_t alg);
-int hpc_reduce_scatter(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
+HPC_EXPORT int hpc_reduce_scatter(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
                        hpc_op_t op, MPI_Comm comm, hpc_alg_t alg);
-int hpc_alltoall(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
+HPC_EXPORT int hpc_alltoall(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
                  MPI_Comm comm, hpc_alg_t alg);
 
 /* ------------------------------------------------------------------ */
@@ -137,32 +138,32 @@ int hpc_alltoall(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t d
 /* ------------------------------------------------------------------ */
 typedef struct hpc_request hpc_request_t;
 
-int hpc_ibarrier(MPI_Comm comm, hpc_alg_t alg, hpc_request_t **req);
-int hpc_ibcast(void *buf, size_t count, hpc_dtype_t dt, int root,
+HPC_EXPORT int hpc_ibarrier(MPI_Comm comm, hpc_alg_t alg, hpc_request_t **req);
+HPC_EXPORT int hpc_ibcast(void *buf, size_t count, hpc_dtype_t dt, int root,
                MPI_Comm comm, hpc_alg_t alg, hpc_request_t **req);
-int hpc_ireduce(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
+HPC_EXPORT int hpc_ireduce(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
                 hpc_op_t op, int root, MPI_Comm comm, hpc_alg_t alg, hpc_request_t **req);
-int hpc_iallreduce(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
+HPC_EXPORT int hpc_iallreduce(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
                    hpc_op_t op, MPI_Comm comm, hpc_alg_t alg, hpc_request_t **req);
-int hpc_igather(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
+HPC_EXPORT int hpc_igather(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
                 int root, MPI_Comm comm, hpc_alg_t alg, hpc_request_t **req);
-int hpc_iallgather(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
+HPC_EXPORT int hpc_iallgather(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
                    MPI_Comm comm, hpc_alg_t alg, hpc_request_t **req);
-int hpc_iscatter(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
+HPC_EXPORT int hpc_iscatter(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
                  int root, MPI_Comm comm, hpc_alg_t alg, hpc_request_t **req);
-int hpc_ireduce_scatter(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
+HPC_EXPORT int hpc_ireduce_scatter(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
                         hpc_op_t op, MPI_Comm comm, hpc_alg_t alg, hpc_request_t **req);
-int hpc_ialltoall(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
+HPC_EXPORT int hpc_ialltoall(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
                   MPI_Comm comm, hpc_alg_t alg, hpc_request_t **req);
 
 /* Advance *req (and every other request in flight) without blocking.
  * *done = 1 when it has completed: the request is then freed and *req set
  * to NULL.  A failed request is freed too and its error returned. */
-int hpc_test(hpc_request_t **req, int *done);
+HPC_EXPORT int hpc_test(hpc_request_t **req, int *done);
 /* Complete *req (freed, *req = NULL).  NULL *req is a no-op. */
-int hpc_wait(hpc_request_t **req);
+HPC_EXPORT int hpc_wait(hpc_request_t **req);
 /* Complete all n requests (NULL entries skipped); first error returned. */
-int hpc_waitall(int n, hpc_request_t **reqs);
+HPC_EXPORT int hpc_waitall(int n, hpc_request_t **reqs);
 
 /* ------------------------------------------------------------------ */
 /* Generic form (benchmarks, tests): one struct for every collective.   */
@@ -178,10 +179,10 @@ typedef struct {
     hpc_alg_t alg;
 } hpc_coll_args_t;
 
-int hpc_coll(const hpc_coll_args_t *a, MPI_Comm comm);
-int hpc_icoll(const hpc_coll_args_t *a, MPI_Comm comm, hpc_request_t **req);
+HPC_EXPORT int hpc_coll(const hpc_coll_args_t *a, MPI_Comm comm);
+HPC_EXPORT int hpc_icoll(const hpc_coll_args_t *a, MPI_Comm comm, hpc_request_t **req);
 /* Elements this rank sends / receives for a (what the buffers must hold). */
-void hpc_coll_buf_counts(const hpc_coll_args_t *a, int rank, int nranks,
+HPC_EXPORT void hpc_coll_buf_counts(const hpc_coll_args_t *a, int rank, int nranks,
                          size_t *send_count, size_t *recv_count);
 
 /* ------------------------------------------------------------------ */
@@ -193,10 +194,10 @@ void hpc_coll_buf_counts(const hpc_coll_args_t *a, int rank, int nranks,
 /* rank) = failed cases over all ranks.  Returns 0, or an error code if  */
 /* the test itself could not run.                                        */
 /* ------------------------------------------------------------------ */
-int hpc_coll_selftest(MPI_Comm comm, int include_device, int verbose, int *nfail);
+HPC_EXPORT int hpc_coll_selftest(MPI_Comm comm, int include_device, int verbose, int *nfail);
 
 /* Where the machine-dependent pieces stand (for hpc-info): 1/0. */
-int hpc_coll_cuda_aware(void);
+HPC_EXPORT int hpc_coll_cuda_aware(void);
 
 #ifdef __cplusplus
 }

@@ -15,6 +15,8 @@ libhpc_libhpc_la_SOURCES = \
 	libhpc/util.c \
 	libhpc/h5.c \
 	libhpc/internal.h
+# hidden by default: only what the public headers mark HPC_EXPORT is exported
+libhpc_libhpc_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 libhpc_libhpc_la_LDFLAGS = -version-info $(HPC_LT_VERSION) -no-undefined $(CUDA_LDFLAGS) $(NCCL_LDFLAGS)
 libhpc_libhpc_la_LIBADD = $(HDF5_LIBS) $(BLAS_LIBS) $(NCCL_LIBS) $(CUDA_LIBS) -lm
 

@@ -2,7 +2,7 @@
  * with every algorithm, NCCL included, blocking and nonblocking, through
  * the self-test's device pass.  Skips (77) without a GPU on every rank. */
 #include "config.h"
-#include "hpc.h"
+#include "hpc_coll.h"
 
 #include <stdio.h>
 #include <stdlib.h>

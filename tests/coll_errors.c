@@ -3,7 +3,7 @@
  * names parse both ways; auto honours HPC_COLL_TUNING, HPC_COLL_<OP> and
  * the cost model.  Runs at 1 and 2 ranks. */
 #include "config.h"
-#include "hpc.h"
+#include "hpc_coll.h"
 #include "testlib.h"
 
 #include <stdio.h>

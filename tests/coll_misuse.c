@@ -3,7 +3,7 @@
  * collectives), "timeout" (rank 1 never joins), "ok" (correct calls under
  * HPC_DEBUG=coll, including nonblocking ones in flight). */
 #include "config.h"
-#include "hpc.h"
+#include "hpc_coll.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -20,7 +20,7 @@
  * (and algorithm), COLL_VERBOSE=1 prints each batch.
  */
 #include "config.h"
-#include "hpc.h"
+#include "hpc_coll.h"
 #include "coll_testlib.h"
 
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* coll_selftest.c - hpc_coll_selftest() passes (what hpc-info --selftest
  * runs), host buffers, plus device buffers where there is a GPU. */
 #include "config.h"
-#include "hpc.h"
+#include "hpc_coll.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
-#include "hpc.h"
+#include "hpc_coll.h"
 
 /* Only values exactly representable in the 16-bit format are stored
  * through these (the generator makes sure), so truncation is exact. */

@@ -12,7 +12,7 @@
  *         for bcast/reduce/allreduce, all p blocks for the others.
  */
 #include "config.h"
-#include "hpc.h"
+#include "hpc_coll.h"
 
 #include <getopt.h>
 #include <math.h>

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "hpc.h"
+#include "hpc_coll.h"
 
 static const char *prog = "hpc-info";
 
