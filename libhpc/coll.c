@@ -14,6 +14,7 @@
 #include "hpc.h"
 #include "coll_internal.h"
 
+
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,7 +213,7 @@ double coll_timeout(void)
 {
     const char *e = getenv("HPC_TIMEOUT");
     double v = 0;
-    if (e && *e && hpc_parse_double(e, &v) == 0 && v > 0) return v;
+    if (e && *e && hpc_parse_double(e, 0, &v) == 0 && v > 0) return v;
     return 0;
 }
 

@@ -71,7 +71,7 @@ static double par(const char *env, double def)
 {
     const char *e = getenv(env);
     double v;
-    if (e && *e && hpc_parse_double(e, &v) == 0 && v >= 0) return v;
+    if (e && *e && hpc_parse_double(e, 0, &v) == 0 && v >= 0) return v;
     return def;
 }
 
@@ -187,9 +187,9 @@ static void tune_load(void)
             continue;
         }
         tune_row_t r;
-        long np;
+        int64_t np;
         size_t lo = 0, hi = (size_t)-1;
-        if (k != 5 || hpc_coll_parse(w[0], &r.c) < 0 || hpc_parse_long(w[1], &np) < 0 ||
+        if (k != 5 || hpc_coll_parse(w[0], &r.c) < 0 || hpc_parse_int64(w[1], &np) < 0 ||
             hpc_parse_size(w[2], &lo) < 0 || (strcmp(w[3], "-") && hpc_parse_size(w[3], &hi) < 0) ||
             hpc_alg_parse(w[4], &r.a) < 0 || !hpc_coll_has_alg(r.c, r.a)) {
             hpc_error_clear();

@@ -6,7 +6,8 @@
  * MPI agrees with what the launcher said.  An input error (a bad
  * HPC_GPU_BIND, more ranks than GPUs under "exclusive") is held until MPI is
  * up, agreed on by all ranks and reported by one of them, so a job never
- * half-starts.
+ * half-starts.  Launcher variables that contradict themselves are
+ * ignored with a warning: MPI knows who we are.
  */
 #include "config.h"
 #include <sched.h>
@@ -19,7 +20,7 @@
 hpc_env_t *hpc_env_global;
 static hpc_env_t env_storage;
 static int we_started_mpi;
-static int init_reporter;   /* this rank reports a failed hpc_init */
+static int failed_here;      /* this rank's own hpc_init failed */
 static void (*exit_fns[16])(void);
 static int nexit;
 
@@ -31,26 +32,14 @@ int hpc_at_finalize(void (*fn)(void))
     return 0;
 }
 
-const hpc_env_t *hpc_env(void)
+int hpc_init_failed_here(void)
 {
-    return hpc_env_global;
+    return failed_here;
 }
 
 int hpc_initialized(void)
 {
     return hpc_env_global != NULL;
-}
-
-int hpc_rank_hint(void)
-{
-    if (hpc_env_global) return hpc_env_global->rank;
-    int up = 0, down = 0, r;
-    MPI_Initialized(&up);
-    MPI_Finalized(&down);
-    if (up && !down && MPI_Comm_rank(MPI_COMM_WORLD, &r) == MPI_SUCCESS) return r;
-    hpc_launch_t l;
-    if (hpc_launch_parse(NULL, &l) == 0 && l.rank >= 0) return l.rank;
-    return -1;
 }
 
 const char *hpc_host_hint(void)
@@ -142,16 +131,52 @@ static int setup_threads(hpc_env_t *e)
     return 0;
 }
 
-/* All ranks agree on whether init failed; the lowest failing rank will
- * report it (hpc_init_or_exit). */
+/* All ranks agree on whether init failed: every rank returns an error,
+ * the failing ranks their own, the others one naming the lowest failing
+ * rank (programs report one line, see hpc_app_start). */
 static int agree(hpc_env_t *e, int rc)
 {
-    int first = rc < 0 ? e->rank : e->size, lowest = e->size;
-    if (MPI_Allreduce(&first, &lowest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS) return rc;
-    init_reporter = rc < 0 && lowest == e->rank;
+    failed_here = rc < 0;
+    int mine = rc < 0 ? e->rank : e->size, lowest = e->size;
+    if (MPI_Allreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS) return rc;
     if (lowest == e->size) return 0;
     if (rc < 0) return rc;
     return HPC_ERR(HPC_ERR_MISMATCH, "rank %d failed to initialise", lowest);
+}
+
+/* The launcher's word, read before MPI_Init.  Variables that contradict
+ * themselves (a RANK/WORLD_SIZE left in a shell after torchrun) are
+ * ignored: MPI will say who we are; the warning waits until MPI is up so
+ * that only rank 0 prints it. */
+static void read_launcher(hpc_env_t *e, char *stale, size_t len)
+{
+    hpc_launch_t none = {HPC_LAUNCHER_NONE, -1, -1, -1, -1};
+    e->launch = none;
+    if (hpc_launch_parse(NULL, &e->launch) < 0) {
+        snprintf(stale, len, "%s", hpc_last_cause());
+        hpc_error_clear();
+    }
+    hpc_err_set_rank(e->launch.rank);
+}
+
+/* Bind the GPU before MPI_Init where the launcher told us the local rank
+ * (CUDA-aware MPIs and NCCL pick the device up then); otherwise after,
+ * from MPI's node communicator. */
+static int bind_gpu(hpc_env_t *e, int early)
+{
+    int known = e->launch.local_rank >= 0;
+    if (early != known) return 0;
+    int lr = known ? e->launch.local_rank : e->local_rank;
+    int ls = known ? e->launch.local_size : e->local_size;
+    HPC_TRY(hpc_gpu_bind(&e->gpu_policy, lr, ls, &e->gpu));
+    return 0;
+}
+
+static void free_comms(hpc_env_t *e)
+{
+    if (e->leaders != MPI_COMM_NULL) MPI_Comm_free(&e->leaders);
+    if (e->node != MPI_COMM_NULL) MPI_Comm_free(&e->node);
+    if (e->world != MPI_COMM_NULL) MPI_Comm_free(&e->world);
 }
 
 int hpc_init(int *argc, char ***argv)
@@ -160,12 +185,14 @@ int hpc_init(int *argc, char ***argv)
     hpc_env_t *e = &env_storage;
     memset(e, 0, sizeof *e);
     e->world = e->node = e->leaders = MPI_COMM_NULL;
+    e->gpu.index = -1;
     if (gethostname(e->hostname, sizeof e->hostname - 1) != 0) strcpy(e->hostname, "?");
 
-    int held = hpc_launch_parse(NULL, &e->launch);
-    if (held == 0) held = hpc_gpu_policy_parse(getenv("HPC_GPU_BIND"), &e->gpu_policy);
-    if (held == 0)
-        held = hpc_gpu_bind_early(&e->gpu_policy, e->launch.local_rank, e->launch.local_size, &e->gpu);
+    char stale[512] = "";
+    read_launcher(e, stale, sizeof stale);
+    /* an input error is held until MPI is up, so that all ranks agree */
+    int held = hpc_gpu_policy_parse(getenv("HPC_GPU_BIND"), &e->gpu_policy);
+    if (held == 0) held = bind_gpu(e, 1);
     if (held < 0) held = hpc_error_push(held, __FILE__, __LINE__, __func__);
 
     int up = 0, provided;
@@ -175,7 +202,12 @@ int hpc_init(int *argc, char ***argv)
         we_started_mpi = 1;
     }
     int rc = build_comms(e);
-    if (rc == 0) hpc_env_global = e;
+    if (rc == 0) {
+        hpc_env_global = e;
+        hpc_err_set_rank(e->rank);
+        if (stale[0] && e->rank == 0) hpc_warn("ignoring the launcher variables: %s", stale);
+    }
+    if (rc == 0 && held == 0) held = bind_gpu(e, 0);
     if (rc == 0 && held == 0 && e->gpu_policy.mode == HPC_GPU_BIND_EXCLUSIVE)
         /* the launcher may not have said how many ranks share the node */
         held = hpc_gpu_choose(&e->gpu_policy, e->local_rank, e->local_size, hpc_gpu_count(), &(int){0});
@@ -183,24 +215,14 @@ int hpc_init(int *argc, char ***argv)
     if (rc == 0) rc = setup_threads(e);
     if (rc == 0) rc = held;
     rc = agree(e, rc);
+    if (rc < 0) {
+        hpc_env_global = NULL;
+        free_comms(e);
+        return rc;
+    }
     hpc_debug("hpc_init: rank %d/%d local %d/%d node %d/%d gpu %d threads %d", e->rank, e->size,
               e->local_rank, e->local_size, e->node_id, e->nnodes, e->gpu.index, e->threads);
-    return rc;
-}
-
-void hpc_init_or_exit(int *argc, char ***argv, const char *prog)
-{
-    int rc = hpc_init(argc, argv);
-    if (rc == 0) return;
-    if (init_reporter) {
-        const char *msg = hpc_last_error();
-        fprintf(stderr, "%s: %.*s\n", prog, (int)strcspn(msg, "\n"), msg);
-        fflush(stderr);
-    }
-    int up = 0;
-    MPI_Initialized(&up);
-    if (up) MPI_Finalize();
-    exit(rc == HPC_ERR_ARG || rc == HPC_ERR_NOGPU ? 2 : 1);
+    return 0;
 }
 
 int hpc_finalize(void)
@@ -210,11 +232,35 @@ int hpc_finalize(void)
     /* modules (collectives' cached communicators, NCCL) clean up first,
      * last registered first */
     while (nexit > 0) exit_fns[--nexit]();
-    if (e->leaders != MPI_COMM_NULL) MPI_Comm_free(&e->leaders);
-    if (e->node != MPI_COMM_NULL) MPI_Comm_free(&e->node);
-    if (e->world != MPI_COMM_NULL) MPI_Comm_free(&e->world);
+    free_comms(e);
     hpc_env_global = NULL;
     if (we_started_mpi) HPC_MPI(MPI_Finalize());
     we_started_mpi = 0;
     return 0;
 }
+
+/* ---- getters: one line each, the defaults for "not initialised" ---- */
+#define GET(type, name, field, none)                                       \
+    type name(void) { return hpc_env_global ? hpc_env_global->field : none; }
+GET(int, hpc_rank, rank, -1)
+GET(int, hpc_size, size, 0)
+GET(MPI_Comm, hpc_comm_world, world, MPI_COMM_NULL)
+GET(MPI_Comm, hpc_comm_node, node, MPI_COMM_NULL)
+GET(MPI_Comm, hpc_comm_leaders, leaders, MPI_COMM_NULL)
+GET(int, hpc_local_rank, local_rank, -1)
+GET(int, hpc_local_size, local_size, 0)
+GET(int, hpc_node_id, node_id, -1)
+GET(int, hpc_node_count, nnodes, 0)
+GET(const char *, hpc_hostname, hostname, "")
+GET(int, hpc_cores, ncores, 0)
+GET(const char *, hpc_cpuset, cpuset, "")
+GET(int, hpc_threads, threads, 0)
+GET(int, hpc_core_sharers, core_sharers, 0)
+GET(int, hpc_threads_from_user, threads_from_user, 0)
+GET(hpc_launcher_t, hpc_launcher, launch.launcher, HPC_LAUNCHER_NONE)
+GET(int, hpc_launcher_disagrees, mismatch, 0)
+GET(int, hpc_gpu, gpu.index, -1)
+GET(const char *, hpc_gpu_name, gpu.name, "")
+GET(const char *, hpc_gpu_pci_bus_id, gpu.pci_bus_id, "")
+GET(size_t, hpc_gpu_memory, gpu.total_mem, 0)
+#undef GET

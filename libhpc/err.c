@@ -3,6 +3,9 @@
  * Errors travel up the stack PETSc-style: the innermost failure records
  * "rank R: call: cause (file:line)", and every HPC_TRY on the way up adds a
  * "from file:line (func)" frame, so the final message shows the path.
+ *
+ * A leaf: nothing here calls back into the environment or the launcher
+ * parsing (which themselves raise errors); env.c tells it the rank.
  */
 #include "config.h"
 #include <stdarg.h>
@@ -16,6 +19,27 @@
 
 static _Thread_local char last_msg[HPC_ERRMSG_LEN];
 static _Thread_local size_t last_len;
+static _Thread_local char last_cause[1024];
+static int err_rank = -1;
+static void (*abort_fns[8])(void);
+static int nabort;
+
+void hpc_err_set_rank(int rank)
+{
+    err_rank = rank;
+}
+
+/* The rank env.c told us, else MPI's if MPI is up (a program that calls
+ * MPI_Init itself), else -1.  MPI calls only: no way back into libhpc. */
+int hpc_err_rank(void)
+{
+    int up = 0, down = 0, r;
+    if (err_rank >= 0) return err_rank;
+    MPI_Initialized(&up);
+    MPI_Finalized(&down);
+    if (up && !down && MPI_Comm_rank(MPI_COMM_WORLD, &r) == MPI_SUCCESS) return r;
+    return -1;
+}
 
 static const char *const names[] = {
     "success",
@@ -46,9 +70,15 @@ const char *hpc_last_error(void)
     return last_msg;
 }
 
+const char *hpc_last_cause(void)
+{
+    return last_cause;
+}
+
 void hpc_error_clear(void)
 {
     last_msg[0] = '\0';
+    last_cause[0] = '\0';
     last_len = 0;
 }
 
@@ -73,15 +103,14 @@ static const char *base(const char *file)
 int hpc_error_set(int code, const char *file, int line, const char *func,
                   const char *fmt, ...)
 {
-    char cause[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(cause, sizeof cause, fmt, ap);
-    va_end(ap);
     hpc_error_clear();
-    int rank = hpc_rank_hint();
+    vsnprintf(last_cause, sizeof last_cause, fmt, ap);
+    va_end(ap);
+    int rank = hpc_err_rank();
     if (rank >= 0) append("rank %d: ", rank);
-    append("%s: %s (%s:%d)", func, cause, base(file), line);
+    append("%s: %s (%s:%d)", func, last_cause, base(file), line);
     return code;
 }
 
@@ -102,15 +131,26 @@ int hpc_error_mpi(int mpierr, const char *file, int line, const char *call)
 
 void hpc_abort_on_error(int code, const char *file, int line, const char *call)
 {
-    fprintf(stderr, "rank %d (%s): %s:%d: %s failed: %s\n  %s\n", hpc_rank_hint(),
-            hpc_host_hint(), base(file), line, call, hpc_strerror(code), hpc_last_error());
+    fprintf(stderr, "rank %d (%s): %s:%d: %s failed: %s\n  %s\n", hpc_err_rank(), hpc_host_hint(),
+            base(file), line, call, hpc_strerror(code), hpc_last_error());
     hpc_abort(1);
+}
+
+int hpc_at_abort(void (*fn)(void))
+{
+    if (nabort == (int)(sizeof abort_fns / sizeof abort_fns[0]))
+        return HPC_ERR(HPC_ERR_NOMEM, "too many abort callbacks");
+    abort_fns[nabort++] = fn;
+    return 0;
 }
 
 void hpc_abort(int status)
 {
     fflush(stdout);
     fflush(stderr);
+    /* e.g. ncclCommAbort: a GPU kernel waiting for a dead peer would
+     * otherwise keep this process from exiting */
+    while (nabort > 0) abort_fns[--nabort]();
     int up = 0, down = 0;
     MPI_Initialized(&up);
     MPI_Finalized(&down);
@@ -121,35 +161,4 @@ void hpc_abort(int status)
         MPI_Abort(MPI_COMM_WORLD, status);
     }
     exit(status);
-}
-
-/* Collective exit: every rank gets here with the same argv, so only
- * rank 0 speaks and all ranks leave MPI cleanly with the same status. */
-static _Noreturn void die(int status, const char *prog, const char *fmt, va_list ap)
-{
-    if (hpc_rank_hint() <= 0) {
-        fprintf(stderr, "%s: ", prog);
-        vfprintf(stderr, fmt, ap);
-        fputc('\n', stderr);
-        fflush(stderr);
-    }
-    int up = 0, down = 0;
-    MPI_Initialized(&up);
-    MPI_Finalized(&down);
-    if (up && !down) MPI_Finalize();
-    exit(status);
-}
-
-void hpc_die_usage(const char *prog, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    die(2, prog, fmt, ap);
-}
-
-void hpc_die_data(const char *prog, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    die(1, prog, fmt, ap);
 }

@@ -101,7 +101,7 @@ int hpc_gpu_count(void)
     return n;
 }
 
-int hpc_gpu_bind_early(const hpc_gpu_policy_t *p, int local_rank, int local_size, hpc_gpu_info_t *info)
+int hpc_gpu_bind(const hpc_gpu_policy_t *p, int local_rank, int local_size, hpc_gpu_info_t *info)
 {
     int dev;
     memset(info, 0, sizeof *info);
@@ -131,7 +131,7 @@ int hpc_gpu_count(void)
     return 0;
 }
 
-int hpc_gpu_bind_early(const hpc_gpu_policy_t *p, int local_rank, int local_size, hpc_gpu_info_t *info)
+int hpc_gpu_bind(const hpc_gpu_policy_t *p, int local_rank, int local_size, hpc_gpu_info_t *info)
 {
     int dev;
     memset(info, 0, sizeof *info);

@@ -1,16 +1,22 @@
 /* h5.c - parallel HDF5 helpers.
  *
  * Files are written as PATH.partial through the MPI-IO driver and renamed
- * to PATH by rank 0 only once every rank reports success, so a crashed or
- * failed job never leaves a file under the final name that looks complete.
- * HDF5's own error printing is turned off; its error stack is translated
- * into one libhpc error instead.
+ * to PATH by rank 0 only once every rank reports success and the data is
+ * on disk, so a crashed or failed job never leaves a file under the final
+ * name that looks complete.  The writer of PATH.partial holds an flock on
+ * PATH.lock (released by the kernel if the process dies), so two runs
+ * never write one output.  HDF5's own error printing is silenced inside
+ * these functions only; its error stack becomes one libhpc error.
  */
 #include "config.h"
 #include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include "hpc_h5.h"
@@ -20,17 +26,47 @@ struct hpc_h5file {
     hid_t id;
     MPI_Comm comm;
     int rank;
-    int created;          /* from hpc_h5_create: rename on finish */
+    int writing;          /* PATH.partial being written: rename on finish */
+    int lockfd;           /* rank 0's hold on PATH.lock, -1 = none */
+    int datafd;           /* for hpc_h5_sync_data, opened on first use */
     char *path;           /* final name */
     char *open_path;      /* the name actually open (.partial or not) */
+    char *lock_path;
 };
 
-static void quiet(void)
+/* ---- HDF5 error printing: off inside libhpc, as it was outside ---- */
+
+static _Thread_local int quiet_depth;
+static H5E_auto2_t user_fn;
+static void *user_data;
+
+static herr_t print_unless_quiet(hid_t stack, void *data)
 {
-    static int done;
-    if (!done) H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    done = 1;
+    (void)data;
+    if (quiet_depth > 0 || !user_fn) return 0;
+    return user_fn(stack, user_data);
 }
+
+static int quiet_begin(void)
+{
+    static int installed;
+    if (!installed) {
+        /* chain to whatever printed before (HDF5's default printer) */
+        H5Eget_auto2(H5E_DEFAULT, &user_fn, &user_data);
+        H5Eset_auto2(H5E_DEFAULT, print_unless_quiet, NULL);
+        installed = 1;
+    }
+    return ++quiet_depth;
+}
+
+static void quiet_end(int *unused)
+{
+    (void)unused;
+    quiet_depth--;
+}
+
+/* First statement of every public function that calls HDF5. */
+#define QUIET int quiet_ __attribute__((cleanup(quiet_end), unused)) = quiet_begin()
 
 typedef struct { char api[128]; char detail[512]; int n; } walk_t;
 
@@ -46,6 +82,7 @@ static herr_t walk_cb(unsigned n, const H5E_error2_t *e, void *data)
 
 int hpc_error_hdf5(const char *file, int line, const char *call)
 {
+    QUIET;
     walk_t w;
     memset(&w, 0, sizeof w);
     H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, walk_cb, &w);
@@ -73,38 +110,82 @@ static int agreed_errno(MPI_Comm comm, int rank, int (*probe)(const char *), con
 
 static int probe_exists(const char *p) { return access(p, F_OK) == 0 ? EEXIST : 0; }
 static int probe_readable(const char *p) { return access(p, R_OK) == 0 ? 0 : errno; }
+/* an existing non-regular file (a device, a folder) is never replaced */
+static int probe_regular(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && !S_ISREG(st.st_mode) ? EINVAL : 0;
+}
 
 static void file_free(hpc_h5file_t *f)
 {
     if (!f) return;
+    if (f->datafd >= 0) close(f->datafd);
+    if (f->lockfd >= 0) {
+        unlink(f->lock_path);
+        close(f->lockfd);   /* releases the flock */
+    }
     if (f->comm != MPI_COMM_NULL) MPI_Comm_free(&f->comm);
     free(f->path);
     free(f->open_path);
+    free(f->lock_path);
     free(f);
 }
 
-static int file_new(const char *path, MPI_Comm comm, int created, const char *suffix, hpc_h5file_t **out)
+static int file_new(const char *path, MPI_Comm comm, int writing, const char *suffix, hpc_h5file_t **out)
 {
-    quiet();
     if (!path || !*path) return HPC_ERR(HPC_ERR_ARG, "empty file name");
     hpc_h5file_t *f = calloc(1, sizeof *f);
     if (!f) return HPC_ERR(HPC_ERR_NOMEM, "file handle");
     f->id = H5I_INVALID_HID;
     f->comm = MPI_COMM_NULL;
-    f->created = created;
+    f->lockfd = f->datafd = -1;
+    f->writing = writing;
     f->path = strdup(path);
     f->open_path = cat(path, suffix);
+    f->lock_path = cat(path, ".lock");
     int rc = MPI_Comm_dup(comm, &f->comm);
     if (rc == MPI_SUCCESS) rc = MPI_Comm_rank(f->comm, &f->rank);
     if (rc != MPI_SUCCESS) {
         file_free(f);
         return hpc_error_mpi(rc, __FILE__, __LINE__, "MPI_Comm_dup");
     }
-    if (!f->path || !f->open_path) {
+    if (!f->path || !f->open_path || !f->lock_path) {
         file_free(f);
         return HPC_ERR(HPC_ERR_NOMEM, "file name");
     }
     *out = f;
+    return 0;
+}
+
+/* Rank 0 takes PATH.lock for the writer (all ranks learn the verdict).
+ * The lock file holds "pid host" of the holder, for the message. */
+static int lock_take(hpc_h5file_t *f)
+{
+    char why[512] = "";
+    if (f->rank == 0) {
+        int fd = open(f->lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0) {
+            snprintf(why, sizeof why, "cannot create '%s': %s", f->lock_path, strerror(errno));
+        } else if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+            char who[128] = "";
+            ssize_t n = pread(fd, who, sizeof who - 1, 0);
+            who[n > 0 ? n : 0] = '\0';
+            who[strcspn(who, "\n")] = '\0';
+            snprintf(why, sizeof why, "another run (pid and host: %s) is writing '%s'",
+                     who[0] ? who : "?", f->open_path);
+            close(fd);
+        } else {
+            char me[300];
+            int len = snprintf(me, sizeof me, "%ld %s\n", (long)getpid(), hpc_host_hint());
+            if (ftruncate(fd, 0) != 0 || pwrite(fd, me, (size_t)len, 0) != len) {
+                /* the lock holds without the note */
+            }
+            f->lockfd = fd;
+        }
+    }
+    MPI_Bcast(why, sizeof why, MPI_CHAR, 0, f->comm);
+    if (why[0]) return HPC_ERR(HPC_ERR_IO, "%s", why);
     return 0;
 }
 
@@ -121,38 +202,64 @@ static hid_t mpio_fapl(MPI_Comm comm)
     return fapl;
 }
 
+/* "cannot create 'X.partial': <HDF5's reason>" on top of the stack */
+static int fail_file(hpc_h5file_t *f, const char *what, const char *call)
+{
+    int rc = hpc_error_hdf5(__FILE__, __LINE__, call);
+    const char *c = hpc_last_cause();
+    const char *reason = strstr(c, ": ") ? strstr(c, ": ") + 2 : c;
+    char r[512];
+    snprintf(r, sizeof r, "%s", reason);
+    hpc_error_set(rc, __FILE__, __LINE__, __func__, "cannot %s '%s': %s", what, f->open_path, r);
+    file_free(f);
+    return rc;
+}
+
 int hpc_h5_create(const char *path, MPI_Comm comm, int flags, hpc_h5file_t **out)
 {
+    QUIET;
     hpc_h5file_t *f;
     HPC_TRY(file_new(path, comm, 1, ".partial", &f));
-    if (!(flags & HPC_H5_OVERWRITE) && agreed_errno(f->comm, f->rank, probe_exists, path)) {
-        file_free(f);
-        return HPC_ERR(HPC_ERR_IO, "'%s' exists (not overwriting it)", path);
-    }
-    hid_t fapl = mpio_fapl(f->comm);
-    if (fapl >= 0) f->id = H5Fcreate(f->open_path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-    if (fapl < 0 || f->id < 0) {
-        int rc = hpc_error_hdf5(__FILE__, __LINE__, "H5Fcreate");
-        hpc_error_set(rc, __FILE__, __LINE__, __func__, "cannot create '%s': %s", f->open_path,
-                      strchr(hpc_last_error(), ':') ? strchr(hpc_last_error(), ':') + 2 : "");
-        if (fapl >= 0) H5Pclose(fapl);
+    int rc = 0;
+    if (agreed_errno(f->comm, f->rank, probe_regular, path) ||
+        agreed_errno(f->comm, f->rank, probe_regular, f->open_path))
+        rc = HPC_ERR(HPC_ERR_IO, "'%s' exists and is not a regular file (not replacing it)", path);
+    else if (!(flags & HPC_H5_OVERWRITE) && agreed_errno(f->comm, f->rank, probe_exists, path))
+        rc = HPC_ERR(HPC_ERR_IO, "'%s' exists (not overwriting it)", path);
+    if (rc == 0) rc = lock_take(f);
+    if (rc) {
         file_free(f);
         return rc;
     }
-    H5Pclose(fapl);
+    hid_t fapl = mpio_fapl(f->comm);
+    if (fapl >= 0) f->id = H5Fcreate(f->open_path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    if (fapl >= 0) H5Pclose(fapl);
+    if (fapl < 0 || f->id < 0) return fail_file(f, "create", "H5Fcreate");
     *out = f;
     return 0;
 }
 
 int hpc_h5_open(const char *path, MPI_Comm comm, int partial, int writable, hpc_h5file_t **out)
 {
+    QUIET;
     hpc_h5file_t *f;
-    HPC_TRY(file_new(path, comm, partial, partial ? ".partial" : "", &f));
+    /* a .partial opened for writing is resumed: renamed on finish;
+     * read-only, it is only looked at and never becomes PATH */
+    HPC_TRY(file_new(path, comm, partial && writable, partial ? ".partial" : "", &f));
     int err = agreed_errno(f->comm, f->rank, probe_readable, f->open_path);
+    if (!err && agreed_errno(f->comm, f->rank, probe_regular, f->open_path)) err = EINVAL;
     if (err) {
-        int rc = HPC_ERR(HPC_ERR_IO, "cannot open '%s': %s", f->open_path, strerror(err));
+        int rc = HPC_ERR(HPC_ERR_IO, "cannot open '%s': %s", f->open_path,
+                         err == EINVAL ? "not a regular file" : strerror(err));
         file_free(f);
         return rc;
+    }
+    if (f->writing) {
+        int rc = lock_take(f);
+        if (rc) {
+            file_free(f);
+            return rc;
+        }
     }
     hid_t fapl = mpio_fapl(f->comm);
     if (fapl >= 0) f->id = H5Fopen(f->open_path, writable ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl);
@@ -177,8 +284,14 @@ const char *hpc_h5_path(const hpc_h5file_t *f)
     return f ? f->open_path : NULL;
 }
 
+MPI_Comm hpc_h5_comm(const hpc_h5file_t *f)
+{
+    return f ? f->comm : MPI_COMM_NULL;
+}
+
 int hpc_h5_close(hpc_h5file_t *f)
 {
+    QUIET;
     if (!f) return 0;
     herr_t e = H5Fclose(f->id);
     file_free(f);
@@ -186,40 +299,74 @@ int hpc_h5_close(hpc_h5file_t *f)
     return 0;
 }
 
+int hpc_h5_sync_data(hpc_h5file_t *f)
+{
+    if (!f) return HPC_ERR(HPC_ERR_ARG, "NULL file");
+    if (f->datafd < 0) f->datafd = open(f->open_path, O_RDONLY | O_CLOEXEC);
+    if (f->datafd < 0 || fdatasync(f->datafd) != 0)
+        return HPC_ERR(HPC_ERR_IO, "syncing '%s': %s", f->open_path, strerror(errno));
+    return 0;
+}
+
+/* fsync of a file, then of its folder (so the rename is durable too) */
+static int sync_path(const char *path, int dir)
+{
+    char *copy = strdup(path);
+    if (!copy) return ENOMEM;
+    int fd = open(dir ? dirname(copy) : path, O_RDONLY | O_CLOEXEC | (dir ? O_DIRECTORY : 0));
+    int err = fd < 0 ? errno : 0;
+    if (fd >= 0 && fsync(fd) != 0 && errno != EINVAL) err = errno;
+    if (fd >= 0) close(fd);
+    free(copy);
+    return err;
+}
+
 int hpc_h5_finish(hpc_h5file_t *f, int ok)
 {
+    QUIET;
     if (!f) return HPC_ERR(HPC_ERR_ARG, "NULL file");
     int closed = H5Fclose(f->id) >= 0;
     if (!closed) hpc_error_hdf5(__FILE__, __LINE__, "H5Fclose");
     int mine = ok && closed, all = 0;
     MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, f->comm);
     int err = 0;
-    if (all && f->created) {
-        if (f->rank == 0 && rename(f->open_path, f->path) != 0) err = errno;
+    if (all && f->writing) {
+        /* the data first, then the name: a crash in between leaves a
+         * .partial, never a final name over data still in the cache */
+        if (f->rank == 0) err = sync_path(f->open_path, 0);
+        if (f->rank == 0 && !err && rename(f->open_path, f->path) != 0) err = errno;
+        if (f->rank == 0 && !err) err = sync_path(f->path, 1);
         MPI_Bcast(&err, 1, MPI_INT, 0, f->comm);
     }
     int rc = 0;
     if (!all)
         rc = HPC_ERR(HPC_ERR_IO, "not every rank succeeded: '%s' not completed%s", f->path,
-                     f->created ? " (partial output kept as .partial)" : "");
+                     f->writing ? " (partial output kept as .partial)" : "");
     else if (err)
-        rc = HPC_ERR(HPC_ERR_IO, "rename '%s' -> '%s': %s", f->open_path, f->path, strerror(err));
+        rc = HPC_ERR(HPC_ERR_IO, "completing '%s' -> '%s': %s", f->open_path, f->path, strerror(err));
     file_free(f);
     return rc;
 }
 
 int hpc_h5_dataset_create(hpc_h5file_t *f, const char *name, hid_t type, int ndims,
-                          const hsize_t *dims, const hsize_t *chunk, hid_t *out)
+                          const hsize_t *dims, const hsize_t *chunk, int flags, const void *fill,
+                          hid_t *out)
 {
+    QUIET;
     if (!f || !name || ndims < 1 || ndims > 8 || !dims)
         return HPC_ERR(HPC_ERR_ARG, "bad dataset arguments for '%s'", name ? name : "(null)");
     hid_t space = H5Screate_simple(ndims, dims, NULL);
     hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     hid_t d = H5I_INVALID_HID;
-    if (space >= 0 && lcpl >= 0 && dcpl >= 0 && H5Pset_create_intermediate_group(lcpl, 1) >= 0 &&
-        (!chunk || H5Pset_chunk(dcpl, ndims, chunk) >= 0))
-        d = H5Dcreate2(f->id, name, type, space, lcpl, dcpl, H5P_DEFAULT);
+    herr_t e = space < 0 || lcpl < 0 || dcpl < 0 ? -1 : H5Pset_create_intermediate_group(lcpl, 1);
+    if (e >= 0 && chunk) e = H5Pset_chunk(dcpl, ndims, chunk);
+    if (e >= 0 && (flags & HPC_H5_ALLOC_EARLY)) {
+        e = H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
+        if (e >= 0 && fill) e = H5Pset_fill_value(dcpl, type, fill);
+        if (e >= 0) e = H5Pset_fill_time(dcpl, fill ? H5D_FILL_TIME_ALLOC : H5D_FILL_TIME_NEVER);
+    }
+    if (e >= 0) d = H5Dcreate2(f->id, name, type, space, lcpl, dcpl, H5P_DEFAULT);
     int rc = d < 0 ? hpc_error_hdf5(__FILE__, __LINE__, "H5Dcreate2") : 0;
     if (dcpl >= 0) H5Pclose(dcpl);
     if (lcpl >= 0) H5Pclose(lcpl);
@@ -230,56 +377,113 @@ int hpc_h5_dataset_create(hpc_h5file_t *f, const char *name, hid_t type, int ndi
     return 0;
 }
 
+int hpc_h5_dataset_shape(hid_t dset, int *ndims, hsize_t dims[8])
+{
+    QUIET;
+    hid_t space = H5Dget_space(dset);
+    if (space < 0) return hpc_error_hdf5(__FILE__, __LINE__, "H5Dget_space");
+    int nd = H5Sget_simple_extent_ndims(space);
+    if (nd >= 0 && nd <= 8) H5Sget_simple_extent_dims(space, dims, NULL);
+    H5Sclose(space);
+    if (nd < 0 || nd > 8) return HPC_ERR(HPC_ERR_DATA, "dataset of rank %d", nd);
+    *ndims = nd;
+    return 0;
+}
+
+int hpc_h5_dataset_type(hid_t dset, H5T_class_t *cls, size_t *size)
+{
+    QUIET;
+    hid_t t = H5Dget_type(dset);
+    if (t < 0) return hpc_error_hdf5(__FILE__, __LINE__, "H5Dget_type");
+    *cls = H5Tget_class(t);
+    *size = H5Tget_size(t);
+    H5Tclose(t);
+    return 0;
+}
+
+static const char *class_name(H5T_class_t c)
+{
+    switch (c) {
+    case H5T_INTEGER: return "integer";
+    case H5T_FLOAT: return "float";
+    case H5T_STRING: return "string";
+    case H5T_COMPOUND: return "compound";
+    case H5T_ENUM: return "enum";
+    default: return "other";
+    }
+}
+
+int hpc_h5_dataset_check_type(hid_t dset, const char *name, H5T_class_t cls, size_t size)
+{
+    H5T_class_t c;
+    size_t sz;
+    HPC_TRY(hpc_h5_dataset_type(dset, &c, &sz));
+    if (c != cls || (size && sz != size))
+        return HPC_ERR(HPC_ERR_DATA, "dataset '%s' holds %zu-byte %s values, expected %s%zu-byte %s",
+                       name, sz, class_name(c), size ? "" : "any ", size ? size : sz,
+                       class_name(cls));
+    return 0;
+}
+
 int hpc_h5_dataset_open(hpc_h5file_t *f, const char *name, int ndims, const hsize_t *expect, hid_t *out)
 {
+    QUIET;
     if (!f || !name) return HPC_ERR(HPC_ERR_ARG, "NULL file or name");
+    /* H5Lexists fails (rather than saying 0) when a parent group is missing */
     if (H5Lexists(f->id, name, H5P_DEFAULT) <= 0) {
         H5Eclear2(H5E_DEFAULT);
         return HPC_ERR(HPC_ERR_DATA, "'%s' has no dataset '%s'", f->open_path, name);
     }
+    H5O_info_t oi;
+    if (H5Oget_info_by_name2(f->id, name, &oi, H5O_INFO_BASIC, H5P_DEFAULT) < 0 ||
+        oi.type != H5O_TYPE_DATASET) {
+        H5Eclear2(H5E_DEFAULT);
+        return HPC_ERR(HPC_ERR_DATA, "'%s' in '%s' is not a dataset", name, f->open_path);
+    }
     hid_t d = H5Dopen2(f->id, name, H5P_DEFAULT);
     if (d < 0) return hpc_error_hdf5(__FILE__, __LINE__, "H5Dopen2");
-    hid_t space = H5Dget_space(d);
     hsize_t dims[8];
-    int nd = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;
-    if (nd >= 0 && nd <= 8) H5Sget_simple_extent_dims(space, dims, NULL);
-    if (space >= 0) H5Sclose(space);
-    int bad = nd != ndims;
+    int nd = -1;
+    int bad = hpc_h5_dataset_shape(d, &nd, dims) < 0 || nd != ndims;
     for (int i = 0; !bad && expect && i < nd; i++) bad = expect[i] && expect[i] != dims[i];
     if (bad) {
         H5Dclose(d);
-        return HPC_ERR(HPC_ERR_DATA, "dataset '%s' in '%s' has the wrong shape (%d dims)", name,
-                       f->open_path, nd);
+        char shape[160] = "";
+        for (int i = 0; i < nd && i < 8; i++)
+            snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "%s%llu", i ? " x " : "",
+                     (unsigned long long)dims[i]);
+        return HPC_ERR(HPC_ERR_DATA, "dataset '%s' in '%s' has the wrong shape (%s; expected %d dims)",
+                       name, f->open_path, nd > 0 ? shape : "scalar", ndims);
     }
     *out = d;
     return 0;
 }
 
-static int rows_io(hid_t dset, hid_t memtype, hsize_t row0, hsize_t nrows, void *buf, int write,
-                   H5FD_mpio_xfer_t mode)
+/* Read or write a hyperslab: the first nsel dims from start/count, the
+ * rest whole.  A rank with an empty selection still takes part. */
+static int slab_io(hid_t dset, hid_t memtype, int nsel, const hsize_t *start0, const hsize_t *count0,
+                   void *buf, int write, H5FD_mpio_xfer_t mode)
 {
-    hid_t fspace = H5Dget_space(dset);
-    if (fspace < 0) return hpc_error_hdf5(__FILE__, __LINE__, "H5Dget_space");
     hsize_t dims[8], start[8] = {0}, count[8];
-    int nd = H5Sget_simple_extent_ndims(fspace);
-    if (nd < 1 || nd > 8) {
-        H5Sclose(fspace);
-        return HPC_ERR(HPC_ERR_DATA, "dataset of rank %d", nd);
-    }
-    H5Sget_simple_extent_dims(fspace, dims, NULL);
-    if (row0 + nrows > dims[0]) {
-        H5Sclose(fspace);
-        return HPC_ERR(HPC_ERR_ARG, "rows %llu..%llu beyond %llu rows", (unsigned long long)row0,
-                       (unsigned long long)(row0 + nrows), (unsigned long long)dims[0]);
-    }
+    int nd;
+    HPC_TRY(hpc_h5_dataset_shape(dset, &nd, dims));
+    if (nd < nsel) return HPC_ERR(HPC_ERR_DATA, "dataset of rank %d, want >= %d", nd, nsel);
     memcpy(count, dims, sizeof(hsize_t) * nd);
-    start[0] = row0;
-    count[0] = nrows;
+    int empty = 0;
+    for (int i = 0; i < nsel; i++) {
+        if (start0[i] + count0[i] > dims[i])
+            return HPC_ERR(HPC_ERR_ARG, "dim %d: %llu..%llu beyond %llu", i,
+                           (unsigned long long)start0[i], (unsigned long long)(start0[i] + count0[i]),
+                           (unsigned long long)dims[i]);
+        start[i] = start0[i];
+        count[i] = count0[i];
+        empty |= count0[i] == 0;
+    }
+    hid_t fspace = H5Dget_space(dset);
     hid_t mspace = H5Screate_simple(nd, count, NULL);
     hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
-    herr_t e = mspace < 0 || dxpl < 0 ? -1 : H5Pset_dxpl_mpio(dxpl, mode);
-    if (e >= 0 && nrows == 0) {
-        /* still take part in the collective call, with nothing selected */
+    herr_t e = fspace < 0 || mspace < 0 || dxpl < 0 ? -1 : H5Pset_dxpl_mpio(dxpl, mode);
+    if (e >= 0 && empty) {
         e = H5Sselect_none(fspace);
         if (e >= 0) e = H5Sselect_none(mspace);
     } else if (e >= 0) {
@@ -291,38 +495,66 @@ static int rows_io(hid_t dset, hid_t memtype, hsize_t row0, hsize_t nrows, void 
     int rc = e < 0 ? hpc_error_hdf5(__FILE__, __LINE__, write ? "H5Dwrite" : "H5Dread") : 0;
     if (dxpl >= 0) H5Pclose(dxpl);
     if (mspace >= 0) H5Sclose(mspace);
-    H5Sclose(fspace);
+    if (fspace >= 0) H5Sclose(fspace);
     return rc;
+}
+
+static int rows_io(hid_t d, hid_t t, hsize_t r0, hsize_t n, void *buf, int write, H5FD_mpio_xfer_t mode)
+{
+    QUIET;
+    HPC_TRY(slab_io(d, t, 1, &r0, &n, buf, write, mode));
+    return 0;
 }
 
 int hpc_h5_write_rows(hid_t d, hid_t t, hsize_t r0, hsize_t n, const void *buf)
 {
-    HPC_TRY(rows_io(d, t, r0, n, (void *)buf, 1, H5FD_MPIO_COLLECTIVE));
-    return 0;
+    return rows_io(d, t, r0, n, (void *)buf, 1, H5FD_MPIO_COLLECTIVE);
 }
 
 int hpc_h5_read_rows(hid_t d, hid_t t, hsize_t r0, hsize_t n, void *buf)
 {
-    HPC_TRY(rows_io(d, t, r0, n, buf, 0, H5FD_MPIO_COLLECTIVE));
-    return 0;
+    return rows_io(d, t, r0, n, buf, 0, H5FD_MPIO_COLLECTIVE);
 }
 
 int hpc_h5_write_rows_indep(hid_t d, hid_t t, hsize_t r0, hsize_t n, const void *buf)
 {
-    HPC_TRY(rows_io(d, t, r0, n, (void *)buf, 1, H5FD_MPIO_INDEPENDENT));
-    return 0;
+    return rows_io(d, t, r0, n, (void *)buf, 1, H5FD_MPIO_INDEPENDENT);
 }
 
 int hpc_h5_read_rows_indep(hid_t d, hid_t t, hsize_t r0, hsize_t n, void *buf)
 {
-    HPC_TRY(rows_io(d, t, r0, n, buf, 0, H5FD_MPIO_INDEPENDENT));
+    return rows_io(d, t, r0, n, buf, 0, H5FD_MPIO_INDEPENDENT);
+}
+
+static int block_io(hid_t d, hid_t t, hsize_t r0, hsize_t c0, hsize_t nr, hsize_t nc, void *buf,
+                    int write)
+{
+    QUIET;
+    const hsize_t start[2] = {r0, c0}, count[2] = {nr, nc};
+    int nd;
+    hsize_t dims[8];
+    HPC_TRY(hpc_h5_dataset_shape(d, &nd, dims));
+    if (nd != 2) return HPC_ERR(HPC_ERR_DATA, "dataset of rank %d, expected a 2D matrix", nd);
+    HPC_TRY(slab_io(d, t, 2, start, count, buf, write, H5FD_MPIO_COLLECTIVE));
     return 0;
+}
+
+int hpc_h5_read_block(hid_t d, hid_t t, hsize_t r0, hsize_t c0, hsize_t nr, hsize_t nc, void *buf)
+{
+    return block_io(d, t, r0, c0, nr, nc, buf, 0);
+}
+
+int hpc_h5_write_block(hid_t d, hid_t t, hsize_t r0, hsize_t c0, hsize_t nr, hsize_t nc,
+                       const void *buf)
+{
+    return block_io(d, t, r0, c0, nr, nc, (void *)buf, 1);
 }
 
 /* ---- attributes ---- */
 
 static int attr_write(hid_t obj, const char *name, hid_t type, hid_t space, const void *buf)
 {
+    QUIET;
     if (H5Aexists(obj, name) > 0 && H5Adelete(obj, name) < 0)
         return hpc_error_hdf5(__FILE__, __LINE__, "H5Adelete");
     hid_t a = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
@@ -368,17 +600,28 @@ int hpc_h5_attr_set_int64(hid_t obj, const char *name, int64_t v)
     return attr_scalar(obj, name, H5T_NATIVE_INT64, &v);
 }
 
-int hpc_h5_attr_set_doubles(hid_t obj, const char *name, const double *v, size_t n)
+static int attr_vector(hid_t obj, const char *name, hid_t type, const void *v, size_t n)
 {
     hsize_t dim = n;
     hid_t s = H5Screate_simple(1, &dim, NULL);
-    int rc = attr_write(obj, name, H5T_NATIVE_DOUBLE, s, v);
+    int rc = attr_write(obj, name, type, s, v);
     H5Sclose(s);
     return rc;
 }
 
+int hpc_h5_attr_set_doubles(hid_t obj, const char *name, const double *v, size_t n)
+{
+    return attr_vector(obj, name, H5T_NATIVE_DOUBLE, v, n);
+}
+
+int hpc_h5_attr_set_int64s(hid_t obj, const char *name, const int64_t *v, size_t n)
+{
+    return attr_vector(obj, name, H5T_NATIVE_INT64, v, n);
+}
+
 static int attr_read(hid_t obj, const char *name, hid_t memtype, void *buf)
 {
+    QUIET;
     if (H5Aexists(obj, name) <= 0) {
         H5Eclear2(H5E_DEFAULT);
         return HPC_ERR(HPC_ERR_DATA, "attribute '%s' is missing", name);
@@ -423,20 +666,19 @@ int hpc_h5_attr_get_int64(hid_t obj, const char *name, int64_t *out)
     return 0;
 }
 
-int hpc_h5_attr_provenance(hid_t obj, const char *program, int argc, char **argv)
+int hpc_h5_provenance(hpc_h5file_t *f, hid_t obj, const char *program, int argc, char **argv)
 {
+    if (!f) return HPC_ERR(HPC_ERR_ARG, "NULL file");
     char when[64] = "";
     int size = 1;
-    const hpc_env_t *e = hpc_env();
-    MPI_Comm comm = e ? e->world : MPI_COMM_WORLD;
-    MPI_Comm_size(comm, &size);
-    if (hpc_rank_hint() <= 0) {
+    MPI_Comm_size(f->comm, &size);
+    if (f->rank == 0) {
         time_t t = time(NULL);
         strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
     }
     /* attribute writes are collective: every rank must pass rank 0's time */
-    MPI_Bcast(when, sizeof when, MPI_CHAR, 0, comm);
-    char *cmd = hpc_cmdline(argc, argv);
+    MPI_Bcast(when, sizeof when, MPI_CHAR, 0, f->comm);
+    char *cmd = hpc_cmdline_join(argc, argv);
     if (!cmd) return HPC_ERR(HPC_ERR_NOMEM, "command line");
     int rc = hpc_h5_attr_set_string(obj, "program", program);
     if (!rc) rc = hpc_h5_attr_set_string(obj, "command_line", cmd);

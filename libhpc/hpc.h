@@ -1,12 +1,20 @@
-/* hpc.h - umbrella public header of libhpc.
+/* hpc.h - the core of libhpc: start-up, the environment, errors, logging,
+ * timers and the counter-based RNG.
  *
- * Includes MPI and the (header-only) Random123 counter-based RNG, never a
+ * The layers, each its own header (docs/architecture.md):
+ *   hpc.h       this core: every program that links libhpc
+ *   hpc_coll.h  collectives over host and device buffers
+ *   hpc_h5.h    parallel HDF5 done the one right way
+ *   hpc_app.h   the app kit: options, exit codes, signals, progress, run
+ *               folders, work queue, resumable outputs, 2D grids
+ * This header includes MPI and the (header-only) Random123 RNG, never a
  * CUDA, NCCL or HDF5 header: programs that do not use those need not have
- * them.  Parallel HDF5 helpers live in <hpc_h5.h>.
+ * them.
  *
  * Conventions: public symbols start with hpc_, functions return 0 or a
  * negative HPC_ERR_* code, output arguments come last and are set only on
- * success.
+ * success.  What may grow is reached through functions, not structs, so new
+ * fields never break the ABI.
  */
 #ifndef HPC_H
 #define HPC_H
@@ -24,6 +32,14 @@
 #define HPC_EXPORT
 #endif
 
+#if defined(__GNUC__)
+#define HPC_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define HPC_NORETURN __attribute__((noreturn))
+#else
+#define HPC_PRINTF(f, a)
+#define HPC_NORETURN
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -31,9 +47,9 @@ extern "C" {
 /* ------------------------------------------------------------------ */
 /* Version                                                             */
 /* ------------------------------------------------------------------ */
-HPC_EXPORT const char *hpc_version(void);          /* "0.1.0" */
-HPC_EXPORT int hpc_have_cuda(void);                /* 1 if built with CUDA */
-HPC_EXPORT int hpc_have_nccl(void);                /* 1 if built with NCCL */
+HPC_EXPORT const char *hpc_version(void);   /* "0.2.0" */
+HPC_EXPORT int hpc_have_cuda(void);         /* 1 if built with CUDA */
+HPC_EXPORT int hpc_have_nccl(void);         /* 1 if built with NCCL */
 
 /* ------------------------------------------------------------------ */
 /* Errors (err.c)                                                      */
@@ -59,18 +75,18 @@ enum {
 
 /* Short fixed description of a code ("MPI error"). */
 HPC_EXPORT const char *hpc_strerror(int code);
-/* The last error recorded on this thread: "call: cause" followed by the
- * file:line frames it travelled through, innermost first.  "" if none. */
+/* The last error recorded on this thread: "rank R: call: cause (file:line)"
+ * followed by the file:line frames it travelled through, innermost first.
+ * "" if none. */
 HPC_EXPORT const char *hpc_last_error(void);
+/* Its first line only, without the rank prefix and the frames: the cause,
+ * for one-line messages to users.  "" if none. */
+HPC_EXPORT const char *hpc_last_cause(void);
 HPC_EXPORT void hpc_error_clear(void);
 
 /* Record an error (printf-style cause) at file:line in func; returns code. */
 HPC_EXPORT int hpc_error_set(int code, const char *file, int line, const char *func,
-                  const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 5, 6)))
-#endif
-    ;
+                             const char *fmt, ...) HPC_PRINTF(5, 6);
 /* Append a "from file:line (func)" frame to the current error; returns code. */
 HPC_EXPORT int hpc_error_push(int code, const char *file, int line, const char *func);
 /* Translate an MPI error code into HPC_ERR_MPI with MPI's own message. */
@@ -91,40 +107,22 @@ HPC_EXPORT int hpc_error_mpi(int mpierr, const char *file, int line, const char 
         if (hpc_e_ != MPI_SUCCESS) return hpc_error_mpi(hpc_e_, __FILE__, __LINE__, #call); \
     } while (0)
 
-/* For applications: on failure print "rank R (host): file:line: message"
- * to stderr and MPI_Abort the whole job (never hang on one failed rank). */
+/* For programs: on failure print "rank R (host): file:line: message" to
+ * stderr and MPI_Abort the whole job (never hang on one failed rank). */
 #define HPC_CHECK(call)                                                    \
     do {                                                                   \
         int hpc_e_ = (call);                                               \
         if (hpc_e_ < 0) hpc_abort_on_error(hpc_e_, __FILE__, __LINE__, #call); \
     } while (0)
-HPC_EXPORT void hpc_abort_on_error(int code, const char *file, int line, const char *call)
-#if defined(__GNUC__)
-    __attribute__((noreturn))
-#endif
-    ;
-/* End the whole job (MPI_Abort) after what this rank printed has had
- * time to reach the launcher: MPICH's hydra drops output still in its
- * pipes when it tears a job down.  Exits without MPI if MPI is not up. */
-HPC_EXPORT void hpc_abort(int status)
-#if defined(__GNUC__)
-    __attribute__((noreturn))
-#endif
-    ;
-/* For applications, bad command line: rank 0 prints "PROG: message" (one
- * line) to stderr, every rank finalizes MPI and exits with status 2.
- * Must be called by all ranks (they parse the same argv). */
-HPC_EXPORT void hpc_die_usage(const char *prog, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((noreturn, format(printf, 2, 3)))
-#endif
-    ;
-/* Same, for bad data: exit status 1.  Collective, like hpc_die_usage. */
-HPC_EXPORT void hpc_die_data(const char *prog, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((noreturn, format(printf, 2, 3)))
-#endif
-    ;
+HPC_EXPORT void hpc_abort_on_error(int code, const char *file, int line,
+                                   const char *call) HPC_NORETURN;
+/* End the whole job (MPI_Abort) after what this rank printed has had time
+ * to reach the launcher (MPICH's hydra drops output still in its pipes
+ * when it tears a job down); modules registered with hpc_at_abort (NCCL
+ * communicators) are torn down first.  Exits without MPI if MPI is not up. */
+HPC_EXPORT void hpc_abort(int status) HPC_NORETURN;
+/* Register fn to run in hpc_abort before MPI_Abort (at most a few). */
+HPC_EXPORT int hpc_at_abort(void (*fn)(void));
 
 /* ------------------------------------------------------------------ */
 /* Logging (log.c): HPC_LOG=error|warn|info|debug (default warn).      */
@@ -132,11 +130,7 @@ HPC_EXPORT void hpc_die_data(const char *prog, const char *fmt, ...)
 /* unless HPC_LOG_ALL=1; warn/error/debug on every rank.               */
 /* ------------------------------------------------------------------ */
 typedef enum { HPC_LOG_ERROR = 0, HPC_LOG_WARN = 1, HPC_LOG_INFO = 2, HPC_LOG_DEBUG = 3 } hpc_log_level_t;
-HPC_EXPORT void hpc_log(hpc_log_level_t level, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
+HPC_EXPORT void hpc_log(hpc_log_level_t level, const char *fmt, ...) HPC_PRINTF(2, 3);
 HPC_EXPORT hpc_log_level_t hpc_log_level(void);
 #define hpc_error(...) hpc_log(HPC_LOG_ERROR, __VA_ARGS__)
 #define hpc_warn(...)  hpc_log(HPC_LOG_WARN, __VA_ARGS__)
@@ -144,8 +138,45 @@ HPC_EXPORT hpc_log_level_t hpc_log_level(void);
 #define hpc_debug(...) hpc_log(HPC_LOG_DEBUG, __VA_ARGS__)
 
 /* ------------------------------------------------------------------ */
-/* Launcher detection (launch.c): pure parsing, testable.              */
+/* Start-up (env.c)                                                    */
 /* ------------------------------------------------------------------ */
+/* Read the launcher's variables, bind a GPU (before MPI_Init and any
+ * other CUDA call), initialise MPI (MPI_THREAD_FUNNELED) unless the caller
+ * did, build the node and leaders communicators, set BLAS/OpenMP threads.
+ * argc/argv may be NULL.  Collective over MPI_COMM_WORLD: on failure every
+ * rank returns the error (a bad HPC_GPU_BIND is HPC_ERR_ARG everywhere).
+ * Launcher variables that contradict themselves (RANK=1 WORLD_SIZE=1 left
+ * in a shell) are ignored with one warning from rank 0. */
+HPC_EXPORT int hpc_init(int *argc, char ***argv);
+HPC_EXPORT int hpc_finalize(void);
+HPC_EXPORT int hpc_initialized(void);
+/* Register cleanup run by hpc_finalize before MPI_Finalize, in reverse
+ * order of registration (e.g. cached communicators). */
+HPC_EXPORT int hpc_at_finalize(void (*fn)(void));
+
+/* ------------------------------------------------------------------ */
+/* The environment hpc_init set up (env.c).  Valid between hpc_init and */
+/* hpc_finalize; before, ranks are -1, sizes 0, communicators NULL.     */
+/* ------------------------------------------------------------------ */
+HPC_EXPORT int hpc_rank(void);              /* in MPI_COMM_WORLD */
+HPC_EXPORT int hpc_size(void);
+HPC_EXPORT MPI_Comm hpc_comm_world(void);   /* a duplicate owned by libhpc */
+HPC_EXPORT MPI_Comm hpc_comm_node(void);    /* the ranks on this node */
+HPC_EXPORT MPI_Comm hpc_comm_leaders(void); /* local rank 0 of each node, else MPI_COMM_NULL */
+HPC_EXPORT int hpc_local_rank(void);
+HPC_EXPORT int hpc_local_size(void);
+HPC_EXPORT int hpc_node_id(void);           /* nodes numbered by their lowest rank */
+HPC_EXPORT int hpc_node_count(void);
+HPC_EXPORT const char *hpc_hostname(void);
+/* CPU placement: cores in this rank's affinity mask (and that mask as a
+ * list, "0-3,8"), BLAS/OpenMP threads chosen, local ranks whose cores
+ * overlap this rank's (itself included), 1 if the user set the threads. */
+HPC_EXPORT int hpc_cores(void);
+HPC_EXPORT const char *hpc_cpuset(void);
+HPC_EXPORT int hpc_threads(void);
+HPC_EXPORT int hpc_core_sharers(void);
+HPC_EXPORT int hpc_threads_from_user(void);
+
 typedef enum {
     HPC_LAUNCHER_NONE = 0,    /* singleton: ./prog */
     HPC_LAUNCHER_SLURM,       /* srun: SLURM_PROCID, SLURM_LOCALID, SLURM_NTASKS */
@@ -153,117 +184,40 @@ typedef enum {
     HPC_LAUNCHER_HYDRA,       /* MPICH hydra: PMI_RANK, PMI_SIZE, MPI_LOCALRANKID */
     HPC_LAUNCHER_TORCHRUN     /* RANK, LOCAL_RANK, WORLD_SIZE */
 } hpc_launcher_t;
-
-typedef struct {
-    hpc_launcher_t launcher;
-    int rank, size;           /* -1 where the launcher did not say */
-    int local_rank, local_size;
-} hpc_launch_t;
-
-/* Read the launcher's variables from envp ("K=V" strings, NULL-terminated;
- * NULL means the process environment).  Precedence: Open MPI, hydra,
- * torchrun-style, then Slurm (srun sets SLURM_* also around mpirun, where
- * the inner launcher is the one that counts). */
-HPC_EXPORT int hpc_launch_parse(char *const *envp, hpc_launch_t *out);
+/* The launcher whose variables hpc_init used, and whether what it said
+ * disagreed with MPI (warned at start-up: ranks started as singletons?). */
+HPC_EXPORT hpc_launcher_t hpc_launcher(void);
 HPC_EXPORT const char *hpc_launcher_name(hpc_launcher_t l);
+HPC_EXPORT int hpc_launcher_disagrees(void);
 
-/* ------------------------------------------------------------------ */
-/* GPU binding policy (gpu.c)                                          */
-/* ------------------------------------------------------------------ */
-typedef enum { HPC_GPU_BIND_LOCAL = 0, HPC_GPU_BIND_NONE, HPC_GPU_BIND_LIST,
-               HPC_GPU_BIND_EXCLUSIVE } hpc_gpu_bind_mode_t;
-#define HPC_GPU_LIST_MAX 64
-typedef struct {
-    hpc_gpu_bind_mode_t mode;
-    int nlist;
-    int list[HPC_GPU_LIST_MAX];  /* for LIST: local rank i -> list[i % nlist] */
-} hpc_gpu_policy_t;
-
-/* Parse HPC_GPU_BIND: NULL/""/"local", "none", "exclusive", "list:0,2,1". */
-HPC_EXPORT int hpc_gpu_policy_parse(const char *s, hpc_gpu_policy_t *out);
-/* Device for this local rank given ndev visible devices; -1 = none.
- * EXCLUSIVE with local_size > ndev is an error (ranks would share a GPU). */
-HPC_EXPORT int hpc_gpu_choose(const hpc_gpu_policy_t *p, int local_rank, int local_size,
-                   int ndev, int *dev);
-typedef struct {
-    int index;               /* CUDA device index, -1 = none */
-    char name[96];
-    char pci_bus_id[32];
-    size_t total_mem;
-} hpc_gpu_info_t;
+/* GPU this rank is bound to (HPC_GPU_BIND policy): index, -1 = none;
+ * name, PCI bus id ("" without one) and memory in bytes. */
+HPC_EXPORT int hpc_gpu(void);
+HPC_EXPORT const char *hpc_gpu_name(void);
+HPC_EXPORT const char *hpc_gpu_pci_bus_id(void);
+HPC_EXPORT size_t hpc_gpu_memory(void);
 /* Number of CUDA devices this process sees (0 without CUDA or driver). */
 HPC_EXPORT int hpc_gpu_count(void);
 
 /* ------------------------------------------------------------------ */
-/* Rank setup (env.c)                                                  */
+/* Strict parsing (parse.c): the whole string, no overflow; 0 or        */
+/* HPC_ERR_ARG with the reason.                                        */
 /* ------------------------------------------------------------------ */
-typedef struct {
-    int rank, size;               /* in MPI_COMM_WORLD */
-    int local_rank, local_size;   /* on this node */
-    int node_id, nnodes;          /* node index (ordered by lowest rank), node count */
-    char hostname[256];
-    MPI_Comm world;               /* dup of MPI_COMM_WORLD owned by libhpc */
-    MPI_Comm node;                /* ranks on this node */
-    MPI_Comm leaders;             /* local rank 0 of each node; MPI_COMM_NULL elsewhere */
-    hpc_launch_t launch;          /* what the launcher said */
-    int ncores;                   /* CPU cores in this rank's affinity mask */
-    char cpuset[256];             /* those cores as a list, "0-3,8" */
-    int threads;                  /* BLAS/OpenMP threads chosen for this rank */
-    int threads_from_user;        /* 1 if OMP_NUM_THREADS/OPENBLAS_NUM_THREADS set */
-    int core_sharers;             /* local ranks whose cores overlap ours (incl. us) */
-    hpc_gpu_policy_t gpu_policy;
-    hpc_gpu_info_t gpu;           /* bound GPU, index -1 = none */
-    int mismatch;                 /* 1 if launcher and MPI disagreed (warned) */
-} hpc_env_t;
-
-/* Detect the launcher, bind a GPU (before MPI_Init and any other CUDA
- * call), initialise MPI (MPI_THREAD_FUNNELED), build the communicators,
- * set BLAS/OpenMP threads.  argc/argv may be NULL. */
-HPC_EXPORT int hpc_init(int *argc, char ***argv);
-HPC_EXPORT int hpc_finalize(void);
-/* hpc_init for programs: on failure one rank prints "PROG: cause" (one
- * line) and every rank exits - status 2 for bad settings (HPC_GPU_BIND),
- * 1 otherwise.  Never returns on failure. */
-HPC_EXPORT void hpc_init_or_exit(int *argc, char ***argv, const char *prog);
-/* Register cleanup run by hpc_finalize before MPI_Finalize, in reverse
- * order of registration (e.g. cached communicators). */
-HPC_EXPORT int hpc_at_finalize(void (*fn)(void));
-/* The environment set up by hpc_init; NULL before hpc_init. */
-HPC_EXPORT const hpc_env_t *hpc_env(void);
-HPC_EXPORT int hpc_initialized(void);
+HPC_EXPORT int hpc_parse_int64(const char *s, int64_t *out);
+/* Finite double; subnormals (1e-310) are fine; "inf" only with allow_inf. */
+HPC_EXPORT int hpc_parse_double(const char *s, int allow_inf, double *out);
+/* A size with optional K/M/G suffix (binary): "8M" -> 8388608. */
+HPC_EXPORT int hpc_parse_size(const char *s, size_t *out);
 
 /* ------------------------------------------------------------------ */
 /* Timers (timer.c)                                                    */
 /* ------------------------------------------------------------------ */
-HPC_EXPORT double hpc_wtime(void);       /* seconds, MPI_Wtime (monotonic before init) */
+HPC_EXPORT double hpc_wtime(void);  /* seconds, MPI_Wtime (monotonic before init) */
 typedef struct { double min, median, max; } hpc_stats_t;
 /* min / median / max of one value per rank (collective over comm). */
 HPC_EXPORT int hpc_stats_across(double v, MPI_Comm comm, hpc_stats_t *out);
 /* median of n doubles (array is reordered). */
 HPC_EXPORT double hpc_median(double *v, size_t n);
-
-/* ------------------------------------------------------------------ */
-/* Progress line (progress.c): rank 0, only when stderr is a terminal  */
-/* (or HPC_PROGRESS=1): "odegen: 41230/100000 (41.2%) 52.1k/s ETA 1.1s" */
-/* ------------------------------------------------------------------ */
-typedef struct hpc_progress hpc_progress_t;
-/* what: label; unit: "traj", "steps" ...; total: expected count. */
-HPC_EXPORT hpc_progress_t *hpc_progress_start(const char *what, const char *unit, uint64_t total);
-/* Cheap to call often: redraws at most every 0.5 s. */
-HPC_EXPORT void hpc_progress_update(hpc_progress_t *p, uint64_t done);
-/* Clears the line and frees p (NULL is fine). */
-HPC_EXPORT void hpc_progress_end(hpc_progress_t *p);
-
-/* ------------------------------------------------------------------ */
-/* Small helpers shared by the apps (util.c)                            */
-/* ------------------------------------------------------------------ */
-/* Strict number parsing: whole string, no overflow.  0 or HPC_ERR_ARG. */
-HPC_EXPORT int hpc_parse_long(const char *s, long *out);
-HPC_EXPORT int hpc_parse_double(const char *s, double *out);
-/* Parse a size with optional K/M/G suffix (binary): "8M" -> 8388608. */
-HPC_EXPORT int hpc_parse_size(const char *s, size_t *out);
-/* The command line joined with spaces (for provenance attributes). */
-HPC_EXPORT char *hpc_cmdline(int argc, char **argv);
 
 #ifdef __cplusplus
 }

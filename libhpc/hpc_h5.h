@@ -1,9 +1,16 @@
 /* hpc_h5.h - parallel HDF5 helpers: the one right way to write in parallel.
  *
- * Create is collective and writes PATH.partial; every rank writes its own
- * rows of a dataset with collective MPI-IO; hpc_h5_finish() agrees across
- * ranks that all succeeded and only then rank 0 renames PATH.partial to
- * PATH.  A failed run never leaves a file under the final name.
+ * Create is collective and writes PATH.partial (the writer holds PATH.lock,
+ * so a second run cannot write the same output); every rank writes its own
+ * part of a dataset with MPI-IO; hpc_h5_finish() agrees across ranks that
+ * all succeeded and only then rank 0 makes the data durable (fsync) and
+ * renames PATH.partial to PATH.  A failed run never leaves a file under
+ * the final name.
+ *
+ * HDF5's own error printing is off inside these calls only (the caller's
+ * HDF5 calls print as they would); its error stack is translated into one
+ * libhpc error instead.  Every collective call here is called by all ranks
+ * of the file's communicator.
  */
 #ifndef HPC_H5_H
 #define HPC_H5_H
@@ -19,39 +26,71 @@ typedef struct hpc_h5file hpc_h5file_t;
 
 enum { HPC_H5_FAIL_IF_EXISTS = 0, HPC_H5_OVERWRITE = 1 };
 
-/* Collective.  Creates PATH.partial (truncating any old .partial).  With
- * HPC_H5_FAIL_IF_EXISTS an existing PATH is an HPC_ERR_IO error. */
+/* Collective.  Creates PATH.partial (truncating any old .partial no live
+ * run holds).  With HPC_H5_FAIL_IF_EXISTS an existing PATH is an
+ * HPC_ERR_IO error; a PATH that is not a regular file (a device, a
+ * folder) is refused even with HPC_H5_OVERWRITE. */
 HPC_EXPORT int hpc_h5_create(const char *path, MPI_Comm comm, int flags, hpc_h5file_t **out);
-/* Collective.  Opens an existing file (PATH itself, or PATH.partial when
- * partial != 0, e.g. to resume) read-only or read-write. */
+/* Collective.  Opens an existing file: PATH itself, or PATH.partial when
+ * partial != 0 (to resume it: then writable, and locked as by create),
+ * read-only or read-write. */
 HPC_EXPORT int hpc_h5_open(const char *path, MPI_Comm comm, int partial, int writable,
-                hpc_h5file_t **out);
+                           hpc_h5file_t **out);
 HPC_EXPORT hid_t hpc_h5_id(const hpc_h5file_t *f);
-HPC_EXPORT const char *hpc_h5_path(const hpc_h5file_t *f);   /* the name being written */
-/* Collective.  ok = this rank's verdict.  Closes the file; if every rank
- * said ok, rank 0 renames PATH.partial -> PATH (for files from
- * hpc_h5_create).  Otherwise the .partial stays (resumable) and
- * HPC_ERR_IO is returned on every rank.  Frees f in all cases. */
+HPC_EXPORT const char *hpc_h5_path(const hpc_h5file_t *f);   /* the name open */
+HPC_EXPORT MPI_Comm hpc_h5_comm(const hpc_h5file_t *f);
+/* Collective.  ok = this rank's verdict.  Closes the file; for a file
+ * being written as PATH.partial (created, or opened partial), if every rank
+ * said ok, rank 0 syncs it to disk and renames it to PATH.  Otherwise the
+ * .partial stays (resumable) and HPC_ERR_IO is returned on every rank.
+ * Frees f in all cases. */
 HPC_EXPORT int hpc_h5_finish(hpc_h5file_t *f, int ok);
-/* Close without the rename (read-only files, or abandoning). */
+/* Collective.  Close without the rename (read-only files, or abandoning). */
 HPC_EXPORT int hpc_h5_close(hpc_h5file_t *f);
+/* Independent.  Make the raw data this rank wrote so far durable (the
+ * caller then records that it is done): fdatasync of the file. */
+HPC_EXPORT int hpc_h5_sync_data(hpc_h5file_t *f);
 
 /* Collective.  Create dataset NAME (intermediate groups created) of type
- * type with ndims dims; chunk may be NULL (contiguous). */
+ * type with ndims dims; chunk may be NULL (contiguous).  flags:
+ * HPC_H5_ALLOC_EARLY allocates the whole dataset now (its size is final
+ * and a later write never extends the file); with it, fill (a value of
+ * type, or NULL for none) is written at allocation. */
+enum { HPC_H5_ALLOC_EARLY = 1 };
 HPC_EXPORT int hpc_h5_dataset_create(hpc_h5file_t *f, const char *name, hid_t type, int ndims,
-                          const hsize_t *dims, const hsize_t *chunk, hid_t *out);
+                                     const hsize_t *dims, const hsize_t *chunk, int flags,
+                                     const void *fill, hid_t *out);
 /* Open a dataset, checking rank and (where expect_dims != NULL) every dim
- * (0 in expect_dims = any).  Wrong shape -> HPC_ERR_DATA naming it. */
+ * (0 in expect_dims = any).  Missing or wrong shape -> HPC_ERR_DATA
+ * naming it. */
 HPC_EXPORT int hpc_h5_dataset_open(hpc_h5file_t *f, const char *name, int ndims,
-                        const hsize_t *expect_dims, hid_t *out);
+                                   const hsize_t *expect_dims, hid_t *out);
+/* Shape and element type of an open dataset: ndims (<= 8) and dims;
+ * the type class (H5T_INTEGER, H5T_FLOAT, ...) and size in bytes. */
+HPC_EXPORT int hpc_h5_dataset_shape(hid_t dset, int *ndims, hsize_t dims[8]);
+HPC_EXPORT int hpc_h5_dataset_type(hid_t dset, H5T_class_t *cls, size_t *size);
+/* HPC_ERR_DATA naming the dataset unless its elements are of class cls
+ * and size bytes (size 0 = any size of that class). */
+HPC_EXPORT int hpc_h5_dataset_check_type(hid_t dset, const char *name, H5T_class_t cls,
+                                         size_t size);
+
 /* Collective.  Write / read rows [row0, row0+nrows) along dim 0 (all of
  * the other dims) from/into buf of type memtype.  A rank with nothing to
  * do passes nrows = 0 and still calls. */
 HPC_EXPORT int hpc_h5_write_rows(hid_t dset, hid_t memtype, hsize_t row0, hsize_t nrows, const void *buf);
 HPC_EXPORT int hpc_h5_read_rows(hid_t dset, hid_t memtype, hsize_t row0, hsize_t nrows, void *buf);
 /* Independent (non-collective) variants, for dynamic work distribution. */
-HPC_EXPORT int hpc_h5_write_rows_indep(hid_t dset, hid_t memtype, hsize_t row0, hsize_t nrows, const void *buf);
-HPC_EXPORT int hpc_h5_read_rows_indep(hid_t dset, hid_t memtype, hsize_t row0, hsize_t nrows, void *buf);
+HPC_EXPORT int hpc_h5_write_rows_indep(hid_t dset, hid_t memtype, hsize_t row0, hsize_t nrows,
+                                       const void *buf);
+HPC_EXPORT int hpc_h5_read_rows_indep(hid_t dset, hid_t memtype, hsize_t row0, hsize_t nrows,
+                                      void *buf);
+/* Collective.  A rank's 2D block of a 2D dataset: rows [r0, r0+nr), columns
+ * [c0, c0+nc), row-major in buf (nr x nc elements of memtype; HDF5
+ * converts between float types).  nr or nc = 0: the rank still calls. */
+HPC_EXPORT int hpc_h5_read_block(hid_t dset, hid_t memtype, hsize_t r0, hsize_t c0, hsize_t nr,
+                                 hsize_t nc, void *buf);
+HPC_EXPORT int hpc_h5_write_block(hid_t dset, hid_t memtype, hsize_t r0, hsize_t c0, hsize_t nr,
+                                  hsize_t nc, const void *buf);
 
 /* Attributes on obj (file id, group or dataset).  Writes are collective
  * (every rank passes the same value); reads are local. */
@@ -59,13 +98,16 @@ HPC_EXPORT int hpc_h5_attr_set_string(hid_t obj, const char *name, const char *v
 HPC_EXPORT int hpc_h5_attr_set_double(hid_t obj, const char *name, double value);
 HPC_EXPORT int hpc_h5_attr_set_int64(hid_t obj, const char *name, int64_t value);
 HPC_EXPORT int hpc_h5_attr_set_doubles(hid_t obj, const char *name, const double *v, size_t n);
+HPC_EXPORT int hpc_h5_attr_set_int64s(hid_t obj, const char *name, const int64_t *v, size_t n);
 /* Reads: a missing attribute is HPC_ERR_DATA.  The string is malloc'd. */
 HPC_EXPORT int hpc_h5_attr_get_string(hid_t obj, const char *name, char **out);
 HPC_EXPORT int hpc_h5_attr_get_double(hid_t obj, const char *name, double *out);
 HPC_EXPORT int hpc_h5_attr_get_int64(hid_t obj, const char *name, int64_t *out);
-/* Attributes every hpckit output carries: command line, hpckit version,
- * rank count, and the program name. */
-HPC_EXPORT int hpc_h5_attr_provenance(hid_t obj, const char *program, int argc, char **argv);
+/* Collective over f's communicator.  Attributes every hpckit output
+ * carries: program, command line, hpckit version, rank count (of f's
+ * communicator), creation time (rank 0's clock). */
+HPC_EXPORT int hpc_h5_provenance(hpc_h5file_t *f, hid_t obj, const char *program, int argc,
+                                 char **argv);
 
 /* Translate the current HDF5 error stack into HPC_ERR_HDF5. */
 HPC_EXPORT int hpc_error_hdf5(const char *file, int line, const char *call);

@@ -3,11 +3,45 @@
 #define HPC_INTERNAL_H
 
 #include "hpc.h"
+#include "hpc_testing.h"
 
-/* env.c: the process-wide environment (NULL before hpc_init). */
+/* The process-wide environment (env.c); its fields are reached from
+ * outside only through the getters of hpc.h. */
+typedef struct hpc_gpu_info {
+    int index;               /* CUDA device index, -1 = none */
+    char name[96];
+    char pci_bus_id[32];
+    size_t total_mem;
+} hpc_gpu_info_t;
+
+typedef struct hpc_env {
+    int rank, size;               /* in MPI_COMM_WORLD */
+    int local_rank, local_size;   /* on this node */
+    int node_id, nnodes;
+    char hostname[256];
+    MPI_Comm world, node, leaders;
+    hpc_launch_t launch;          /* what the launcher said (NONE if ignored) */
+    int ncores;
+    char cpuset[256];
+    int threads, threads_from_user, core_sharers;
+    hpc_gpu_policy_t gpu_policy;
+    hpc_gpu_info_t gpu;
+    int mismatch;                 /* launcher and MPI disagreed (warned) */
+} hpc_env_t;
+
+/* NULL before hpc_init and after hpc_finalize. */
 extern hpc_env_t *hpc_env_global;
-/* Rank for message prefixes: world rank after init, launcher's before, else -1. */
-int hpc_rank_hint(void);
+/* After a failed hpc_init: 1 where this rank's own start-up failed (it
+ * holds the reason), 0 where another rank's did. */
+int hpc_init_failed_here(void);
+
+/* err.c is a leaf: it never calls back into the environment.  env.c
+ * tells it the rank to put in messages once it is known (the launcher's
+ * before MPI_Init, MPI's after); -1 = unknown. */
+void hpc_err_set_rank(int rank);
+int hpc_err_rank(void);
+/* Rank for message prefixes: the same as hpc_err_rank(). */
+static inline int hpc_rank_hint(void) { return hpc_err_rank(); }
 const char *hpc_host_hint(void);
 
 /* affinity.c */
@@ -18,9 +52,10 @@ int hpc_threads_for(int ncores, int sharing);
 /* Apply n threads to OpenBLAS (and OMP_NUM_THREADS for later runtimes). */
 void hpc_threads_apply(int n);
 
-/* gpu.c: bind before MPI_Init; fills info (index -1 if none). */
-int hpc_gpu_bind_early(const hpc_gpu_policy_t *p, int local_rank, int local_size,
-                       hpc_gpu_info_t *info);
+/* gpu.c: bind (before MPI_Init where the local rank is known); fills
+ * info (index -1 if none). */
+int hpc_gpu_bind(const hpc_gpu_policy_t *p, int local_rank, int local_size,
+                 hpc_gpu_info_t *info);
 /* Translate a CUDA runtime error (int to keep CUDA headers out). */
 int hpc_error_cuda(int cudaerr, const char *file, int line, const char *call);
 /* Call the CUDA runtime (cudaSuccess is 0); on failure translate and
@@ -31,5 +66,8 @@ int hpc_error_cuda(int cudaerr, const char *file, int line, const char *call);
         int hpc_ce_ = (int)(call);                                         \
         if (hpc_ce_ != 0) return hpc_error_cuda(hpc_ce_, __FILE__, __LINE__, #call); \
     } while (0)
+
+/* util (app/parse.c): the command line joined with spaces, malloc'd. */
+char *hpc_cmdline_join(int argc, char **argv);
 
 #endif

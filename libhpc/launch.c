@@ -56,9 +56,16 @@ static int slurm_tasks_on_node(const char *s, int node)
     return -1;
 }
 
+/* the variable names the launcher was read from, for messages */
+typedef struct { const char *rank, *size, *lrank, *lsize; } names_t;
+
 static void fill(hpc_launch_t *o, hpc_launcher_t l, char *const *envp, const char *rank,
-                 const char *size, const char *lrank, const char *lsize)
+                 const char *size, const char *lrank, const char *lsize, names_t *nm)
 {
+    nm->rank = rank;
+    nm->size = size;
+    nm->lrank = lrank;
+    nm->lsize = lsize ? lsize : "SLURM_TASKS_PER_NODE";
     o->launcher = l;
     o->rank = intvar(envp, rank);
     o->size = intvar(envp, size);
@@ -70,26 +77,32 @@ int hpc_launch_parse(char *const *envp, hpc_launch_t *out)
 {
     if (!out) return HPC_ERR(HPC_ERR_ARG, "out is NULL");
     hpc_launch_t o = {HPC_LAUNCHER_NONE, -1, -1, -1, -1};
+    names_t nm;
     if (lookup(envp, "OMPI_COMM_WORLD_RANK")) {
         fill(&o, HPC_LAUNCHER_OMPI, envp, "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
-             "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE");
+             "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE", &nm);
     } else if (lookup(envp, "PMI_RANK") && lookup(envp, "MPI_LOCALRANKID")) {
         fill(&o, HPC_LAUNCHER_HYDRA, envp, "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID",
-             "MPI_LOCALNRANKS");
+             "MPI_LOCALNRANKS", &nm);
     } else if (lookup(envp, "RANK") && lookup(envp, "WORLD_SIZE")) {
         fill(&o, HPC_LAUNCHER_TORCHRUN, envp, "RANK", "WORLD_SIZE", "LOCAL_RANK",
-             "LOCAL_WORLD_SIZE");
+             "LOCAL_WORLD_SIZE", &nm);
     } else if (lookup(envp, "SLURM_PROCID")) {
-        fill(&o, HPC_LAUNCHER_SLURM, envp, "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", NULL);
+        fill(&o, HPC_LAUNCHER_SLURM, envp, "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", NULL, &nm);
         o.local_size = slurm_tasks_on_node(lookup(envp, "SLURM_TASKS_PER_NODE"),
                                            intvar(envp, "SLURM_NODEID"));
     }
+    /* values, not the parsed numbers: a malformed one shows as it is */
+#define V(name) (lookup(envp, name) ? lookup(envp, name) : "(unset)")
     if (o.launcher != HPC_LAUNCHER_NONE && (o.rank < 0 || o.size < 1 || o.rank >= o.size))
-        return HPC_ERR(HPC_ERR_ARG, "%s launcher variables are inconsistent (rank %d, size %d)",
-                       hpc_launcher_name(o.launcher), o.rank, o.size);
+        return HPC_ERR(HPC_ERR_ARG, "%s=%s %s=%s (%s) contradict each other; left over from "
+                       "another launcher?", nm.rank, V(nm.rank), nm.size, V(nm.size),
+                       hpc_launcher_name(o.launcher));
     if (o.local_rank >= 0 && o.local_size > 0 && o.local_rank >= o.local_size)
-        return HPC_ERR(HPC_ERR_ARG, "%s launcher: local rank %d >= local size %d",
-                       hpc_launcher_name(o.launcher), o.local_rank, o.local_size);
+        return HPC_ERR(HPC_ERR_ARG, "%s=%s %s=%s (%s) contradict each other; left over from "
+                       "another launcher?", nm.lrank, V(nm.lrank), nm.lsize, V(nm.lsize),
+                       hpc_launcher_name(o.launcher));
+#undef V
     *out = o;
     return 0;
 }

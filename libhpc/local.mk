@@ -1,6 +1,9 @@
 # libhpc/local.mk - the shared library, its headers and pkg-config file.
+# Layers (docs/architecture.md): the core (hpc.h), parallel HDF5
+# (hpc_h5.h), the app kit (hpc_app.h, libhpc/app/); the collectives
+# (hpc_coll.h) have their own fragment.  hpc_testing.h is not installed.
 lib_LTLIBRARIES += libhpc/libhpc.la
-include_HEADERS += libhpc/hpc.h libhpc/hpc_rng.h libhpc/hpc_coll.h libhpc/hpc_h5.h
+include_HEADERS += libhpc/hpc.h libhpc/hpc_rng.h libhpc/hpc_coll.h libhpc/hpc_h5.h libhpc/hpc_app.h
 
 libhpc_libhpc_la_SOURCES = \
 	libhpc/version.c \
@@ -11,10 +14,21 @@ libhpc_libhpc_la_SOURCES = \
 	libhpc/affinity.c \
 	libhpc/env.c \
 	libhpc/timer.c \
-	libhpc/progress.c \
-	libhpc/util.c \
+	libhpc/parse.c \
 	libhpc/h5.c \
-	libhpc/internal.h
+	libhpc/internal.h \
+	libhpc/hpc_testing.h \
+	libhpc/app/app_internal.h \
+	libhpc/app/app.c \
+	libhpc/app/opts.c \
+	libhpc/app/settings.c \
+	libhpc/app/stop.c \
+	libhpc/app/progress.c \
+	libhpc/app/text.c \
+	libhpc/app/run.c \
+	libhpc/app/workq.c \
+	libhpc/app/output.c \
+	libhpc/app/grid.c
 # hidden by default: only what the public headers mark HPC_EXPORT is exported
 libhpc_libhpc_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 libhpc_libhpc_la_LDFLAGS = -version-info $(HPC_LT_VERSION) -no-undefined $(CUDA_LDFLAGS) $(NCCL_LDFLAGS)

@@ -11,8 +11,8 @@ int main(int argc, char **argv)
 {
     /* hpc_init binds each rank's GPU (local rank % devices) */
     HPC_CHECK(hpc_init(&argc, &argv));
-    MPI_Comm comm = hpc_env()->world;
-    int rank = hpc_env()->rank, have = hpc_have_cuda() && hpc_gpu_count() > 0, all = 0, nfail = -1;
+    MPI_Comm comm = hpc_comm_world();
+    int rank = hpc_rank(), have = hpc_have_cuda() && hpc_gpu_count() > 0, all = 0, nfail = -1;
     MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, comm);
     if (!all) {
         if (rank == 0) printf("SKIP: no GPU (built with CUDA: %s)\n", hpc_have_cuda() ? "yes" : "no");

@@ -12,7 +12,7 @@
 #   odegen_cuda.sh   --device cuda against the CPU (skips without a GPU)
 check_PROGRAMS += tests/odegen_unit
 tests_odegen_unit_SOURCES = tests/odegen_unit.c tests/odegen_lane1.c \
-	apps/odegen/solver.c apps/odegen/work.c apps/odegen/systems.c
+	apps/odegen/solver.c apps/odegen/systems.c
 tests_odegen_unit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/apps/odegen
 TESTS += tests/odegen_unit
 ODEGEN_TESTS = tests/odegen_scipy.sh tests/odegen_ranks.sh tests/odegen_resume.sh \

@@ -1,8 +1,11 @@
 /* test_err - error codes, messages that travel up the stack with
- * file:line, MPI error translation, and strict number parsing. */
+ * file:line, MPI error translation, strict number parsing, and the
+ * error module as a leaf: stale launcher variables cannot send it back
+ * into launcher parsing (that recursion once crashed every program). */
 #include "config.h"
 #include <string.h>
-#include "hpc.h"
+#include <stdlib.h>
+#include "hpc_app.h"
 #include "testlib.h"
 
 static int inner(void)
@@ -50,23 +53,48 @@ int main(int argc, char **argv)
            hpc_last_error());
 
     /* strict parsing */
-    long l;
+    int64_t l;
     double d;
     size_t s;
-    EXPECT(hpc_parse_long("123", &l) == 0 && l == 123, "long");
-    EXPECT(hpc_parse_long("-7", &l) == 0 && l == -7, "negative long");
-    EXPECT(hpc_parse_long("12x", &l) == HPC_ERR_ARG, "trailing junk");
-    EXPECT(hpc_parse_long("", &l) == HPC_ERR_ARG, "empty");
-    EXPECT(hpc_parse_long("99999999999999999999", &l) == HPC_ERR_ARG, "overflow");
-    EXPECT(hpc_parse_double("1e-3", &d) == 0 && d == 1e-3, "double");
-    EXPECT(hpc_parse_double("nan", &d) == HPC_ERR_ARG, "nan accepted");
-    EXPECT(hpc_parse_double("inf", &d) == HPC_ERR_ARG, "inf accepted");
-    EXPECT(hpc_parse_double(" 1", &d) == HPC_ERR_ARG, "leading space");
+    EXPECT(hpc_parse_int64("123", &l) == 0 && l == 123, "int64");
+    EXPECT(hpc_parse_int64("-7", &l) == 0 && l == -7, "negative int64");
+    EXPECT(hpc_parse_int64("9223372036854775807", &l) == 0 && l == INT64_MAX, "INT64_MAX");
+    EXPECT(hpc_parse_int64("12x", &l) == HPC_ERR_ARG, "trailing junk");
+    EXPECT(hpc_parse_int64("", &l) == HPC_ERR_ARG, "empty");
+    EXPECT(hpc_parse_int64("1e12", &l) == HPC_ERR_ARG, "1e12 is not an integer");
+    EXPECT(hpc_parse_int64("99999999999999999999", &l) == HPC_ERR_ARG, "overflow");
+    EXPECT(hpc_parse_double("1e-3", 0, &d) == 0 && d == 1e-3, "double");
+    EXPECT(hpc_parse_double("1e-310", 0, &d) == 0 && d > 0 && d < 1e-300, "subnormal refused");
+    EXPECT(hpc_parse_double("1e-400", 0, &d) == 0 && d == 0, "underflow to 0 refused");
+    EXPECT(hpc_parse_double("1e400", 1, &d) == HPC_ERR_ARG, "overflow accepted");
+    EXPECT(hpc_parse_double("nan", 1, &d) == HPC_ERR_ARG, "nan accepted");
+    EXPECT(hpc_parse_double("inf", 0, &d) == HPC_ERR_ARG, "inf accepted");
+    EXPECT(hpc_parse_double("inf", 1, &d) == 0 && d > 1e308, "inf refused where allowed");
+    EXPECT(hpc_parse_double(" 1", 0, &d) == HPC_ERR_ARG, "leading space");
     EXPECT(hpc_parse_size("8M", &s) == 0 && s == 8u << 20, "8M");
     EXPECT(hpc_parse_size("64", &s) == 0 && s == 64, "64");
     EXPECT(hpc_parse_size("1GB", &s) == 0 && s == 1u << 30, "1GB");
     EXPECT(hpc_parse_size("-1", &s) == HPC_ERR_ARG, "negative size");
     EXPECT(hpc_parse_size("3Q", &s) == HPC_ERR_ARG, "bad suffix");
+    hpc_error_clear();
+
+    /* the cause alone, for one-line messages */
+    EXPECT(outer() == HPC_ERR_DATA && !strcmp(hpc_last_cause(), "value 42 is bad"), "cause: '%s'",
+           hpc_last_cause());
+    /* a leaf: with contradicting launcher variables, raising errors
+     * neither recurses nor changes the rank in the message */
+    setenv("RANK", "1", 1);
+    setenv("WORLD_SIZE", "1", 1);
+    setenv("SLURM_PROCID", "4", 1);
+    setenv("SLURM_NTASKS", "2", 1);
+    EXPECT(outer() == HPC_ERR_DATA && strstr(hpc_last_error(), "rank 0: inner:") == hpc_last_error(),
+           "with stale launcher variables: %s", hpc_last_error());
+    unsetenv("RANK");
+    unsetenv("WORLD_SIZE");
+    unsetenv("SLURM_PROCID");
+    unsetenv("SLURM_NTASKS");
+    char esc[64];
+    EXPECT(!strcmp(hpc_escape("a\nb\tc\x01", esc, sizeof esc), "a\\nb\\tc\\x01"), "escape: %s", esc);
     char *cmd = hpc_cmdline(3, (char *[]){"prog", "-n", "4"});
     EXPECT(cmd && !strcmp(cmd, "prog -n 4"), "cmdline '%s'", cmd);
     free(cmd);

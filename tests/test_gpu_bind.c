@@ -1,7 +1,7 @@
 /* test_gpu_bind - the GPU binding policy against simulated device counts. */
 #include "config.h"
 #include <string.h>
-#include "hpc.h"
+#include "hpc_testing.h"
 #include "testlib.h"
 
 static int choose(const char *policy, int lrank, int lsize, int ndev)

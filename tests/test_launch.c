@@ -1,7 +1,7 @@
 /* test_launch - launcher detection from simulated environments. */
 #include "config.h"
 #include <string.h>
-#include "hpc.h"
+#include "hpc_testing.h"
 #include "testlib.h"
 
 static void expect_launch(char *const *env, hpc_launcher_t l, int rank, int size, int lrank, int lsize)

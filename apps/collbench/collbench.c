@@ -12,9 +12,9 @@
  *         for bcast/reduce/allreduce, all p blocks for the others.
  */
 #include "config.h"
+#include "hpc_app.h"
 #include "hpc_coll.h"
 
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,60 +25,6 @@
 #include <cuda_runtime_api.h>
 #endif
 
-static const char *prog = "hpc-collbench";
-
-static void usage(void)
-{
-    printf(
-"Usage: hpc-collbench [options]\n"
-"       mpiexec -n N hpc-collbench -c allreduce -b 8 -e 64M -f 4 --check\n"
-"\n"
-"Time hpckit's collectives - its own algorithms, the MPI library's own\n"
-"(native) and NCCL's - side by side, one row per message size.\n"
-"\n"
-"Options:\n"
-"  -c, --coll OP        collective: barrier, bcast, reduce, allreduce, gather,\n"
-"                       allgather, scatter, reduce_scatter, alltoall\n"
-"                       (default allreduce; with --tune and no -c: all of them)\n"
-"  -a, --algs A[,A...]  algorithms to compare: auto, native, nccl, linear, tree,\n"
-"                       ring, butterfly, rabenseifner, bruck, scatter_allgather\n"
-"                       (default: native, every own algorithm the collective\n"
-"                       has, and nccl for device memory)\n"
-"  -b, --minbytes SIZE  smallest message, bytes, K/M/G suffixes (default 8)\n"
-"  -e, --maxbytes SIZE  largest message (default 32M)\n"
-"  -f, --factor F       size multiplier from one row to the next (default 2)\n"
-"  -d, --dtype T        int32, int64, float32, float64, float16, bfloat16\n"
-"                       (default float32)\n"
-"  -o, --op OP          sum, prod, min, max, avg (default sum)\n"
-"  -r, --root R         root of bcast, reduce, gather, scatter (default 0)\n"
-"  -w, --warmup N       untimed iterations per size (default 3)\n"
-"  -n, --iters N        timed iterations per size (default 20)\n"
-"      --mem KIND       host or cuda buffers (default host)\n"
-"      --inplace        in-place form (HPC_IN_PLACE)\n"
-"      --nonblocking    time start + hpc_wait instead of the blocking call\n"
-"      --check          check every result; #wrong counts wrong elements\n"
-"      --csv FILE       also write the rows as CSV\n"
-"      --plot FILE.png  bus bandwidth against size, one line per algorithm\n"
-"                       (needs gnuplot)\n"
-"      --tune FILE      measure, then write the fastest algorithm per size\n"
-"                       range to FILE; use it with HPC_COLL_TUNING=FILE\n"
-"      --membw          first report the memory copy bandwidth of one core\n"
-"                       (the physical limit for shared-memory collectives)\n"
-"  -h, --help           this text\n"
-"\n"
-"Columns: size (bytes of the whole message, as nccl-tests counts it), count\n"
-"(elements per call argument), then per algorithm: time in microseconds\n"
-"(median over iterations, maximum over ranks; the algorithms' iterations\n"
-"interleave, so load from elsewhere hits all alike), algbw = size/time, busbw =\n"
-"algbw times nccl-tests' factor (allreduce 2(p-1)/p; allgather,\n"
-"reduce_scatter, alltoall, gather, scatter (p-1)/p; bcast, reduce 1) in GB/s,\n"
-"and #wrong (wrong elements with --check, else N/A).\n"
-"\n"
-"Environment: HPC_COLL_SEGMENT, HPC_COLL_TUNING, HPC_DEBUG=coll, HPC_TIMEOUT\n"
-"(see the collectives section of the README).\n"
-"Exit status: 0 success, 1 wrong results or failure, 2 bad usage.\n");
-}
-
 typedef struct {
     hpc_coll_t coll;
     hpc_alg_t algs[HPC_ALG_COUNT];
@@ -87,10 +33,114 @@ typedef struct {
     double factor;
     hpc_dtype_t dt;
     hpc_op_t op;
-    int root, warmup, iters, device, inplace, nb, check, membw;
+    int64_t root, warmup, iters;
+    int device, inplace, nb, check, membw;
     const char *csv, *plot, *tune;
     int algs_given, coll_given;
 } opts_t;
+
+static opts_t o = {.coll = HPC_COLL_ALLREDUCE, .minb = 8, .maxb = 32u << 20, .factor = 2,
+                   .dt = HPC_FLOAT32, .op = HPC_SUM, .root = 0, .warmup = 3, .iters = 20};
+
+static int take_coll(const char *v, void *dest, char *err, size_t len)
+{
+    (void)dest;
+    o.coll_given = 1;
+    if (hpc_coll_parse(v, &o.coll) == 0) return 0;
+    snprintf(err, len, "unknown collective (barrier, bcast, reduce, allreduce, gather, allgather, "
+             "scatter, reduce_scatter, alltoall)");
+    return -1;
+}
+
+static int take_algs(const char *v, void *dest, char *err, size_t len)
+{
+    (void)dest;
+    o.nalg = 0;
+    o.algs_given = 1;
+    for (const char *p = v; *p;) {
+        size_t n = strcspn(p, ",");
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)n, p);
+        hpc_alg_t a;
+        if (hpc_alg_parse(name, &a) < 0) {
+            snprintf(err, len, "unknown algorithm '%s' (%s)", name, hpc_last_cause());
+            hpc_error_clear();
+            return -1;
+        }
+        if (o.nalg < HPC_ALG_COUNT) o.algs[o.nalg++] = a;
+        p += n + (p[n] == ',');
+    }
+    if (!o.nalg) snprintf(err, len, "no algorithm named");
+    return o.nalg ? 0 : -1;
+}
+
+static int take_dtype(const char *v, void *dest, char *err, size_t len)
+{
+    (void)dest;
+    if (hpc_dtype_parse(v, &o.dt) == 0) return 0;
+    snprintf(err, len, "unknown dtype (int32, int64, float32, float64, float16, bfloat16)");
+    return -1;
+}
+
+static int take_op(const char *v, void *dest, char *err, size_t len)
+{
+    (void)dest;
+    if (hpc_op_parse(v, &o.op) == 0) return 0;
+    snprintf(err, len, "unknown reduction (sum, prod, min, max, avg)");
+    return -1;
+}
+
+static const hpc_opt_t options[] = {
+    HPC_CALL("coll", 'c', NULL, "OP", take_coll, 0,
+             "collective: barrier, bcast, reduce, allreduce, gather, allgather, scatter, "
+             "reduce_scatter, alltoall (default allreduce; with --tune and no -c: all of them)"),
+    HPC_CALL("algs", 'a', NULL, "A[,A...]", take_algs, 0,
+             "algorithms to compare (auto, native, nccl, and the collective's own: see "
+             "docs/collectives.md) (default: native, every own algorithm the collective has, and "
+             "nccl for device memory)"),
+    HPC_SIZE("minbytes", 'b', &o.minb, "SIZE", 0, "smallest message, bytes, K/M/G suffixes (default 8)"),
+    HPC_SIZE("maxbytes", 'e', &o.maxb, "SIZE", 0, "largest message (default 32M)"),
+    HPC_DOUBLE("factor", 'f', &o.factor, "F", 1, 1e6, HPC_OPT_BOUNDS | HPC_OPT_GT,
+               "size multiplier from one row to the next (default 2)"),
+    HPC_CALL("dtype", 'd', NULL, "T", take_dtype, 0,
+             "int32, int64, float32, float64, float16, bfloat16 (default float32)"),
+    HPC_CALL("op", 'o', NULL, "OP", take_op, 0, "sum, prod, min, max, avg (default sum)"),
+    HPC_INT("root", 'r', &o.root, "R", 0, 1 << 30, 0, "root of bcast, reduce, gather, scatter (default 0)"),
+    HPC_INT("warmup", 'w', &o.warmup, "N", 0, 1000000, 0, "untimed iterations per size (default 3)"),
+    HPC_INT("iters", 'n', &o.iters, "N", 1, 1000000, 0, "timed iterations per size (default 20)"),
+    HPC_CHOICE("mem", 0, &o.device, "host|cuda", 0, "host or cuda buffers (default host)"),
+    HPC_FLAG("inplace", 0, &o.inplace, 0, "in-place form (HPC_IN_PLACE)"),
+    HPC_FLAG("nonblocking", 0, &o.nb, 0, "time start + hpc_wait instead of the blocking call"),
+    HPC_FLAG("check", 0, &o.check, 0, "check every result; #wrong counts wrong elements"),
+    HPC_STRING("csv", 0, &o.csv, "FILE", 0, "also write the rows as CSV"),
+    HPC_STRING("plot", 0, &o.plot, "FILE.png", 0,
+               "bus bandwidth against size, one line per algorithm (needs gnuplot)"),
+    HPC_STRING("tune", 0, &o.tune, "FILE", 0,
+               "measure, then write the fastest algorithm per size range to FILE; use it with "
+               "HPC_COLL_TUNING=FILE"),
+    HPC_FLAG("membw", 0, &o.membw, 0,
+             "first report the memory copy bandwidth of one core (the physical limit for "
+             "shared-memory collectives)"),
+    HPC_OPTS_END};
+
+static const hpc_app_t app = {
+    .name = "hpc-collbench",
+    .usage = "hpc-collbench [OPTIONS]\nmpiexec -n N hpc-collbench -c allreduce -b 8 -e 64M -f 4 --check",
+    .about = "Time hpckit's collectives - its own algorithms, the MPI library's own (native) and "
+             "NCCL's - side by side, one row per message size.",
+    .opts = options,
+    .epilog =
+        "Columns: size (bytes of the whole message, as nccl-tests counts it), count\n"
+        "(elements per call argument), then per algorithm: time in microseconds\n"
+        "(median over iterations, maximum over ranks; the algorithms' iterations\n"
+        "interleave, so load from elsewhere hits all alike), algbw = size/time, busbw =\n"
+        "algbw times nccl-tests' factor (allreduce 2(p-1)/p; allgather,\n"
+        "reduce_scatter, alltoall, gather, scatter (p-1)/p; bcast, reduce 1) in GB/s,\n"
+        "and #wrong (wrong elements with --check, else N/A).\n"
+        "\n"
+        "Environment: HPC_COLL_SEGMENT, HPC_COLL_TUNING, HPC_DEBUG=coll, HPC_TIMEOUT\n"
+        "(see the collectives section of the README).\n"
+        "Exit status: 0 success, 1 wrong results or failure, 2 bad usage.\n"};
 
 static int rank, nranks;
 
@@ -293,18 +343,14 @@ static void measure_row(const opts_t *o, hpc_coll_t coll, const hpc_alg_t *algs,
                         size_t count, MPI_Comm comm, res_t *res)
 {
     size_t es = hpc_dtype_size(o->dt);
-    hpc_coll_args_t a = {.coll = coll, .count = count, .dtype = o->dt, .op = o->op, .root = o->root};
+    hpc_coll_args_t a = {.coll = coll, .count = count, .dtype = o->dt, .op = o->op, .root = (int)o->root};
     size_t scap = (size_t)nranks * count, rcap = (size_t)nranks * count;   /* every rank allocates both */
     void *s = buf_alloc(scap * es, o->device), *r = buf_alloc(rcap * es, o->device);
     void *hs = calloc(scap + 1, es), *hr = calloc(rcap + 1, es);
     double *t = calloc((size_t)(o->iters + 1) * (size_t)nalg, sizeof *t);
-    int okall = 1, ok = s && r && hs && hr && t;
-    MPI_Allreduce(&ok, &okall, 1, MPI_INT, MPI_MIN, comm);
-    if (!okall) {
-        if (rank == 0) fprintf(stderr, "%s: out of %s memory for %zu-byte buffers\n", prog,
-                               o->device ? "device" : "host", scap * es);
-        hpc_abort(1);
-    }
+    int ok = s && r && hs && hr && t;
+    hpc_app_agree(ok ? 0 : HPC_EXIT_DATA, "out of %s memory for %zu-byte buffers",
+                  o->device ? "device" : "host", scap * es);
     a.sendbuf = s;
     a.recvbuf = r;
     if (o->inplace) {
@@ -326,8 +372,8 @@ static void measure_row(const opts_t *o, hpc_coll_t coll, const hpc_alg_t *algs,
         MPI_Allreduce(&e, &eall, 1, MPI_INT, MPI_MIN, comm);
         if (eall < 0) {
             /* the same argument error on every rank: say it once, mark N/A */
-            if (rank == 0 && e < 0) fprintf(stderr, "%s: %s with %s: %s\n", prog, hpc_coll_name(coll),
-                                            hpc_alg_name(algs[k]), hpc_last_error());
+            if (rank == 0 && e < 0) fprintf(stderr, "%s: %s with %s: %s\n", hpc_app_name(),
+                                            hpc_coll_name(coll), hpc_alg_name(algs[k]), hpc_last_cause());
             hpc_error_clear();
             res[k].ok = 0;
         }
@@ -382,7 +428,7 @@ static void membw(MPI_Comm comm)
         size_t bytes = 64u << 20;
         char *a = NULL, *b = NULL;
         if (posix_memalign((void **)&a, 4096, bytes) || posix_memalign((void **)&b, 4096, bytes)) {
-            fprintf(stderr, "%s: --membw: out of memory\n", prog);
+            fprintf(stderr, "%s: --membw: out of memory\n", hpc_app_name());
         } else {
             memset(a, 1, bytes);
             memset(b, 2, bytes);
@@ -412,7 +458,7 @@ static void print_header(const opts_t *o, hpc_coll_t coll, const hpc_alg_t *algs
     printf("# hpc-collbench %s: %s %s%s%s, %d ranks, %s memory, %s, %s, %d iters (%d warmup)\n",
            hpc_version(), hpc_coll_name(coll), hpc_dtype_name(o->dt), hpc_coll_reduces(coll) ? " " : "",
            hpc_coll_reduces(coll) ? hpc_op_name(o->op) : "", nranks, o->device ? "cuda" : "host",
-           o->inplace ? "in-place" : "out-of-place", o->nb ? "nonblocking" : "blocking", o->iters, o->warmup);
+           o->inplace ? "in-place" : "out-of-place", o->nb ? "nonblocking" : "blocking", (int)o->iters, (int)o->warmup);
     printf("#%12s %11s", "", "");
     for (int i = 0; i < nalg; i++) printf("  %-33s", hpc_alg_name(algs[i]));
     printf("\n#%12s %11s", "size", "count");
@@ -442,14 +488,9 @@ static void print_row(const row_t *w, int nalg)
 
 static int plot(const opts_t *o, hpc_coll_t coll, const hpc_alg_t *algs, int nalg, const row_t *rows, int nrows)
 {
-    const char *gp = getenv("GNUPLOT");
-#ifdef HPC_GNUPLOT
-    if (!gp || !*gp) gp = HPC_GNUPLOT;
-#endif
-    if (!gp || !*gp) gp = "gnuplot";
     char dat[] = "/tmp/hpc-collbench-XXXXXX";
     int fd = mkstemp(dat);
-    if (fd < 0) return -1;
+    if (fd < 0) return HPC_ERR(HPC_ERR_IO, "no temporary file for the plot data");
     FILE *f = fdopen(fd, "w");
     for (int i = 0; i < nrows; i++) {
         fprintf(f, "%zu", rows[i].size);
@@ -459,29 +500,20 @@ static int plot(const opts_t *o, hpc_coll_t coll, const hpc_alg_t *algs, int nal
         fprintf(f, "\n");
     }
     fclose(f);
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "'%s' 2>&1", gp);
-    FILE *g = popen(cmd, "w");
-    if (!g) {
-        remove(dat);
-        return -1;
-    }
-    fprintf(g, "set terminal pngcairo size 900,560 noenhanced\n"
-               "set output '%s'\n"
-               "set title 'hpc-collbench %s %s%s%s, %d ranks, %s memory'\n"
-               "set logscale x 2\nset format x '%%.0b%%BB'\n"
-               "set xlabel 'message size'\nset ylabel 'bus bandwidth (GB/s)'\n"
-               "set key top left\nset grid\n",
-            o->plot, hpc_coll_name(coll), hpc_dtype_name(o->dt), hpc_coll_reduces(coll) ? " " : "",
-            hpc_coll_reduces(coll) ? hpc_op_name(o->op) : "", nranks, o->device ? "cuda" : "host");
-    fprintf(g, "plot ");
-    for (int k = 0; k < nalg; k++)
-        fprintf(g, "%s'%s' using 1:%d with linespoints title '%s'", k ? ", " : "", dat, k + 2,
-                hpc_alg_name(algs[k]));
-    fprintf(g, "\n");
-    int st = pclose(g);
+    char script[4096];
+    int n = snprintf(script, sizeof script,
+                     "set title 'hpc-collbench %s %s%s%s, %d ranks, %s memory'\n"
+                     "set logscale x 2\nset format x '%%.0b%%BB'\n"
+                     "set xlabel 'message size'\nset ylabel 'bus bandwidth (GB/s)'\n"
+                     "set key top left\nset grid\nplot ",
+                     hpc_coll_name(coll), hpc_dtype_name(o->dt), hpc_coll_reduces(coll) ? " " : "",
+                     hpc_coll_reduces(coll) ? hpc_op_name(o->op) : "", nranks, o->device ? "cuda" : "host");
+    for (int k = 0; k < nalg && n < (int)sizeof script; k++)
+        n += snprintf(script + n, sizeof script - n, "%s'%s' using 1:%d with linespoints title '%s'",
+                      k ? ", " : "", dat, k + 2, hpc_alg_name(algs[k]));
+    int rc = hpc_plot(o->plot, script, NULL);
     remove(dat);
-    return st == 0 ? 0 : -1;
+    return rc;
 }
 
 /* ---- one collective: all sizes, all algorithms ----------------------- */
@@ -576,142 +608,48 @@ static int bench(const opts_t *o, hpc_coll_t coll, MPI_Comm comm, FILE *csv, FIL
         if (prev != HPC_ALG_AUTO) fprintf(tune, "%s %d %zu - %s\n", hpc_coll_name(coll), nranks, lo, hpc_alg_name(prev));
     }
     if (rank == 0 && o->plot) {
-        if (plot(o, coll, algs, nalg, rows, nrows) < 0)
-            fprintf(stderr, "%s: --plot %s: gnuplot failed (is it installed?)\n", prog, o->plot);
-        else
-            printf("# plot: %s\n", o->plot);
+        int rc = plot(o, coll, algs, nalg, rows, nrows);
+        if (rc == 0) printf("# plot: %s\n", o->plot);
+        else fprintf(stderr, "%s: --plot %s: %s\n", hpc_app_name(), o->plot,
+                     rc > 0 ? "gnuplot is not installed" : hpc_last_cause());
     }
     free(rows);
     return wrong ? 1 : 0;
 }
 
-int main(int argc, char **argv)
+/* What only makes sense once all options are in. */
+static void check_options(MPI_Comm comm)
 {
-    HPC_CHECK(hpc_init(&argc, &argv));
-    const hpc_env_t *env = hpc_env();
-    MPI_Comm comm = env->world;
-    rank = env->rank;
-    nranks = env->size;
-    opts_t o = {.coll = HPC_COLL_ALLREDUCE, .minb = 8, .maxb = 32u << 20, .factor = 2,
-                .dt = HPC_FLOAT32, .op = HPC_SUM, .root = 0, .warmup = 3, .iters = 20};
-    enum { O_MEM = 256, O_INPLACE, O_CHECK, O_CSV, O_PLOT, O_TUNE, O_MEMBW, O_NB };
-    static const struct option lo[] = {
-        {"coll", required_argument, 0, 'c'}, {"algs", required_argument, 0, 'a'},
-        {"minbytes", required_argument, 0, 'b'}, {"maxbytes", required_argument, 0, 'e'},
-        {"factor", required_argument, 0, 'f'}, {"dtype", required_argument, 0, 'd'},
-        {"op", required_argument, 0, 'o'}, {"root", required_argument, 0, 'r'},
-        {"warmup", required_argument, 0, 'w'}, {"iters", required_argument, 0, 'n'},
-        {"mem", required_argument, 0, O_MEM}, {"inplace", no_argument, 0, O_INPLACE},
-        {"nonblocking", no_argument, 0, O_NB}, {"check", no_argument, 0, O_CHECK},
-        {"csv", required_argument, 0, O_CSV}, {"plot", required_argument, 0, O_PLOT},
-        {"tune", required_argument, 0, O_TUNE}, {"membw", no_argument, 0, O_MEMBW},
-        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    opterr = 0;
-    int ch;
-    long v;
-    double dv;
-    while ((ch = getopt_long(argc, argv, ":c:a:b:e:f:d:o:r:w:n:h", lo, NULL)) != -1) {
-        switch (ch) {
-        case 'c':
-            if (hpc_coll_parse(optarg, &o.coll) < 0)
-                hpc_die_usage(prog, "-c: unknown collective '%s' (barrier, bcast, reduce, allreduce, gather, "
-                              "allgather, scatter, reduce_scatter, alltoall)", optarg);
-            o.coll_given = 1;
-            break;
-        case 'a': {
-            char *s = strdup(optarg), *save = NULL;
-            o.nalg = 0;
-            for (char *t = strtok_r(s, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-                hpc_alg_t a;
-                if (hpc_alg_parse(t, &a) < 0)
-                    hpc_die_usage(prog, "-a: unknown algorithm '%s' (auto, native, nccl, linear, tree, ring, "
-                                  "butterfly, rabenseifner, bruck, scatter_allgather)", t);
-                if (o.nalg < HPC_ALG_COUNT) o.algs[o.nalg++] = a;
-            }
-            free(s);
-            if (!o.nalg) hpc_die_usage(prog, "-a: no algorithm named");
-            o.algs_given = 1;
-        } break;
-        case 'b':
-            if (hpc_parse_size(optarg, &o.minb) < 0) hpc_die_usage(prog, "-b: bad size '%s'", optarg);
-            break;
-        case 'e':
-            if (hpc_parse_size(optarg, &o.maxb) < 0) hpc_die_usage(prog, "-e: bad size '%s'", optarg);
-            break;
-        case 'f':
-            if (hpc_parse_double(optarg, &dv) < 0 || !(dv > 1) || dv > 1e6)
-                hpc_die_usage(prog, "-f: factor must be a number > 1, not '%s'", optarg);
-            o.factor = dv;
-            break;
-        case 'd':
-            if (hpc_dtype_parse(optarg, &o.dt) < 0)
-                hpc_die_usage(prog, "-d: unknown dtype '%s' (int32, int64, float32, float64, float16, bfloat16)",
-                              optarg);
-            break;
-        case 'o':
-            if (hpc_op_parse(optarg, &o.op) < 0)
-                hpc_die_usage(prog, "-o: unknown reduction op '%s' (sum, prod, min, max, avg)", optarg);
-            break;
-        case 'r':
-            if (hpc_parse_long(optarg, &v) < 0 || v < 0 || v >= nranks)
-                hpc_die_usage(prog, "-r: root must be a rank from 0 to %d, not '%s'", nranks - 1, optarg);
-            o.root = (int)v;
-            break;
-        case 'w':
-            if (hpc_parse_long(optarg, &v) < 0 || v < 0 || v > 1000000)
-                hpc_die_usage(prog, "-w: warmup must be a count >= 0, not '%s'", optarg);
-            o.warmup = (int)v;
-            break;
-        case 'n':
-            if (hpc_parse_long(optarg, &v) < 0 || v < 1 || v > 1000000)
-                hpc_die_usage(prog, "-n: iterations must be a count >= 1, not '%s'", optarg);
-            o.iters = (int)v;
-            break;
-        case O_MEM:
-            if (!strcmp(optarg, "host")) o.device = 0;
-            else if (!strcmp(optarg, "cuda") || !strcmp(optarg, "device")) o.device = 1;
-            else hpc_die_usage(prog, "--mem: '%s' is not host or cuda", optarg);
-            break;
-        case O_INPLACE: o.inplace = 1; break;
-        case O_NB: o.nb = 1; break;
-        case O_CHECK: o.check = 1; break;
-        case O_CSV: o.csv = optarg; break;
-        case O_PLOT: o.plot = optarg; break;
-        case O_TUNE: o.tune = optarg; break;
-        case O_MEMBW: o.membw = 1; break;
-        case 'h':
-            if (rank == 0) usage();
-            hpc_finalize();
-            return 0;
-        case ':':
-            hpc_die_usage(prog, "option '%s' needs a value", argv[optind - 1]);
-        default:
-            if (optopt) hpc_die_usage(prog, "unknown option '-%c' (see --help)", optopt);
-            hpc_die_usage(prog, "unknown option '%s' (see --help)", argv[optind - 1]);
-        }
-    }
-    if (optind < argc) hpc_die_usage(prog, "unexpected argument '%s' (see --help)", argv[optind]);
-    if (o.minb > o.maxb) hpc_die_usage(prog, "-b %zu is larger than -e %zu", o.minb, o.maxb);
-    if (o.algs_given)
-        for (int i = 0; i < o.nalg; i++)
-            if (!hpc_coll_has_alg(o.coll, o.algs[i]))
-                hpc_die_usage(prog, "-a: %s has no algorithm '%s'", hpc_coll_name(o.coll), hpc_alg_name(o.algs[i]));
-    if (o.plot) {
-        size_t L = strlen(o.plot);
-        if (L < 5 || strcmp(o.plot + L - 4, ".png"))
-            hpc_die_usage(prog, "--plot: '%s' must name a .png file", o.plot);
-    }
+    if (o.minb > o.maxb) hpc_app_exit(HPC_EXIT_USAGE, "-b %zu is larger than -e %zu", o.minb, o.maxb);
+    if (o.root >= nranks)
+        hpc_app_exit(HPC_EXIT_USAGE, "--root %lld: must be a rank from 0 to %d", (long long)o.root,
+                     nranks - 1);
+    for (int i = 0; o.algs_given && i < o.nalg; i++)
+        if (!hpc_coll_has_alg(o.coll, o.algs[i]))
+            hpc_app_exit(HPC_EXIT_USAGE, "-a: %s has no algorithm '%s'", hpc_coll_name(o.coll),
+                         hpc_alg_name(o.algs[i]));
+    size_t L = o.plot ? strlen(o.plot) : 0;
+    if (o.plot && (L < 5 || strcmp(o.plot + L - 4, ".png")))
+        hpc_app_exit(HPC_EXIT_USAGE, "--plot: '%s' must name a .png file", o.plot);
     if (o.device) {
         int have = hpc_gpu_count() > 0, all = 0;
         MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, comm);
-        if (!all) hpc_die_data(prog, "--mem cuda: no GPU on %s", have ? "some ranks" : "this rank's node");
+        if (!all) hpc_app_exit(HPC_EXIT_DATA, "--mem cuda: no GPU on %s", have ? "some ranks" : "this node");
     }
+}
+
+int main(int argc, char **argv)
+{
+    hpc_app_start(&app, &argc, &argv);
+    MPI_Comm comm = hpc_comm_world();
+    rank = hpc_rank();
+    nranks = hpc_size();
+    check_options(comm);
     FILE *csv = NULL, *tune = NULL;
-    int openok = 1, allok = 0;
-    if (rank == 0 && o.csv && !(csv = fopen(o.csv, "w"))) openok = 0;
-    if (rank == 0 && o.tune && !(tune = fopen(o.tune, "w"))) openok = 0;
-    MPI_Allreduce(&openok, &allok, 1, MPI_INT, MPI_MIN, comm);
-    if (!allok) hpc_die_data(prog, "cannot write %s", o.csv && !csv ? o.csv : o.tune);
+    int bad = 0;
+    if (rank == 0 && o.csv && !(csv = fopen(o.csv, "w"))) bad = 1;
+    if (rank == 0 && o.tune && !(tune = fopen(o.tune, "w"))) bad = 1;
+    hpc_app_agree(bad ? HPC_EXIT_DATA : 0, "cannot write %s", o.csv && !csv ? o.csv : o.tune);
     if (csv) fprintf(csv, "coll,alg,dtype,op,nranks,mem,placement,size_bytes,count,time_us,algbw_GBs,busbw_GBs,wrong\n");
     if (tune)
         fprintf(tune, "# hpc-collbench --tune: fastest algorithm per size on %d ranks (%s memory, %s).\n"
@@ -733,6 +671,6 @@ int main(int argc, char **argv)
         fclose(tune);
         printf("# tuning table: %s (use it with HPC_COLL_TUNING=%s)\n", o.tune, o.tune);
     }
-    HPC_CHECK(hpc_finalize());
-    return fails;
+    int rc = hpc_app_finish();
+    return fails ? HPC_EXIT_DATA : rc;
 }

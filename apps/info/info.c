@@ -7,68 +7,64 @@
  * sharing cores, launcher and MPI disagreeing.
  */
 #include "config.h"
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "hpc_app.h"
 #include "hpc_coll.h"
-
-static const char *prog = "hpc-info";
 
 typedef struct {
     int rank, node_id, local_rank, ncores, threads, threads_user, sharers, mismatch, gpu;
     char host[64], cpuset[96], gpu_name[96], pci[32];
 } rank_rec_t;
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-"Usage: hpc-info [--json] [--selftest [--device]] [--help]\n"
-"\n"
-"Show how the ranks of a job were placed: one row per rank with its host,\n"
-"node id, local rank, the CPU cores it may run on, the BLAS/OpenMP threads\n"
-"libhpc chose for it, and the GPU it is bound to (index, name, PCI bus id)\n"
-"or \"none\".  Then the MPI library, the launcher detected, and warnings:\n"
-"ranks sharing a GPU, ranks sharing cores, launcher and MPI disagreeing.\n"
-"\n"
-"Run it like the job it stands for:\n"
-"  mpiexec -n 4 hpc-info        srun hpc-info        hpc-info\n"
-"\n"
-"Options:\n"
-"  --json       print the same information as one JSON object\n"
-"  --selftest   also run every collective with every algorithm, blocking\n"
-"               and nonblocking, and print PASS/FAIL per case; exit 1 if\n"
-"               any case fails\n"
-"  --device     with --selftest: include device (GPU) buffers\n"
-"  -v           with --selftest: one line per case, not only failures\n"
-"  -h, --help   show this help and exit\n"
-"\n"
-"Environment:\n"
-"  HPC_GPU_BIND   none | local (default: local rank %% visible GPUs) |\n"
-"                 exclusive (one GPU per rank, error if too few) |\n"
-"                 list:I,J,... (local rank i -> device list[i %% n])\n"
-"  CUDA_VISIBLE_DEVICES, OMP_NUM_THREADS, OPENBLAS_NUM_THREADS are honoured.\n"
-"  HPC_LOG        error | warn (default) | info | debug\n"
-"\n"
-"Exit status: 0 success, 1 failure (or selftest failures), 2 bad usage.\n");
-}
+static int json, selftest, device, verbose;
 
-static void describe(const hpc_env_t *e, rank_rec_t *r)
+static const hpc_opt_t options[] = {
+    HPC_FLAG("json", 0, &json, 0, "print the same information as one JSON object"),
+    HPC_FLAG("selftest", 0, &selftest, 0,
+             "also run every collective with every algorithm, blocking and nonblocking, at small "
+             "sizes with several types and operations, against MPI's own; exit 1 if any case fails"),
+    HPC_FLAG("device", 0, &device, 0, "with --selftest: include device (GPU) buffers"),
+    HPC_FLAG("verbose", 'v', &verbose, 0, "with --selftest: one line per case, not only failures"),
+    HPC_OPTS_END};
+
+static const hpc_app_t app = {
+    .name = "hpc-info",
+    .usage = "hpc-info [--json] [--selftest [--device] [-v]]\n"
+             "mpiexec -n 4 hpc-info    srun hpc-info",
+    .about = "Show how the ranks of a job were placed: one row per rank with its host, node "
+             "id, local rank, the CPU cores it may run on, the BLAS/OpenMP threads libhpc chose "
+             "for it (u: set by the user), and the GPU it is bound to (index, name, PCI bus id) "
+             "or \"none\".  Then the MPI library, the launcher detected, and warnings: ranks "
+             "sharing a GPU, ranks sharing cores, launcher and MPI disagreeing.  Run it like "
+             "the job it stands for.",
+    .opts = options,
+    .epilog = "Environment:\n"
+              "  HPC_GPU_BIND   none | local (default: local rank % visible GPUs) |\n"
+              "                 exclusive (one GPU per rank, error if too few) |\n"
+              "                 list:I,J,... (local rank i -> device list[i % n])\n"
+              "  CUDA_VISIBLE_DEVICES, OMP_NUM_THREADS, OPENBLAS_NUM_THREADS are honoured.\n"
+              "  HPC_LOG        error | warn (default) | info | debug\n"
+              "\n"
+              "Exit status: 0 success, 1 failure (or self-test failures), 2 bad usage.\n"};
+
+static void describe(rank_rec_t *r)
 {
     memset(r, 0, sizeof *r);
-    r->rank = e->rank;
-    r->node_id = e->node_id;
-    r->local_rank = e->local_rank;
-    r->ncores = e->ncores;
-    r->threads = e->threads;
-    r->threads_user = e->threads_from_user;
-    r->sharers = e->core_sharers;
-    r->mismatch = e->mismatch;
-    r->gpu = e->gpu.index;
-    snprintf(r->host, sizeof r->host, "%.63s", e->hostname);
-    snprintf(r->cpuset, sizeof r->cpuset, "%.95s", e->cpuset);
-    snprintf(r->gpu_name, sizeof r->gpu_name, "%s", e->gpu.index >= 0 ? e->gpu.name : "none");
-    snprintf(r->pci, sizeof r->pci, "%s", e->gpu.index >= 0 ? e->gpu.pci_bus_id : "-");
+    r->rank = hpc_rank();
+    r->node_id = hpc_node_id();
+    r->local_rank = hpc_local_rank();
+    r->ncores = hpc_cores();
+    r->threads = hpc_threads();
+    r->threads_user = hpc_threads_from_user();
+    r->sharers = hpc_core_sharers();
+    r->mismatch = hpc_launcher_disagrees();
+    r->gpu = hpc_gpu();
+    snprintf(r->host, sizeof r->host, "%.63s", hpc_hostname());
+    snprintf(r->cpuset, sizeof r->cpuset, "%.95s", hpc_cpuset());
+    snprintf(r->gpu_name, sizeof r->gpu_name, "%s", r->gpu >= 0 ? hpc_gpu_name() : "none");
+    snprintf(r->pci, sizeof r->pci, "%s", r->gpu >= 0 ? hpc_gpu_pci_bus_id() : "-");
 }
 
 /* Up to nw warning lines about the placement. */
@@ -166,56 +162,34 @@ static void print_json(const rank_rec_t *r, int n, const char *mpi, const char *
 
 int main(int argc, char **argv)
 {
-    int json = 0, selftest = 0, device = 0, verbose = 0;
-    static const struct option opts[] = {
-        {"json", no_argument, 0, 'j'}, {"selftest", no_argument, 0, 's'},
-        {"device", no_argument, 0, 'd'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    hpc_init_or_exit(&argc, &argv, prog);
-    const hpc_env_t *e = hpc_env();
-    opterr = 0;
-    for (int c; (c = getopt_long(argc, argv, "hv", opts, NULL)) != -1;) {
-        switch (c) {
-        case 'j': json = 1; break;
-        case 's': selftest = 1; break;
-        case 'd': device = 1; break;
-        case 'v': verbose = 1; break;
-        case 'h':
-            if (e->rank == 0) usage(stdout);
-            hpc_finalize();
-            return 0;
-        default:
-            hpc_die_usage(prog, "unknown option '%s' (see --help)", argv[optind - 1]);
-        }
-    }
-    if (optind < argc) hpc_die_usage(prog, "unexpected argument '%s' (see --help)", argv[optind]);
-
+    hpc_app_start(&app, &argc, &argv);
+    int rank = hpc_rank(), size = hpc_size();
     rank_rec_t mine, *all = NULL;
-    describe(e, &mine);
-    if (e->rank == 0 && !(all = malloc(sizeof *all * e->size))) HPC_CHECK(HPC_ERR(HPC_ERR_NOMEM, "records"));
-    HPC_CHECK(MPI_Gather(&mine, sizeof mine, MPI_BYTE, all, sizeof mine, MPI_BYTE, 0, e->world) == MPI_SUCCESS
-                  ? 0 : HPC_ERR(HPC_ERR_MPI, "MPI_Gather"));
-    if (e->rank == 0) {
+    describe(&mine);
+    if (rank == 0 && !(all = malloc(sizeof *all * size))) HPC_CHECK(HPC_ERR(HPC_ERR_NOMEM, "records"));
+    HPC_CHECK(MPI_Gather(&mine, sizeof mine, MPI_BYTE, all, sizeof mine, MPI_BYTE, 0, hpc_comm_world())
+                  == MPI_SUCCESS ? 0 : HPC_ERR(HPC_ERR_MPI, "MPI_Gather"));
+    if (rank == 0) {
         char mpi[MPI_MAX_LIBRARY_VERSION_STRING];
         int len;
         MPI_Get_library_version(mpi, &len);
         mpi[strcspn(mpi, "\n")] = '\0';
         for (char *t = mpi; *t; t++)
             if (*t == '\t') *t = ' ';
-        char launcher[64];
-        snprintf(launcher, sizeof launcher, "%s", hpc_launcher_name(e->launch.launcher));
         char w[8][256];
-        int nw = find_warnings(all, e->size, w, 8);
-        if (json) print_json(all, e->size, mpi, launcher, w, nw);
-        else print_table(all, e->size, mpi, launcher, w, nw);
+        int nw = find_warnings(all, size, w, 8);
+        const char *launcher = hpc_launcher_name(hpc_launcher());
+        if (json) print_json(all, size, mpi, launcher, w, nw);
+        else print_table(all, size, mpi, launcher, w, nw);
         fflush(stdout);
         free(all);
     }
     int failed = 0;
     if (selftest) {
         int nfail = 0;
-        HPC_CHECK(hpc_coll_selftest(e->world, device, verbose, &nfail));
+        HPC_CHECK(hpc_coll_selftest(hpc_comm_world(), device, verbose, &nfail));
         failed = nfail > 0;
     }
-    HPC_CHECK(hpc_finalize());
-    return failed;
+    int rc = hpc_app_finish();
+    return failed ? HPC_EXIT_DATA : rc;
 }

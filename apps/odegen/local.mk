@@ -5,7 +5,6 @@ apps_odegen_hpc_odegen_SOURCES = \
 	apps/odegen/options.c \
 	apps/odegen/systems.c \
 	apps/odegen/solver.c \
-	apps/odegen/work.c \
 	apps/odegen/output.c \
 	apps/odegen/odegen.h \
 	apps/odegen/ode_cuda.h \

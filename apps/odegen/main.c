@@ -1,13 +1,14 @@
 /* main.c - hpc-odegen: parallel ODE ensemble generation to HDF5.
  *
- * The run: parse options (every rank, same verdict), open or resume the
- * output, then take chunks of trajectories from the shared counter until
- * none is left: draw their initial conditions from (seed, index),
- * integrate them (CPU lanes or the GPU), write them, mark them done.
- * Rank 0 shows progress and prints the summary line.
+ * The run: start through the app kit (options, one-line errors), open or
+ * resume the output, then take chunks of trajectories from the shared
+ * work queue until none is left: draw their initial conditions from
+ * (seed, index), integrate them (CPU lanes or the GPU), write them, mark
+ * them done.  A stop signal closes the queue for every rank and leaves a
+ * resumable FILE.partial.  Rank 0 shows progress and the summary line.
  */
 #include "config.h"
-#include "hpc.h"
+#include "hpc_app.h"
 
 #include <math.h>
 #include <signal.h>
@@ -48,23 +49,11 @@ static void batch_free(batch_t *b)
     free(b->chunks);
 }
 
-static const char *human_bytes(double v, char *buf, size_t len)
-{
-    const char *u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int k = 0;
-    while (v >= 1024 && k < 4) {
-        v /= 1024;
-        k++;
-    }
-    snprintf(buf, len, k ? "%.1f %s" : "%.0f %s", v, u[k]);
-    return buf;
-}
-
 typedef struct {
     const ode_opts_t *o;
     const ode_prob_t *p;
     ode_out_t *out;
-    ode_work_t *work;
+    hpc_workq_t *work;
     ode_cuda_t *cuda;
     hpc_progress_t *prog;
     int64_t todo;           /* trajectories to compute in this run */
@@ -107,21 +96,23 @@ static void test_pace(const run_t *r, int nchunks)
 
 static void test_kill(run_t *r, int64_t taken)
 {
-    if (r->kill_rank == hpc_env()->rank && taken > r->kill_after) {
+    if (r->kill_rank == hpc_rank() && taken > r->kill_after) {
         fflush(NULL);
         raise(SIGKILL);
     }
 }
 
-/* Take up to max chunks from the counter into b; returns trajectories. */
+/* Take up to max chunks from the queue into b; returns trajectories.  A
+ * stop signal on this rank closes the queue for every rank. */
 static int64_t take(run_t *r, batch_t *b, int max)
 {
     static int64_t taken = 0;
     int64_t n = 0;
     b->nchunks = 0;
+    if (hpc_app_stop_requested()) hpc_workq_close(r->work);
     while (b->nchunks < max) {
-        int64_t c = ode_work_next(r->work);
-        if (c < 0)
+        int64_t c;
+        if (hpc_workq_take(r->work, 1, &c) == 0)
             break;
         test_kill(r, ++taken);
         int64_t first = c * r->o->chunk;
@@ -153,7 +144,7 @@ static int process(run_t *r, batch_t *b, int64_t n, char *err, size_t errlen)
         if (ode_out_write_chunk(r->out, b->chunks[k], first, cnt, b->x0 + off * o->dim,
                                 b->y + off * o->nt * o->dim, b->st + off) < 0) {
             snprintf(err, errlen, "writing chunk %lld: %s", (long long)b->chunks[k],
-                     hpc_last_error());
+                     hpc_last_cause());
             return -1;
         }
         off += cnt;
@@ -163,7 +154,7 @@ static int process(run_t *r, batch_t *b, int64_t n, char *err, size_t errlen)
     r->mine += n;
     if (r->prog) {
         /* chunks handed out, less the ones still in flight: a fair estimate */
-        int64_t est = (ode_work_taken(r->work) - hpc_env()->size) * o->chunk;
+        int64_t est = (hpc_workq_taken(r->work) - hpc_size()) * o->chunk;
         if (est < r->mine) est = r->mine;
         if (est > r->todo) est = r->todo;
         hpc_progress_update(r->prog, (uint64_t)est);
@@ -179,133 +170,130 @@ static void summary(const ode_opts_t *o, const totals_t *t, double wall, int64_t
                     double solve_s, int64_t resumed_chunks)
 {
     double solve_sum = 0;
-    MPI_Reduce(&solve_s, &solve_sum, 1, MPI_DOUBLE, MPI_SUM, 0, hpc_env()->world);
-    if (hpc_env()->rank != 0 || o->quiet)
-        return;
-    char sz[32] = "?";
+    MPI_Reduce(&solve_s, &solve_sum, 1, MPI_DOUBLE, MPI_SUM, 0, hpc_comm_world());
+    char sz[32] = "?", resumed[96] = "";
     struct stat sb;
-    if (stat(o->out, &sb) == 0)
-        human_bytes((double)sb.st_size, sz, sizeof sz);
-    int size = hpc_env()->size;
-    printf("%s: %lld trajectories, %lld failed (%lld underflow, %lld non-finite, "
-           "%lld max-steps), %lld steps, %.2f s, %.0f traj/s on %d rank%s (%s; solver alone "
-           "%.0f traj/s per rank), %s %s",
-           ODEGEN_PROG, (long long)o->n, (long long)t->failed, (long long)t->by[0],
-           (long long)t->by[1], (long long)t->by[2], (long long)t->steps, wall,
-           wall > 0 ? computed / wall : 0.0, size, size > 1 ? "s" : "",
-           o->device == ODE_DEV_CUDA ? "cuda" : "cpu",
-           solve_sum > 0 ? computed / solve_sum : 0.0, o->out, sz);
+    if (hpc_rank() == 0 && stat(o->out, &sb) == 0) hpc_format_bytes((double)sb.st_size, sz, sizeof sz);
+    int size = hpc_size();
     if (resumed_chunks > 0)
-        printf(" (resumed: %lld chunks were already done)", (long long)resumed_chunks);
-    printf("\n");
-    fflush(stdout);
+        snprintf(resumed, sizeof resumed, " (resumed: %lld chunks were already done)",
+                 (long long)resumed_chunks);
+    hpc_app_summary("%lld trajectories, %lld failed (%lld underflow, %lld non-finite, "
+                    "%lld max-steps), %lld steps, %.2f s, %.0f traj/s on %d rank%s (%s; solver alone "
+                    "%.0f traj/s per rank), %s %s%s",
+                    (long long)o->n, (long long)t->failed, (long long)t->by[0], (long long)t->by[1],
+                    (long long)t->by[2], (long long)t->steps, wall, wall > 0 ? computed / wall : 0.0,
+                    size, size > 1 ? "s" : "", o->device == ODE_DEV_CUDA ? "cuda" : "cpu",
+                    solve_sum > 0 ? computed / solve_sum : 0.0, o->out, sz, resumed);
+}
+
+/* The GPU first: no file is touched if the device cannot run.  Returns
+ * the chunks per batch (a kernel launch wants ~10^5 threads). */
+static int open_device(run_t *r, const ode_opts_t *o, const ode_prob_t *p)
+{
+    if (o->device != ODE_DEV_CUDA) return 1;
+    char err[1024] = "";
+    /* up to 512 MiB of output per batch (host and device buffers alike) */
+    double per = (double)o->nt * o->dim * sizeof(double);
+    int64_t want = (int64_t)(512.0 * 1024 * 1024 / per);
+    if (want > 131072) want = 131072;
+    int batch_chunks = want > o->chunk ? (int)(want / o->chunk) : 1;
+    int ok = ode_cuda_open(p, batch_chunks * o->chunk, &r->cuda, err, sizeof err) == 0;
+    hpc_app_agree(ok ? 0 : HPC_EXIT_DATA, "%s", err);
+    return batch_chunks;
+}
+
+/* Compute every chunk not yet done (or, after a stop signal anywhere,
+ * until the queue closes). */
+static void compute(run_t *r, batch_t *b, int batch_chunks)
+{
+    char err[1024];
+    for (;;) {
+        int64_t n = take(r, b, batch_chunks);
+        if (n == 0)
+            break;
+        /* a failed write or kernel stops the job (MPI_Abort, rank and
+         * reason on stderr); the .partial stays, resumable */
+        if (process(r, b, n, err, sizeof err) < 0)
+            hpc_app_fatal(HPC_EXIT_DATA, "%s", err);
+    }
+    test_kill(r, INT64_MAX);
 }
 
 int main(int argc, char **argv)
 {
     char err[1024] = "";
     ode_opts_t o;
-    HPC_CHECK(hpc_init(&argc, &argv));
-    const hpc_env_t *env = hpc_env();
-
-    int rc = ode_parse_args(argc, argv, &o, err, sizeof err);
-    if (rc == 1) {
-        if (env->rank == 0)
-            ode_print_help();
-        hpc_finalize();
-        return 0;
-    }
-    if (rc < 0)
-        hpc_die_usage(ODEGEN_PROG, "%s", err);
+    hpc_app_start(&ode_app, &argc, &argv);
+    if (ode_opts_finish(&o, err, sizeof err) < 0)
+        hpc_app_exit(HPC_EXIT_USAGE, "%s", err);
 
     double *tgrid = malloc((size_t)o.nt * sizeof *tgrid);
     double *vec = ode_system_vec(&o);
     if (!tgrid || (o.sys->sys == ODE_SYS_KURAMOTO && !vec))
-        HPC_CHECK(HPC_ERR(HPC_ERR_NOMEM, "time grid"));
+        hpc_app_fatal(HPC_EXIT_DATA, "out of memory for the time grid");
     ode_tgrid(o.t0, o.t1, o.nt, tgrid);
     ode_prob_t p;
     ode_make_prob(&o, tgrid, vec, &p);
 
-    /* GPU first: no file is touched if the device cannot run */
     run_t r = {&o, &p, NULL, NULL, NULL, NULL, 0, 0, 0.0, 0.0, -1, 0, 0};
     test_kill_setup(&r);
-    int batch_chunks = 1;
-    if (o.device == ODE_DEV_CUDA) {
-        /* a kernel launch wants ~10^5 threads: several chunks per batch,
-         * up to 512 MiB of output (host and device buffers alike) */
-        double per = (double)o.nt * o.dim * sizeof(double);
-        int64_t want = (int64_t)(512.0 * 1024 * 1024 / per);
-        if (want > 131072) want = 131072;
-        batch_chunks = want > o.chunk ? (int)(want / o.chunk) : 1;
-        int ok = ode_cuda_open(&p, batch_chunks * o.chunk, &r.cuda, err, sizeof err) == 0;
-        int all = ok;
-        MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, env->world);
-        if (!all)
-            hpc_die_data(ODEGEN_PROG, "%s", ok ? "--device cuda: a GPU is not usable on every rank" : err);
-    }
-
-    ode_layout_t lay;
-    int code = 1;
-    if (ode_out_open(&o, argc, argv, tgrid, vec, &r.out, &lay, err, sizeof err, &code) < 0) {
-        if (code == 2)
-            hpc_die_usage(ODEGEN_PROG, "%s", err);
-        hpc_die_data(ODEGEN_PROG, "%s", err);
-    }
-    if (ode_out_is_complete(r.out)) {
-        if (env->rank == 0 && !o.quiet)
+    int batch_chunks = open_device(&r, &o, &p);
+    r.out = ode_out_open(&o, argc, argv, tgrid, vec);
+    if (ode_out_complete(r.out)) {
+        if (hpc_rank() == 0 && !hpc_app_quiet())
             printf("%s: %s is already complete, nothing to resume\n", ODEGEN_PROG, o.out);
-        HPC_CHECK(ode_out_finish(r.out, 0, 1));
+        HPC_CHECK(ode_out_finish(r.out, 0, 1, argc, argv));
         ode_cuda_close(r.cuda);
-        free(lay.done);
         free(tgrid);
         free(vec);
-        hpc_finalize();
-        return 0;
+        return hpc_app_finish();
     }
 
     batch_t b;
-    if (batch_alloc(&b, &o, batch_chunks * o.chunk) < 0)
-        HPC_CHECK(HPC_ERR(HPC_ERR_NOMEM, "chunk buffers for %lld trajectories",
-                          (long long)(batch_chunks * o.chunk)));
-    HPC_CHECK(ode_work_create(env->world, lay.nchunks, lay.done, &r.work));
+    int ok = batch_alloc(&b, &o, batch_chunks * o.chunk) == 0;
+    hpc_app_agree(ok ? 0 : HPC_EXIT_DATA, "out of memory for %lld trajectories of buffers",
+                  (long long)(batch_chunks * o.chunk));
+    int64_t nchunks, ndone;
+    const uint8_t *done = ode_out_done(r.out, &nchunks, &ndone);
+    HPC_CHECK(hpc_workq_create(hpc_comm_world(), nchunks, done, &r.work));
     int64_t done_traj = 0;
-    for (int64_t c = 0; c < lay.nchunks; c++)
-        if (lay.done[c])
+    for (int64_t c = 0; c < nchunks; c++)
+        if (done[c])
             done_traj += (c + 1) * o.chunk <= o.n ? o.chunk : o.n - c * o.chunk;
     r.todo = o.n - done_traj;
-    if (env->rank == 0 && !o.quiet)
+    if (hpc_rank() == 0)
         r.prog = hpc_progress_start("odegen", "traj", (uint64_t)r.todo);
 
-    MPI_Barrier(env->world);
+    MPI_Barrier(hpc_comm_world());
     double t0 = hpc_wtime();
-    for (;;) {
-        int64_t n = take(&r, &b, batch_chunks);
-        if (n == 0)
-            break;
-        /* a failed write or kernel stops the job (MPI_Abort, rank and
-         * reason on stderr); the .partial stays, resumable */
-        if (process(&r, &b, n, err, sizeof err) < 0)
-            HPC_CHECK(HPC_ERR(HPC_ERR_IO, "%s", err));
-    }
-    test_kill(&r, INT64_MAX);
-    ode_work_free(r.work);
-    hpc_log(HPC_LOG_INFO, "rank %d: %lld trajectories, solver %.3f s, writing %.3f s", env->rank,
+    compute(&r, &b, batch_chunks);
+    hpc_workq_free(r.work);
+    hpc_log(HPC_LOG_INFO, "rank %d: %lld trajectories, solver %.3f s, writing %.3f s", hpc_rank(),
             (long long)r.mine, r.solve_s, r.write_s);
     double wall = hpc_wtime() - t0, wmax = wall;
-    MPI_Allreduce(&wall, &wmax, 1, MPI_DOUBLE, MPI_MAX, env->world);
+    MPI_Allreduce(&wall, &wmax, 1, MPI_DOUBLE, MPI_MAX, hpc_comm_world());
     hpc_progress_end(r.prog);
 
+    /* stopped by a signal with chunks left: keep the .partial */
+    int64_t mine = r.mine, all = 0;
+    MPI_Allreduce(&mine, &all, 1, MPI_INT64_T, MPI_SUM, hpc_comm_world());
+    if (all < r.todo) {
+        ode_out_finish(r.out, wmax, 0, argc, argv);   /* "not completed": .partial kept */
+        hpc_error_clear();
+        hpc_app_exit(HPC_EXIT_STOPPED, "stopped by a signal after %lld of %lld trajectories; "
+                     "%s.partial continues with --resume", (long long)(done_traj + all),
+                     (long long)o.n, o.out);
+    }
     totals_t tot;
     HPC_CHECK(ode_out_totals(r.out, &tot.failed, &tot.steps, tot.by));
-    if (ode_out_finish(r.out, wmax, 1) < 0)
-        hpc_die_data(ODEGEN_PROG, "finishing %s: %s", o.out, ode_cause());
-    summary(&o, &tot, wmax, r.todo, r.solve_s, lay.ndone);
+    int rc = ode_out_finish(r.out, wmax, 1, argc, argv);
+    hpc_app_agree_rc(rc, HPC_EXIT_DATA, "finishing the output");
+    summary(&o, &tot, wmax, r.todo, r.solve_s, ndone);
 
     ode_cuda_close(r.cuda);
     batch_free(&b);
-    free(lay.done);
     free(tgrid);
     free(vec);
-    hpc_finalize();
-    return 0;
+    return hpc_app_finish();
 }

@@ -1,11 +1,11 @@
 /* odegen.h - internal interfaces of hpc-odegen (one module per concern).
  *
  *   systems.c  the registry: names, dimensions, parameters, x0, omega
- *   options.c  the command line and --help
+ *   options.c  the option table, the checks across options, --help extras
  *   solver.c   the CPU engine (dp45.h with 8 SIMD lanes)
  *   cuda.cu    the GPU engine (dp45.h, one trajectory per thread)
- *   work.c     dynamic work distribution (a shared chunk counter)
- *   output.c   the HDF5 file: layout, attributes, resume
+ *   output.c   the HDF5 file: layout and attributes (resume, done flags
+ *              and the atomic finish come from the app kit's hpc_out)
  *   main.c     the run: wiring, progress, summary
  */
 #ifndef ODEGEN_H
@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <mpi.h>
+#include "hpc_app.h"
 #include "ode_prob.h"
 
 #define ODEGEN_PROG "hpc-odegen"
@@ -54,14 +55,15 @@ typedef struct {
     const char *out;
     int resume, force;
     int device;                    /* ODE_DEV_* */
-    int64_t chunk;                 /* trajectories per work chunk, 0 = auto */
-    int quiet;
+    int64_t chunk;                 /* trajectories per work chunk */
 } ode_opts_t;
 
-/* Parse argv into o.  Returns 0 (run), 1 (--help printed on rank 0's
- * request: caller exits 0), or -1 with a one-line reason in err. */
-int ode_parse_args(int argc, char **argv, ode_opts_t *o, char *err, size_t errlen);
-void ode_print_help(void);
+/* The program: name, option table, help (for hpc_app_start). */
+extern const hpc_app_t ode_app;
+/* After hpc_app_start: check what involves several options, resolve the
+ * system and its parameters into o, add them to the options key.  0, or
+ * -1 with a one-line reason in err (a usage error). */
+int ode_opts_finish(ode_opts_t *o, char *err, size_t errlen);
 /* Trajectories per chunk for these options (depends on n, nt, dim only,
  * never on the rank count, so a file can be resumed on any count). */
 int64_t ode_auto_chunk(const ode_opts_t *o);
@@ -83,50 +85,27 @@ size_t ode_cpu_scratch(int dim);
 /* Integrate n trajectories (x0[n][dim] -> yout[n][nt][dim], stat[n]). */
 void ode_solve_cpu(const ode_prob_t *p, int64_t n, const double *x0, double *yout,
                    ode_stat_t *stat, double *scratch);
-/* Called by the engine every few hundred lane steps: lets rank 0 serve
- * the work counter (MPI progress) while it computes. */
-void ode_poll(void);
-
 /* ---- cuda.cu: see ode_cuda.h ---- */
 #include "ode_cuda.h"
 
-/* ---- work.c ---- */
-typedef struct ode_work ode_work_t;
-/* Collective.  Hands out the chunks whose done[] entry is 0, each to
- * exactly one rank, first come first served. */
-int ode_work_create(MPI_Comm comm, int64_t nchunks, const uint8_t *done, ode_work_t **out);
-/* Next chunk index for this rank, or -1 when none is left. */
-int64_t ode_work_next(ode_work_t *w);
-/* Tickets taken so far by all ranks (rank 0 only; others get 0). */
-int64_t ode_work_taken(ode_work_t *w);
-/* Collective. */
-void ode_work_free(ode_work_t *w);
-
 /* ---- output.c ---- */
 typedef struct ode_out ode_out_t;
-typedef struct {
-    int64_t nchunks, chunk;
-    uint8_t *done;                 /* [nchunks], 1 = chunk on disk */
-    int64_t ndone;
-} ode_layout_t;
-/* Collective.  Create PATH.partial (or, with --resume, reopen it and
- * check that it was written with the same options).  On failure prints
- * nothing: returns -1 with a one-line reason and *exit_code (1 or 2). */
-int ode_out_open(const ode_opts_t *o, int argc, char **argv, const double *tgrid,
-                 const double *vec, ode_out_t **out, ode_layout_t *lay,
-                 char *err, size_t errlen, int *exit_code);
+/* Collective.  Create FILE.partial with the layout (or, with --resume,
+ * reopen it and check its options, shapes and types).  Bad input or I/O
+ * ends the run with one line (hpc_app_agree). */
+ode_out_t *ode_out_open(const ode_opts_t *o, int argc, char **argv, const double *tgrid,
+                        const double *vec);
 /* 1 if --resume found the final file already complete (nothing to do). */
-int ode_out_is_complete(const ode_out_t *f);
+int ode_out_complete(const ode_out_t *w);
+/* The done flag of each chunk, their number and how many are set. */
+const uint8_t *ode_out_done(const ode_out_t *w, int64_t *nchunks, int64_t *ndone);
 /* Independent.  Write one finished chunk and then mark it done. */
-int ode_out_write_chunk(ode_out_t *f, int64_t chunk, int64_t first, int64_t n,
+int ode_out_write_chunk(ode_out_t *w, int64_t chunk, int64_t first, int64_t n,
                         const double *x0, const double *y, const ode_stat_t *st);
 /* Collective totals over the whole file (all chunks). */
-int ode_out_totals(ode_out_t *f, int64_t *failed, int64_t *steps, int64_t fails_by[4]);
-/* Collective.  Write the closing attributes and rename to the final name. */
-int ode_out_finish(ode_out_t *f, double wall, int ok);
+int ode_out_totals(ode_out_t *w, int64_t *failed, int64_t *steps, int64_t fails_by[4]);
+/* Collective.  Close, record the run, rename to the final name if all ok. */
+int ode_out_finish(ode_out_t *w, double wall, int ok, int argc, char **argv);
 const char *ode_status_legend(void);
-/* First line of hpc_last_error() (no "from file:line" frames): for the
- * one-line messages of hpc_die_data(). */
-const char *ode_cause(void);
 
 #endif /* ODEGEN_H */

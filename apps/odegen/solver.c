@@ -26,7 +26,7 @@
 
 #include "odegen.h"
 #define ODE_LANES 8
-#define ODE_POLL() ode_poll()
+#define ODE_POLL() hpc_workq_poll()
 #include "dp45.h"
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__ELF__)

@@ -1,13 +1,15 @@
 /* progress.c - one redrawn line with count, rate and ETA on rank 0.
  *
  * Shown only where a person is watching (stderr is a terminal) or when
- * HPC_PROGRESS=1 asks for it (then each update is a new line, for logs).
+ * HPC_PROGRESS=1 asks for it (then each update is a new line, for logs);
+ * never with --quiet or HPC_PROGRESS=0.
  */
 #include "config.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "hpc_app.h"
 #include "internal.h"
 
 struct hpc_progress {
@@ -21,8 +23,8 @@ hpc_progress_t *hpc_progress_start(const char *what, const char *unit, uint64_t 
 {
     const char *force = getenv("HPC_PROGRESS");
     int tty = isatty(STDERR_FILENO);
-    if (hpc_rank_hint() > 0 || (force && !strcmp(force, "0")) || (!tty && !(force && !strcmp(force, "1"))))
-        return NULL;
+    int want = force && *force ? !strcmp(force, "1") : tty;
+    if (hpc_rank_hint() > 0 || hpc_app_quiet() || !want) return NULL;
     hpc_progress_t *p = calloc(1, sizeof *p);
     if (!p) return NULL;
     snprintf(p->what, sizeof p->what, "%s", what);
@@ -33,16 +35,6 @@ hpc_progress_t *hpc_progress_start(const char *what, const char *unit, uint64_t 
     return p;
 }
 
-/* 1234567 -> "1.23M" */
-static void human(double v, char *buf, size_t len)
-{
-    const char *suf = "";
-    if (v >= 1e9) v /= 1e9, suf = "G";
-    else if (v >= 1e6) v /= 1e6, suf = "M";
-    else if (v >= 1e4) v /= 1e3, suf = "k";
-    snprintf(buf, len, v >= 100 || !*suf ? "%.0f%s" : "%.3g%s", v, suf);
-}
-
 void hpc_progress_update(hpc_progress_t *p, uint64_t done)
 {
     if (!p) return;
@@ -51,7 +43,7 @@ void hpc_progress_update(hpc_progress_t *p, uint64_t done)
     p->last = t;
     double el = t - p->t0, rate = el > 0 ? done / el : 0;
     char r[32], eta[32] = "?";
-    human(rate, r, sizeof r);
+    hpc_format_count(rate, r, sizeof r);
     if (rate > 0 && p->total >= done) snprintf(eta, sizeof eta, "%.1fs", (p->total - done) / rate);
     fprintf(stderr, "%s%s: %llu/%llu %s (%.1f%%) %s %s/s ETA %s%s", p->tty ? "\r" : "", p->what,
             (unsigned long long)done, (unsigned long long)p->total, p->unit,

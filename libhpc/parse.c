@@ -1,31 +1,37 @@
-/* util.c - strict parsing of command-line numbers, and the command line. */
+/* parse.c - strict parsing of numbers from the command line and the
+ * environment: the whole string, no overflow, one clear error. */
 #include "config.h"
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
 
-int hpc_parse_long(const char *s, long *out)
+int hpc_parse_int64(const char *s, int64_t *out)
 {
     if (!s || !*s) return HPC_ERR(HPC_ERR_ARG, "empty number");
     char *end;
     errno = 0;
-    long v = strtol(s, &end, 10);
+    long long v = strtoll(s, &end, 10);
     if (*end || errno == ERANGE || isspace((unsigned char)*s))
-        return HPC_ERR(HPC_ERR_ARG, "'%s' is not an integer", s);
-    *out = v;
+        return HPC_ERR(HPC_ERR_ARG, "'%s' is not an integer%s", s,
+                       errno == ERANGE ? " in range" : "");
+    *out = (int64_t)v;
     return 0;
 }
 
-int hpc_parse_double(const char *s, double *out)
+int hpc_parse_double(const char *s, int allow_inf, double *out)
 {
     if (!s || !*s) return HPC_ERR(HPC_ERR_ARG, "empty number");
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (*end || errno == ERANGE || !isfinite(v) || isspace((unsigned char)*s))
+    /* ERANGE on underflow (1e-310) still gives the right subnormal or 0 */
+    int overflow = errno == ERANGE && fabs(v) > 1.0;
+    if (*end || isspace((unsigned char)*s) || isnan(v) || overflow ||
+        (isinf(v) && !allow_inf))
         return HPC_ERR(HPC_ERR_ARG, "'%s' is not a finite number", s);
     *out = v;
     return 0;
@@ -52,19 +58,3 @@ int hpc_parse_size(const char *s, size_t *out)
     return 0;
 }
 
-char *hpc_cmdline(int argc, char **argv)
-{
-    size_t len = 1;
-    for (int i = 0; i < argc; i++) len += strlen(argv[i]) + 1;
-    char *s = malloc(len), *p = s;
-    if (!s) return NULL;
-    *p = '\0';
-    for (int i = 0; i < argc; i++) {
-        size_t n = strlen(argv[i]);
-        memcpy(p, argv[i], n);
-        p += n;
-        *p++ = i + 1 < argc ? ' ' : '\0';
-    }
-    if (argc == 0) *s = '\0';
-    return s;
-}

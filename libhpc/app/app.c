@@ -1,0 +1,222 @@
+/* app.c - start and finish a program, and leave it with one line.
+ *
+ * The exits, for every program alike:
+ *   hpc_app_exit   every rank knows (the same argv): rank 0 says it;
+ *   hpc_app_agree  only some ranks know (a file one rank could not read):
+ *                  an allreduce finds the lowest failing rank, which says
+ *                  it, and all ranks leave with its status;
+ *   hpc_app_fatal  this rank knows and the others may be anywhere, inside a
+ *                  collective: say it and MPI_Abort.
+ */
+#include "config.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "app_internal.h"
+
+static const hpc_app_t *the_app;
+static int quiet;
+static char *key;
+
+const char *hpc_app_name(void)
+{
+    return the_app ? the_app->name : "hpc";
+}
+
+int hpc_app_quiet(void)
+{
+    return quiet;
+}
+
+const char *hpc_app_key(void)
+{
+    return key ? key : "";
+}
+
+void hpc_app_key_add(const char *fmt, ...)
+{
+    char more[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(more, sizeof more, fmt, ap);
+    va_end(ap);
+    size_t n = key ? strlen(key) : 0;
+    char *k = realloc(key, n + strlen(more) + 2);
+    if (!k) return;
+    if (!key) k[0] = '\0';
+    sprintf(k + n, "%s%s", n ? ";" : "", more);
+    key = k;
+}
+
+void hpc_app_key_diff(const char *was, const char *now, char *out, size_t len)
+{
+    /* walk both "name=value;..." lists to the first field that differs */
+    while (*was || *now) {
+        size_t a = strcspn(was, ";"), b = strcspn(now, ";");
+        if (a != b || strncmp(was, now, a)) {
+            size_t ea = strcspn(was, "="), eb = strcspn(now, "=");
+            if (ea < a && eb < b && ea == eb && !strncmp(was, now, ea))
+                snprintf(out, len, "%.*s: %.*s in the file, %.*s now", (int)ea, was,
+                         (int)(a - ea - 1), was + ea + 1, (int)(b - eb - 1), now + eb + 1);
+            else
+                snprintf(out, len, "'%.*s' in the file, '%.*s' now", (int)a, was, (int)b, now);
+            return;
+        }
+        was += a + (was[a] == ';');
+        now += b + (now[b] == ';');
+    }
+    snprintf(out, len, "no difference");
+}
+
+/* "NAME: message" as one line on stderr */
+static void say(const char *msg)
+{
+    char esc[2048];
+    fprintf(stderr, "%s: %s\n", hpc_app_name(), hpc_escape(msg, esc, sizeof esc));
+    fflush(stderr);
+}
+
+static HPC_NORETURN void leave(int status)
+{
+    fflush(stdout);
+    fflush(stderr);
+    if (hpc_initialized()) {
+        hpc_finalize();
+    } else {
+        int up = 0, down = 0;
+        MPI_Initialized(&up);
+        MPI_Finalized(&down);
+        if (up && !down) MPI_Finalize();
+    }
+    app_opts_free();
+    exit(status);
+}
+
+/* Collective over MPI_COMM_WORLD (not libhpc's world: hpc_init may have
+ * failed).  Returns only when every rank passed status 0.  A failing rank
+ * waits at most AGREE_DEADLINE seconds for the others: one of them may be
+ * stuck inside a collective that this rank left by its error (an HDF5
+ * call), and then the job must end rather than hang. */
+#define AGREE_DEADLINE 60.0
+
+static void agree_or_leave(int status, const char *msg)
+{
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int mine[2] = {status ? rank : size, status}, low[2] = {size, 0};
+    MPI_Request req;
+    MPI_Iallreduce(mine, low, 1, MPI_2INT, MPI_MINLOC, MPI_COMM_WORLD, &req);
+    if (!status) {
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+    } else {
+        double t0 = MPI_Wtime();
+        int done = 0;
+        while (!done) {
+            MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+            if (!done && MPI_Wtime() - t0 > AGREE_DEADLINE) {
+                say(msg);
+                hpc_abort(status);
+            }
+            if (!done) {
+                struct timespec ts = {0, 1000000};
+                nanosleep(&ts, NULL);
+            }
+        }
+    }
+    if (low[0] == size) return;
+    if (low[0] == rank) say(msg);
+    leave(low[1]);
+}
+
+void hpc_app_agree(int status, const char *fmt, ...)
+{
+    char msg[1024] = "";
+    if (status) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+    }
+    agree_or_leave(status, msg);
+}
+
+void hpc_app_agree_rc(int rc, int status, const char *what)
+{
+    char msg[1024] = "";
+    if (rc < 0)
+        snprintf(msg, sizeof msg, "%s%s%s", what ? what : "", what ? ": " : "", hpc_last_cause());
+    agree_or_leave(rc < 0 ? status : 0, msg);
+}
+
+void hpc_app_exit(int status, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0) say(msg);
+    leave(status);
+}
+
+void hpc_app_fatal(int status, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    say(msg);
+    hpc_abort(status);
+}
+
+void hpc_app_summary(const char *fmt, ...)
+{
+    if (quiet || hpc_rank() > 0) return;
+    va_list ap;
+    va_start(ap, fmt);
+    printf("%s: ", hpc_app_name());
+    vprintf(fmt, ap);
+    printf("\n");
+    va_end(ap);
+    fflush(stdout);
+}
+
+void hpc_app_start(const hpc_app_t *app, int *argc, char ***argv)
+{
+    the_app = app;
+    int rc = hpc_init(argc, argv);
+    if (rc < 0) {
+        /* only the ranks that failed hold a reason; the lowest says it */
+        int here = hpc_init_failed_here();
+        int status = rc == HPC_ERR_ARG || rc == HPC_ERR_NOGPU ? HPC_EXIT_USAGE : HPC_EXIT_DATA;
+        agree_or_leave(here ? status : 0, hpc_last_cause());
+        agree_or_leave(HPC_EXIT_DATA, "start-up failed");   /* not reached */
+    }
+    char err[1024] = "";
+    /* every rank sees the same environment and argv: same verdicts */
+    if (app_settings_check(err, sizeof err) < 0) hpc_app_exit(HPC_EXIT_USAGE, "%s", err);
+    int v = app_opts_parse(app, argc ? *argc : 0, argv ? *argv : NULL, &quiet, err, sizeof err);
+    if (v < 0) hpc_app_exit(HPC_EXIT_USAGE, "%s", err);
+    if (v > 0) {
+        if (hpc_rank() == 0 && v == 1) app_opts_help(app, stdout);
+        if (hpc_rank() == 0 && v == 2) printf("%s (hpckit %s)\n", app->name, hpc_version());
+        leave(HPC_EXIT_OK);
+    }
+    key = app_opts_key(app);
+    app_stop_install();
+}
+
+int hpc_app_finish(void)
+{
+    free(key);
+    key = NULL;
+    app_opts_free();
+    int rc = hpc_finalize();
+    return rc < 0 ? HPC_EXIT_DATA : HPC_EXIT_OK;
+}

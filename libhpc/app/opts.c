@@ -1,0 +1,384 @@
+/* opts.c - one option table gives getopt_long, --help, strict value checks
+ * with one-line errors, and the options key.
+ *
+ * Every rank parses the same argv, so every rank reaches the same verdict
+ * without talking; app.c turns the verdict into an exit.  Each program also
+ * gets -h/--help, --version and -q/--quiet from here.
+ */
+#include "config.h"
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "app_internal.h"
+
+enum { BUILTIN_HELP = 'h', BUILTIN_QUIET = 'q', BUILTIN_VERSION = 1000, OPT_BASE = 1001 };
+#define HELP_COL 25      /* where the help text of an option starts */
+#define HELP_WIDTH 79
+
+static int fail(char *err, size_t len, const char *fmt, ...) HPC_PRINTF(3, 4);
+static int fail(char *err, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, len, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static int count_opts(const hpc_opt_t *t)
+{
+    int n = 0;
+    while (t[n].type != HPC_OPT_END) n++;
+    return n;
+}
+
+static int takes_value(const hpc_opt_t *o)
+{
+    return o->type != HPC_OPT_FLAG && o->type != HPC_OPT_SECTION;
+}
+
+/* "--name" for messages */
+static const char *shown(const hpc_opt_t *o, char *buf, size_t len)
+{
+    snprintf(buf, len, "--%s", o->name);
+    return buf;
+}
+
+/* CHOICE: index of value in "a|b|c", or -1 */
+static int choice_index(const char *choices, const char *v)
+{
+    size_t n = strlen(v);
+    int i = 0;
+    for (const char *p = choices; *p; i++) {
+        const char *bar = strchr(p, '|');
+        size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        if (len == n && !strncmp(p, v, n)) return i;
+        if (!bar) break;
+        p = bar + 1;
+    }
+    return -1;
+}
+
+static void choice_name(const char *choices, int idx, char *buf, size_t len)
+{
+    const char *p = choices;
+    for (int i = 0; i < idx && p; i++) p = strchr(p, '|') ? strchr(p, '|') + 1 : NULL;
+    size_t n = p ? strcspn(p, "|") : 0;
+    snprintf(buf, len, "%.*s", (int)n, p ? p : "");
+}
+
+static int check_double(const hpc_opt_t *o, double v, char *err, size_t len)
+{
+    char nm[80];
+    if (!(o->flags & HPC_OPT_BOUNDS)) return 0;
+    int lo_bad = (o->flags & HPC_OPT_GT) ? !(v > o->lo) : !(v >= o->lo);
+    int hi_bad = (o->flags & HPC_OPT_LT) ? !(v < o->hi) : !(v <= o->hi);
+    if (lo_bad || hi_bad)
+        return fail(err, len, "%s %g: must be %s %g and %s %g", shown(o, nm, sizeof nm), v,
+                    (o->flags & HPC_OPT_GT) ? ">" : ">=", o->lo, (o->flags & HPC_OPT_LT) ? "<" : "<=",
+                    o->hi);
+    return 0;
+}
+
+/* Store one value into o->dest. */
+static int set_value(const hpc_opt_t *o, const char *v, char *err, size_t len)
+{
+    char nm[80], esc[160];
+    shown(o, nm, sizeof nm);
+    hpc_escape(v, esc, sizeof esc);
+    switch (o->type) {
+    case HPC_OPT_FLAG:
+        *(int *)o->dest = 1;
+        return 0;
+    case HPC_OPT_INT: {
+        int64_t x;
+        if (hpc_parse_int64(v, &x) < 0) return fail(err, len, "%s: '%s' is not an integer", nm, esc);
+        if ((o->ilo || o->ihi) && (x < o->ilo || x > o->ihi))
+            return fail(err, len, "%s %lld: must be in [%lld, %lld]", nm, (long long)x,
+                        (long long)o->ilo, (long long)o->ihi);
+        *(int64_t *)o->dest = x;
+        return 0;
+    }
+    case HPC_OPT_DOUBLE: {
+        double x;
+        if (hpc_parse_double(v, o->flags & HPC_OPT_INF, &x) < 0)
+            return fail(err, len, "%s: '%s' is not a %snumber", nm, esc,
+                        (o->flags & HPC_OPT_INF) ? "" : "finite ");
+        if (check_double(o, x, err, len)) return -1;
+        *(double *)o->dest = x;
+        return 0;
+    }
+    case HPC_OPT_SIZE:
+        if (hpc_parse_size(v, (size_t *)o->dest) < 0)
+            return fail(err, len, "%s: '%s' is not a size (64, 8K, 16M, 1G)", nm, esc);
+        return 0;
+    case HPC_OPT_STRING:
+        if (!*v) return fail(err, len, "%s: empty value", nm);
+        *(const char **)o->dest = v;
+        return 0;
+    case HPC_OPT_CHOICE: {
+        int i = choice_index(o->choices, v);
+        if (i < 0) return fail(err, len, "%s: '%s' is not one of %s", nm, esc, o->choices);
+        *(int *)o->dest = i;
+        return 0;
+    }
+    case HPC_OPT_CALL: {
+        char why[512] = "";
+        if (o->call(v, o->dest, why, sizeof why) < 0)
+            return fail(err, len, "%s: '%s': %s", nm, esc, why[0] ? why : "invalid value");
+        return 0;
+    }
+    default:
+        return fail(err, len, "%s: bad option table", nm);
+    }
+}
+
+/* The long-option table for getopt_long: the app's options, then the
+ * built-ins.  val: the letter, or OPT_BASE + index for long-only ones. */
+static struct option *long_table(const hpc_opt_t *t, int n, char *shorts, size_t slen)
+{
+    struct option *lo = calloc((size_t)n + 4, sizeof *lo);
+    if (!lo) return NULL;
+    size_t k = 0;
+    shorts[k++] = ':';
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        if (t[i].type == HPC_OPT_SECTION) continue;
+        lo[m].name = t[i].name;
+        lo[m].has_arg = takes_value(&t[i]) ? required_argument : no_argument;
+        lo[m].val = t[i].letter ? t[i].letter : OPT_BASE + i;
+        m++;
+        if (t[i].letter && k + 3 < slen) {
+            shorts[k++] = t[i].letter;
+            if (takes_value(&t[i])) shorts[k++] = ':';
+        }
+    }
+    lo[m++] = (struct option){"help", no_argument, NULL, BUILTIN_HELP};
+    lo[m++] = (struct option){"quiet", no_argument, NULL, BUILTIN_QUIET};
+    lo[m++] = (struct option){"version", no_argument, NULL, BUILTIN_VERSION};
+    snprintf(shorts + k, slen - k, "hq");
+    return lo;
+}
+
+static int find(const hpc_opt_t *t, int n, int val)
+{
+    if (val >= OPT_BASE) return val - OPT_BASE;
+    for (int i = 0; i < n; i++)
+        if (t[i].type != HPC_OPT_SECTION && t[i].letter == val) return i;
+    return -1;
+}
+
+/* Raw text of the last value of each option (CALL: all, comma-joined),
+ * for the options key. */
+static char **raw;
+static int nraw;
+
+static void keep_raw(int i, const hpc_opt_t *o, const char *v)
+{
+    if (!raw) return;
+    if (o->type == HPC_OPT_CALL && raw[i]) {
+        char *j = malloc(strlen(raw[i]) + strlen(v) + 2);
+        if (j) sprintf(j, "%s,%s", raw[i], v);
+        free(raw[i]);
+        raw[i] = j;
+    } else {
+        free(raw[i]);
+        raw[i] = strdup(v ? v : "1");
+    }
+}
+
+/* The message for what getopt_long could not take. */
+static int bad_option(int c, int argc, char **argv, const hpc_opt_t *t, int n, char *err, size_t len)
+{
+    char esc[256], nm[80];
+    const char *arg = optind - 1 < argc ? argv[optind - 1] : "";
+    if (c == ':') {
+        int i = find(t, n, optopt);
+        if (i >= 0) return fail(err, len, "option %s needs a value", shown(&t[i], nm, sizeof nm));
+        return fail(err, len, "option '%s' needs a value", hpc_escape(arg, esc, sizeof esc));
+    }
+    /* an unknown letter inside "-Zq" is optopt; a long option is argv's */
+    if (optopt > 0 && optopt < 256) return fail(err, len, "unknown option '-%c' (see --help)", optopt);
+    hpc_escape(arg, esc, sizeof esc);
+    esc[strcspn(esc, "=")] = '\0';
+    return fail(err, len, "unknown option '%s' (see --help)", esc);
+}
+
+int app_opts_parse(const hpc_app_t *app, int argc, char **argv, int *quiet, char *err, size_t len)
+{
+    const hpc_opt_t *t = app->opts;
+    int n = count_opts(t);
+    char shorts[256];
+    struct option *lo = long_table(t, n, shorts, sizeof shorts);
+    app_opts_free();
+    raw = calloc((size_t)n + 1, sizeof *raw);
+    nraw = n;
+    if (!lo || !raw) return fail(err, len, "out of memory");
+    opterr = 0;
+    optind = 1;
+    int c, rc = 0;
+    while (rc == 0 && (c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
+        if (c == BUILTIN_HELP) rc = 1;
+        else if (c == BUILTIN_VERSION) rc = 2;
+        else if (c == BUILTIN_QUIET) *quiet = 1;
+        else if (c == '?' || c == ':') rc = bad_option(c, argc, argv, t, n, err, len);
+        else {
+            int i = find(t, n, c);
+            if (i < 0) rc = fail(err, len, "option table error");
+            else if ((rc = set_value(&t[i], optarg, err, len)) == 0) keep_raw(i, &t[i], optarg);
+        }
+    }
+    if (rc == 0 && optind < argc) {
+        char esc[256];
+        rc = fail(err, len, "unexpected argument '%s' (see --help)",
+                  hpc_escape(argv[optind], esc, sizeof esc));
+    }
+    free(lo);
+    return rc;
+}
+
+/* ---- the options key ---- */
+
+static void key_value(const hpc_opt_t *o, const char *rawv, char *buf, size_t len)
+{
+    switch (o->type) {
+    case HPC_OPT_FLAG: snprintf(buf, len, "%d", *(int *)o->dest); break;
+    case HPC_OPT_INT: snprintf(buf, len, "%lld", (long long)*(int64_t *)o->dest); break;
+    case HPC_OPT_DOUBLE: snprintf(buf, len, "%.17g", *(double *)o->dest); break;
+    case HPC_OPT_SIZE: snprintf(buf, len, "%zu", *(size_t *)o->dest); break;
+    case HPC_OPT_STRING: {
+        const char *s = *(const char **)o->dest;
+        snprintf(buf, len, "%s", s ? s : "");
+        break;
+    }
+    case HPC_OPT_CHOICE: choice_name(o->choices, *(int *)o->dest, buf, len); break;
+    default: snprintf(buf, len, "%s", rawv ? rawv : ""); break;
+    }
+}
+
+char *app_opts_key(const hpc_app_t *app)
+{
+    const hpc_opt_t *t = app->opts;
+    int n = count_opts(t);
+    size_t cap = 256, used = 0;
+    char *key = malloc(cap);
+    if (!key) return NULL;
+    key[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        if (!(t[i].flags & HPC_OPT_KEY) || t[i].type == HPC_OPT_SECTION) continue;
+        char v[4096];
+        key_value(&t[i], raw ? raw[i] : NULL, v, sizeof v);
+        size_t need = used + strlen(t[i].name) + strlen(v) + 3;
+        if (need > cap) {
+            cap = need * 2;
+            char *k2 = realloc(key, cap);
+            if (!k2) {
+                free(key);
+                return NULL;
+            }
+            key = k2;
+        }
+        used += (size_t)sprintf(key + used, "%s%s=%s", used ? ";" : "", t[i].name, v);
+    }
+    return key;
+}
+
+void app_opts_free(void)
+{
+    for (int i = 0; raw && i < nraw; i++) free(raw[i]);
+    free(raw);
+    raw = NULL;
+    nraw = 0;
+}
+
+/* ---- --help ---- */
+
+/* Print text wrapped to HELP_WIDTH, first line from column col0 (already
+ * there), the rest indented to indent. */
+static void wrap(FILE *out, const char *text, int col0, int indent)
+{
+    int col = col0;
+    const char *p = text;
+    while (*p) {
+        if (*p == '\n') {
+            fprintf(out, "\n%*s", indent, "");
+            col = indent;
+            p++;
+            continue;
+        }
+        size_t w = strcspn(p, " \n");
+        if (col > indent && col + 1 + (int)w > HELP_WIDTH) {
+            fprintf(out, "\n%*s", indent, "");
+            col = indent;
+        } else if (col > indent) {
+            fputc(' ', out);
+            col++;
+        }
+        fwrite(p, 1, w, out);
+        col += (int)w;
+        p += w;
+        while (*p == ' ') p++;
+    }
+    fputc('\n', out);
+}
+
+static void help_row(FILE *out, char letter, const char *name, const char *arg, const char *help)
+{
+    char left[128];
+    int n = snprintf(left, sizeof left, "  %c%c%s--%s%s%s", letter ? '-' : ' ', letter ? letter : ' ',
+                     letter ? ", " : "  ", name, arg ? " " : "", arg ? arg : "");
+    fputs(left, out);
+    if (n >= HELP_COL - 1) {
+        fprintf(out, "\n%*s", HELP_COL, "");
+        n = HELP_COL;
+    } else {
+        fprintf(out, "%*s", HELP_COL - n, "");
+        n = HELP_COL;
+    }
+    wrap(out, help ? help : "", n, HELP_COL);
+}
+
+void app_opts_help(const hpc_app_t *app, FILE *out)
+{
+    fprintf(out, "Usage: ");
+    for (const char *p = app->usage; *p;) {
+        size_t w = strcspn(p, "\n");
+        fprintf(out, "%s%.*s\n", p == app->usage ? "" : "       ", (int)w, p);
+        p += w;
+        if (*p) p++;
+    }
+    if (app->about) {
+        fputc('\n', out);
+        for (const char *p = app->about; *p;) {   /* paragraphs split at blank lines */
+            const char *end = strstr(p, "\n\n");
+            size_t w = end ? (size_t)(end - p) : strlen(p);
+            char *para = strndup(p, w);
+            if (para) wrap(out, para, 0, 0);
+            free(para);
+            p += w;
+            if (*p) {
+                fputc('\n', out);
+                p += 2;
+            }
+        }
+    }
+    if (app->opts[0].type != HPC_OPT_SECTION && app->opts[0].type != HPC_OPT_END)
+        fprintf(out, "\nOptions:\n");
+    for (const hpc_opt_t *o = app->opts; o->type != HPC_OPT_END; o++) {
+        if (o->type == HPC_OPT_SECTION) fprintf(out, "\n%s\n", o->help);
+        else help_row(out, o->letter, o->name, takes_value(o) ? o->arg : NULL, o->help);
+    }
+    fprintf(out, "\nEvery program:\n");
+    help_row(out, 'q', "quiet", NULL, "no progress line and no summary line");
+    help_row(out, 'h', "help", NULL, "this text");
+    help_row(out, 0, "version", NULL, "the hpckit version");
+    if (app->help_more) app->help_more(out);
+    if (app->epilog) {
+        fputc('\n', out);
+        fputs(app->epilog, out);
+        if (app->epilog[0] && app->epilog[strlen(app->epilog) - 1] != '\n') fputc('\n', out);
+    }
+}

@@ -1,0 +1,198 @@
+/* run.c - run folders: one folder per run holding its CSV metrics and its
+ * plots, written by rank 0.
+ *
+ * CSV rows are flushed as they are written, so `tail -f metrics.csv` and a
+ * killed run both see every finished row; a resumed run keeps the rows of
+ * the steps its checkpoint covers and drops the rest.
+ */
+#include "config.h"
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "app_internal.h"
+
+struct hpc_run {
+    char *dir;
+    MPI_Comm comm;
+    int rank;
+    FILE *csv;
+};
+
+/* mkdir -p; 0 or errno */
+static int make_dirs(const char *dir)
+{
+    char *p = strdup(dir);
+    if (!p) return ENOMEM;
+    int err = 0;
+    for (char *s = p + 1; !err; s++) {
+        if (*s != '/' && *s) continue;
+        char c = *s;
+        *s = '\0';
+        if (mkdir(p, 0777) != 0 && errno != EEXIST) err = errno;
+        *s = c;
+        if (!c) break;
+    }
+    struct stat st;
+    if (!err && (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))) err = ENOTDIR;
+    if (!err && access(dir, W_OK | X_OK) != 0) err = errno;
+    free(p);
+    return err;
+}
+
+int hpc_run_open(const char *dir, MPI_Comm comm, hpc_run_t **out)
+{
+    if (!dir || !*dir) return HPC_ERR(HPC_ERR_ARG, "empty run folder name");
+    hpc_run_t *r = calloc(1, sizeof *r);
+    if (!r || !(r->dir = strdup(dir))) {
+        free(r);
+        return HPC_ERR(HPC_ERR_NOMEM, "run folder");
+    }
+    r->comm = comm;
+    MPI_Comm_rank(comm, &r->rank);
+    int err = r->rank == 0 ? make_dirs(dir) : 0;
+    MPI_Bcast(&err, 1, MPI_INT, 0, comm);
+    if (err) {
+        char esc[512];
+        int rc = HPC_ERR(HPC_ERR_IO, "run folder '%s': %s", hpc_escape(dir, esc, sizeof esc),
+                         err == ENOTDIR ? "exists and is not a folder" : strerror(err));
+        hpc_run_close(r);
+        return rc;
+    }
+    *out = r;
+    return 0;
+}
+
+const char *hpc_run_dir(const hpc_run_t *r)
+{
+    return r->dir;
+}
+
+int hpc_run_path(const hpc_run_t *r, const char *name, char *buf, size_t len)
+{
+    if ((size_t)snprintf(buf, len, "%s/%s", r->dir, name) >= len)
+        return HPC_ERR(HPC_ERR_ARG, "path '%s/%s' too long", r->dir, name);
+    return 0;
+}
+
+/* Copy the rows of path with the same header and first field <= keep_upto
+ * into a new file, then put it in place (a crash in between keeps the old). */
+static int csv_keep(const char *path, const char *header, int64_t keep_upto)
+{
+    FILE *in = fopen(path, "r");
+    if (!in) return 0;
+    char tmp[4200], line[8192];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *out = fopen(tmp, "w");
+    if (!out) {
+        fclose(in);
+        return HPC_ERR(HPC_ERR_IO, "cannot write '%s': %s", tmp, strerror(errno));
+    }
+    int same = fgets(line, sizeof line, in) && !strncmp(line, header, strlen(header)) &&
+               (line[strlen(header)] == '\n' || !line[strlen(header)]);
+    fprintf(out, "%s\n", header);
+    while (same && fgets(line, sizeof line, in))
+        if (strtoll(line, NULL, 10) <= keep_upto && strchr(line, '\n')) fputs(line, out);
+    fclose(in);
+    if (fclose(out) != 0 || rename(tmp, path) != 0)
+        return HPC_ERR(HPC_ERR_IO, "cannot replace '%s': %s", path, strerror(errno));
+    return 0;
+}
+
+int hpc_run_csv_open(hpc_run_t *r, const char *name, const char *header, int64_t keep_upto)
+{
+    if (r->rank != 0) return 0;
+    char path[4096];
+    HPC_TRY(hpc_run_path(r, name, path, sizeof path));
+    if (r->csv) fclose(r->csv);
+    r->csv = NULL;
+    if (keep_upto >= 0) HPC_TRY(csv_keep(path, header, keep_upto));
+    int fresh = keep_upto < 0 || access(path, F_OK) != 0;
+    r->csv = fopen(path, fresh ? "w" : "a");
+    if (!r->csv) return HPC_ERR(HPC_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+    if (fresh) fprintf(r->csv, "%s\n", header);
+    fflush(r->csv);
+    return 0;
+}
+
+int hpc_run_csv_row(hpc_run_t *r, const char *fmt, ...)
+{
+    if (r->rank != 0 || !r->csv) return 0;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(r->csv, fmt, ap);
+    va_end(ap);
+    fputc('\n', r->csv);
+    if (fflush(r->csv) != 0) return HPC_ERR(HPC_ERR_IO, "writing metrics in '%s'", r->dir);
+    return 0;
+}
+
+const char *hpc_gnuplot(void)
+{
+    static char found[4096];
+#ifdef HPC_GNUPLOT
+    if (access(HPC_GNUPLOT, X_OK) == 0) return HPC_GNUPLOT;
+#endif
+    if (found[0]) return found;
+    const char *path = getenv("PATH");
+    for (const char *p = path ? path : ""; *p;) {
+        size_t n = strcspn(p, ":");
+        snprintf(found, sizeof found, "%.*s/gnuplot", (int)n, p);
+        if (n && access(found, X_OK) == 0) return found;
+        p += n + (p[n] == ':');
+    }
+    found[0] = '\0';
+    return found;
+}
+
+int hpc_plot(const char *png, const char *script, const char *cwd)
+{
+    const char *gp = hpc_gnuplot();
+    if (!gp[0]) return 1;
+    int fd[2];
+    if (pipe(fd) != 0) return HPC_ERR(HPC_ERR_IO, "pipe: %s", strerror(errno));
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fd[0], 0);
+        close(fd[0]);
+        close(fd[1]);
+        /* gnuplot's complaints are for the log, not the user's terminal */
+        if ((cwd && chdir(cwd) != 0) || !freopen("/dev/null", "w", stderr)) _exit(127);
+        execl(gp, "gnuplot", (char *)NULL);
+        _exit(127);
+    }
+    close(fd[0]);
+    FILE *w = pid > 0 ? fdopen(fd[1], "w") : NULL;
+    if (!w) {
+        close(fd[1]);
+        return HPC_ERR(HPC_ERR_IO, "cannot start gnuplot: %s", strerror(errno));
+    }
+    fprintf(w, "set terminal pngcairo size 900,600 noenhanced\nset output '%s'\n%s\n", png, script);
+    fclose(w);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    char full[4200];
+    snprintf(full, sizeof full, "%s%s%s", cwd && png[0] != '/' ? cwd : "",
+             cwd && png[0] != '/' ? "/" : "", png);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || access(full, R_OK) != 0)
+        return HPC_ERR(HPC_ERR_IO, "gnuplot could not draw '%s'", full);
+    return 0;
+}
+
+int hpc_run_plot(hpc_run_t *r, const char *png, const char *script)
+{
+    if (r->rank != 0) return 0;
+    return hpc_plot(png, script, r->dir);
+}
+
+void hpc_run_close(hpc_run_t *r)
+{
+    if (!r) return;
+    if (r->csv) fclose(r->csv);
+    free(r->dir);
+    free(r);
+}

@@ -1,0 +1,103 @@
+/* settings.c - the HPC_* variables libhpc reads, checked once at start.
+ *
+ * A misspelt value would otherwise be ignored silently deep inside a run
+ * (HPC_LOG=verbose) or fail on one rank mid-job (HPC_COLL_ALLREDUCE=rign);
+ * every program instead refuses it up front with one line, exit 2.  Empty
+ * values count as unset.  HPC_GPU_BIND is checked by hpc_init itself.
+ */
+#include "config.h"
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "app_internal.h"
+#include "hpc_coll.h"
+
+extern char **environ;
+
+static int bad(char *err, size_t len, const char *var, const char *val, const char *want)
+{
+    char esc[256];
+    snprintf(err, len, "%s='%s': %s", var, hpc_escape(val, esc, sizeof esc), want);
+    return -1;
+}
+
+static int one_of(const char *v, const char *const *ok)
+{
+    for (; *ok; ok++)
+        if (!strcmp(v, *ok)) return 1;
+    return 0;
+}
+
+/* HPC_COLL_<OP>=ALG: OP a collective, ALG one it has */
+static int check_coll_override(const char *var, const char *val, char *err, size_t len)
+{
+    char name[64];
+    size_t i = 0;
+    for (const char *p = var + strlen("HPC_COLL_"); *p && i + 1 < sizeof name; p++)
+        name[i++] = (char)tolower((unsigned char)*p);
+    name[i] = '\0';
+    hpc_coll_t c;
+    hpc_alg_t a;
+    if (hpc_coll_parse(name, &c) < 0)
+        return bad(err, len, var, val, "not a setting of libhpc (no collective by that name)");
+    if (hpc_alg_parse(val, &a) < 0 || !hpc_coll_has_alg(c, a)) {
+        char why[256];
+        snprintf(why, sizeof why, "%s has no algorithm by that name (see hpc-collbench --help)",
+                 hpc_coll_name(c));
+        return bad(err, len, var, val, why);
+    }
+    return 0;
+}
+
+/* HPC_DEBUG: a comma list of areas */
+static int check_debug(const char *var, const char *val, char *err, size_t len)
+{
+    static const char *const areas[] = {"coll", "all", "1", NULL};
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", val);
+    for (char *save = NULL, *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
+        if (!one_of(t, areas)) return bad(err, len, var, val, "expected a list of: coll, all");
+    return 0;
+}
+
+static int check_one(const char *var, const char *val, char *err, size_t len)
+{
+    static const char *const levels[] = {"error", "warn", "info", "debug", NULL};
+    static const char *const bools[] = {"0", "1", NULL};
+    double d;
+    size_t sz;
+    if (!strcmp(var, "HPC_LOG"))
+        return one_of(val, levels) ? 0 : bad(err, len, var, val, "expected error, warn, info or debug");
+    if (!strcmp(var, "HPC_LOG_ALL") || !strcmp(var, "HPC_PROGRESS") || !strcmp(var, "HPC_CUDA_AWARE") ||
+        !strcmp(var, "HPC_COLL_YIELD"))
+        return one_of(val, bools) ? 0 : bad(err, len, var, val, "expected 0 or 1");
+    if (!strcmp(var, "HPC_DEBUG")) return check_debug(var, val, err, len);
+    if (!strcmp(var, "HPC_TIMEOUT"))
+        return hpc_parse_double(val, 0, &d) == 0 && d > 0 ? 0
+               : bad(err, len, var, val, "expected seconds > 0");
+    if (!strcmp(var, "HPC_COLL_SEGMENT"))
+        return hpc_parse_size(val, &sz) == 0 && sz >= 64 ? 0
+               : bad(err, len, var, val, "expected a size of at least 64 bytes (128K)");
+    if (!strcmp(var, "HPC_COLL_ALPHA") || !strcmp(var, "HPC_COLL_BETA") || !strcmp(var, "HPC_COLL_GAMMA"))
+        return hpc_parse_double(val, 0, &d) == 0 && d >= 0 ? 0
+               : bad(err, len, var, val, "expected a number >= 0");
+    if (!strcmp(var, "HPC_COLL_TUNING"))
+        return access(val, R_OK) == 0 ? 0 : bad(err, len, var, val, "cannot read that file");
+    if (!strncmp(var, "HPC_COLL_", 9)) return check_coll_override(var, val, err, len);
+    return 0;   /* HPC_TEST_*, the batch scripts' HPC_BIN, ...: not ours */
+}
+
+int app_settings_check(char *err, size_t len)
+{
+    for (char **e = environ; *e; e++) {
+        if (strncmp(*e, "HPC_", 4)) continue;
+        const char *eq = strchr(*e, '=');
+        if (!eq || !eq[1]) continue;
+        char var[128];
+        snprintf(var, sizeof var, "%.*s", (int)(eq - *e), *e);
+        if (check_one(var, eq + 1, err, len) < 0) return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,59 @@
+/* text.c - the small formatting helpers every program's messages share. */
+#include "config.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "app_internal.h"
+
+void hpc_format_bytes(double b, char *buf, size_t len)
+{
+    const char *u[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    int i = 0;
+    while (b >= 1024 && i < 6) b /= 1024, i++;
+    snprintf(buf, len, i ? "%.1f %s" : "%.0f %s", b, u[i]);
+}
+
+void hpc_format_count(double v, char *buf, size_t len)
+{
+    const char *suf = "";
+    if (v >= 1e9) v /= 1e9, suf = "G";
+    else if (v >= 1e6) v /= 1e6, suf = "M";
+    else if (v >= 1e4) v /= 1e3, suf = "k";
+    snprintf(buf, len, v >= 100 || !*suf ? "%.0f%s" : "%.3g%s", v, suf);
+}
+
+char *hpc_cmdline_join(int argc, char **argv)
+{
+    size_t len = 1;
+    for (int i = 0; i < argc; i++) len += strlen(argv[i]) + 1;
+    char *s = malloc(len), *p = s;
+    if (!s) return NULL;
+    *s = '\0';
+    for (int i = 0; i < argc; i++) {
+        size_t n = strlen(argv[i]);
+        memcpy(p, argv[i], n);
+        p += n;
+        *p++ = i + 1 < argc ? ' ' : '\0';
+    }
+    return s;
+}
+
+char *hpc_cmdline(int argc, char **argv)
+{
+    return hpc_cmdline_join(argc, argv);
+}
+
+const char *hpc_escape(const char *s, char *buf, size_t len)
+{
+    size_t k = 0;
+    if (!len) return buf;
+    for (; s && *s && k + 5 < len; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '\n') k += (size_t)snprintf(buf + k, len - k, "\\n");
+        else if (c == '\t') k += (size_t)snprintf(buf + k, len - k, "\\t");
+        else if (c < 0x20 || c == 0x7f) k += (size_t)snprintf(buf + k, len - k, "\\x%02x", c);
+        else buf[k++] = (char)c;
+    }
+    buf[k] = '\0';
+    return buf;
+}

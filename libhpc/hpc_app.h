@@ -1,0 +1,311 @@
+/* hpc_app.h - the app kit: what every hpckit program shares, written once.
+ *
+ * An app is its option table, its computation and its output layout; the
+ * kit gives it, the same way for every program:
+ *   - start and finish with uniform exit codes (HPC_EXIT_*): a bad flag,
+ *     value or HPC_* setting is one line from one rank and status 2, bad
+ *     data one line and status 1, --help and --version status 0;
+ *   - a table-driven option parser: one table gives getopt_long, --help,
+ *     strict value checks with one-line errors, and the options key that
+ *     outputs record and --resume compares;
+ *   - "all ranks agree, then fail once" (hpc_app_agree);
+ *   - a stop flag set by SIGUSR1/SIGTERM that the ranks agree on at a step
+ *     boundary (hpc_app_stop_agreed);
+ *   - a progress line with rate and ETA, and the summary line;
+ *   - run folders (metrics.csv appends, gnuplot plots at the end);
+ *   - a dynamic work queue over an MPI atomic counter;
+ *   - resumable outputs: options key + done flags + lock + atomic finish;
+ *   - 2D process grids and block index maths.
+ * Messages are one line: control characters in user input are escaped.
+ */
+#ifndef HPC_APP_H
+#define HPC_APP_H
+
+#include <stdio.h>
+#include <hpc.h>
+#include <hpc_h5.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Exit status, the same for every program                             */
+/* ------------------------------------------------------------------ */
+enum {
+    HPC_EXIT_OK = 0,
+    HPC_EXIT_DATA = 1,        /* bad data, I/O, a run that failed */
+    HPC_EXIT_USAGE = 2,       /* bad option, value or HPC_* setting */
+    HPC_EXIT_STOPPED = 75     /* stopped by a signal with a resumable state
+                                 saved: run again with --resume (sysexits'
+                                 EX_TEMPFAIL) */
+};
+
+/* ------------------------------------------------------------------ */
+/* Option tables                                                       */
+/* ------------------------------------------------------------------ */
+typedef enum {
+    HPC_OPT_END = 0,    /* ends the table */
+    HPC_OPT_SECTION,    /* a heading in --help: help = "Solver:" */
+    HPC_OPT_FLAG,       /* int *dest = 1 */
+    HPC_OPT_INT,        /* int64_t *dest in [ilo, ihi] */
+    HPC_OPT_DOUBLE,     /* double *dest in [lo, hi] (see flags), finite
+                           unless HPC_OPT_INF */
+    HPC_OPT_SIZE,       /* size_t *dest: 64, 8K, 16M, 1G */
+    HPC_OPT_STRING,     /* const char **dest (points into argv), non-empty */
+    HPC_OPT_CHOICE,     /* int *dest = index of the value in choices "cpu|cuda" */
+    HPC_OPT_CALL        /* call(value, dest, err, errlen): 0, or -1 with a
+                           reason ("expected MU,SIGMA") in err */
+} hpc_opt_type_t;
+
+enum {
+    HPC_OPT_KEY = 1,     /* shapes the output: part of the options key */
+    HPC_OPT_INF = 2,     /* DOUBLE: inf is a valid value */
+    HPC_OPT_GT = 4,      /* DOUBLE: strictly greater than lo */
+    HPC_OPT_LT = 8,      /* DOUBLE: strictly less than hi */
+    HPC_OPT_BOUNDS = 16  /* DOUBLE: check [lo, hi] (bounds 0..0 otherwise mean none) */
+};
+
+typedef struct hpc_opt {
+    hpc_opt_type_t type;
+    const char *name;        /* long name, without "--" */
+    char letter;             /* short option, 0 = none */
+    void *dest;
+    const char *arg;         /* the value's placeholder in --help: "N", "FILE" */
+    const char *help;        /* one paragraph; the kit wraps it */
+    int flags;               /* HPC_OPT_* */
+    int64_t ilo, ihi;        /* INT bounds (both 0: any int64) */
+    double lo, hi;           /* DOUBLE bounds (with HPC_OPT_BOUNDS) */
+    const char *choices;     /* CHOICE: "cpu|cuda" */
+    int (*call)(const char *value, void *dest, char *err, size_t errlen);
+} hpc_opt_t;
+
+/* Table rows, one macro per kind (all fields set, so -Wextra is quiet):
+ *   HPC_INT("nt", 0, &o.nt, "NT", 2, 100000000, HPC_OPT_KEY, "output times ..."),
+ *   HPC_DOUBLE("rtol", 0, &o.rtol, "R", 0, 0, HPC_OPT_KEY | HPC_OPT_BOUNDS | HPC_OPT_GT, "..."),
+ * bounds of DOUBLE need HPC_OPT_BOUNDS (lo, hi; with HPC_OPT_INF, hi may be INFINITY). */
+#define HPC_SECTION(title) {HPC_OPT_SECTION, NULL, 0, NULL, NULL, (title), 0, 0, 0, 0, 0, NULL, NULL}
+#define HPC_FLAG(name, letter, dest, flags, help) \
+    {HPC_OPT_FLAG, (name), (letter), (dest), NULL, (help), (flags), 0, 0, 0, 0, NULL, NULL}
+#define HPC_INT(name, letter, dest, arg, lo, hi, flags, help) \
+    {HPC_OPT_INT, (name), (letter), (dest), (arg), (help), (flags), (lo), (hi), 0, 0, NULL, NULL}
+#define HPC_DOUBLE(name, letter, dest, arg, lo, hi, flags, help) \
+    {HPC_OPT_DOUBLE, (name), (letter), (dest), (arg), (help), (flags), 0, 0, (lo), (hi), NULL, NULL}
+#define HPC_SIZE(name, letter, dest, arg, flags, help) \
+    {HPC_OPT_SIZE, (name), (letter), (dest), (arg), (help), (flags), 0, 0, 0, 0, NULL, NULL}
+#define HPC_STRING(name, letter, dest, arg, flags, help) \
+    {HPC_OPT_STRING, (name), (letter), (dest), (arg), (help), (flags), 0, 0, 0, 0, NULL, NULL}
+#define HPC_CHOICE(name, letter, dest, choices, flags, help) \
+    {HPC_OPT_CHOICE, (name), (letter), (dest), (choices), (help), (flags), 0, 0, 0, 0, (choices), NULL}
+#define HPC_CALL(name, letter, dest, arg, fn, flags, help) \
+    {HPC_OPT_CALL, (name), (letter), (dest), (arg), (help), (flags), 0, 0, 0, 0, NULL, (fn)}
+#define HPC_OPTS_END {HPC_OPT_END, NULL, 0, NULL, NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL}
+
+typedef struct hpc_app {
+    const char *name;        /* "hpc-odegen" */
+    const char *usage;       /* what follows "Usage: NAME ", one or more lines */
+    const char *about;       /* the paragraph(s) after the usage */
+    const hpc_opt_t *opts;   /* ends with {HPC_OPT_END} */
+    void (*help_more)(FILE *out);  /* sections after the options, or NULL */
+    const char *epilog;      /* printed last (exit status, environment), or NULL */
+} hpc_app_t;
+
+/* Collective over MPI_COMM_WORLD.  hpc_init, then the HPC_* settings are
+ * checked, then argv is parsed against app->opts (every rank parses the
+ * same argv, so all reach the same verdict).  Every program also takes
+ * -h/--help, --version and -q/--quiet (no progress line, no summary).
+ * Returns only to run: on --help/--version rank 0 prints and every rank
+ * exits 0; on a bad option or setting rank 0 prints one line
+ * "NAME: reason" and every rank exits HPC_EXIT_USAGE.  Installs the stop
+ * signals (SIGUSR1, SIGTERM). */
+HPC_EXPORT void hpc_app_start(const hpc_app_t *app, int *argc, char ***argv);
+/* Collective.  hpc_finalize; returns HPC_EXIT_OK for main to return. */
+HPC_EXPORT int hpc_app_finish(void);
+HPC_EXPORT const char *hpc_app_name(void);
+HPC_EXPORT int hpc_app_quiet(void);
+/* The options key: "name=value;..." over the options flagged HPC_OPT_KEY
+ * in table order (doubles %.17g, choices by name), as parsed.  Apps append
+ * what else shapes their data (hpc_app_key_add). */
+HPC_EXPORT const char *hpc_app_key(void);
+HPC_EXPORT void hpc_app_key_add(const char *fmt, ...) HPC_PRINTF(1, 2);
+/* The first field where two keys differ: "rtol: 0.001 in the file, 1e-06
+ * now".  For one-line messages. */
+HPC_EXPORT void hpc_app_key_diff(const char *was, const char *now, char *out, size_t len);
+
+/* Collective over the world.  status 0 = fine on this rank.  If any rank
+ * passes a non-zero status, the lowest such rank prints "NAME: message"
+ * (one line) and every rank exits with that rank's status. */
+HPC_EXPORT void hpc_app_agree(int status, const char *fmt, ...) HPC_PRINTF(2, 3);
+/* The same for a libhpc result: rc < 0 fails with status and the error's
+ * cause (hpc_last_cause), after "what: " when what is not NULL. */
+HPC_EXPORT void hpc_app_agree_rc(int rc, int status, const char *what);
+/* Every rank knows (same input): rank 0 prints "NAME: message", every
+ * rank exits with status.  Collective. */
+HPC_EXPORT void hpc_app_exit(int status, const char *fmt, ...) HPC_NORETURN HPC_PRINTF(2, 3);
+/* Only this rank knows and the others may be anywhere (inside a
+ * collective): print "NAME: message" and end the job (MPI_Abort). */
+HPC_EXPORT void hpc_app_fatal(int status, const char *fmt, ...) HPC_NORETURN HPC_PRINTF(2, 3);
+/* Rank 0, unless --quiet: "NAME: " + the line (the figure of merit). */
+HPC_EXPORT void hpc_app_summary(const char *fmt, ...) HPC_PRINTF(1, 2);
+
+/* ------------------------------------------------------------------ */
+/* Stopping at a step boundary                                          */
+/* ------------------------------------------------------------------ */
+/* 1 once SIGUSR1 or SIGTERM reached this rank (Slurm's warning before the
+ * time limit, preemption, scancel).  Local, async-signal-safe flag. */
+HPC_EXPORT int hpc_app_stop_requested(void);
+/* Collective over comm: 1 on every rank if the signal reached any rank,
+ * so all stop at the same step even when only some got it. */
+HPC_EXPORT int hpc_app_stop_agreed(MPI_Comm comm);
+/* Test hook and for programs: behave as if the signal had arrived. */
+HPC_EXPORT void hpc_app_stop_raise(void);
+
+/* ------------------------------------------------------------------ */
+/* Progress line (rank 0, only when stderr is a terminal or             */
+/* HPC_PROGRESS=1; never with --quiet):                                  */
+/*   "odegen: 41230/100000 traj (41.2%) 52.1k traj/s ETA 1.1s"           */
+/* ------------------------------------------------------------------ */
+typedef struct hpc_progress hpc_progress_t;
+HPC_EXPORT hpc_progress_t *hpc_progress_start(const char *what, const char *unit, uint64_t total);
+/* Cheap to call often: redraws at most every 0.5 s. */
+HPC_EXPORT void hpc_progress_update(hpc_progress_t *p, uint64_t done);
+/* Clears the line and frees p (NULL is fine). */
+HPC_EXPORT void hpc_progress_end(hpc_progress_t *p);
+
+/* ------------------------------------------------------------------ */
+/* Formatting                                                          */
+/* ------------------------------------------------------------------ */
+/* (the strict number parsers hpc_parse_* are in hpc.h) */
+/* "12.3 MiB" */
+HPC_EXPORT void hpc_format_bytes(double bytes, char *buf, size_t len);
+/* "1.23M" */
+HPC_EXPORT void hpc_format_count(double v, char *buf, size_t len);
+/* The command line joined with spaces (malloc'd), for provenance. */
+HPC_EXPORT char *hpc_cmdline(int argc, char **argv);
+/* s with control characters escaped (\n, \t, \xNN), into buf. */
+HPC_EXPORT const char *hpc_escape(const char *s, char *buf, size_t len);
+
+/* ------------------------------------------------------------------ */
+/* Run folders                                                          */
+/* ------------------------------------------------------------------ */
+typedef struct hpc_run hpc_run_t;
+/* Collective.  Use folder dir (created with its parents by rank 0; an
+ * existing file of that name, or an unwritable place, is HPC_ERR_IO). */
+HPC_EXPORT int hpc_run_open(const char *dir, MPI_Comm comm, hpc_run_t **out);
+HPC_EXPORT const char *hpc_run_dir(const hpc_run_t *r);
+/* dir/name into buf (HPC_ERR_ARG if it does not fit). */
+HPC_EXPORT int hpc_run_path(const hpc_run_t *r, const char *name, char *buf, size_t len);
+/* Rank 0: open the CSV file name (metrics.csv) with header "step,loss,...".
+ * keep_upto < 0: start it afresh; >= 0 (a resumed run): keep the rows of
+ * an existing file with the same header whose first column is <= keep_upto
+ * and drop the rest (they belong to the interrupted part). */
+HPC_EXPORT int hpc_run_csv_open(hpc_run_t *r, const char *name, const char *header, int64_t keep_upto);
+/* Rank 0: append one row (fmt without the newline), flushed at once. */
+HPC_EXPORT int hpc_run_csv_row(hpc_run_t *r, const char *fmt, ...) HPC_PRINTF(2, 3);
+/* Rank 0: run gnuplot on script (with "set output" pointing at dir/png
+ * prepended, cwd = dir).  1 if gnuplot is not installed (nothing drawn),
+ * 0 when the PNG was written. */
+HPC_EXPORT int hpc_run_plot(hpc_run_t *r, const char *png, const char *script);
+HPC_EXPORT void hpc_run_close(hpc_run_t *r);
+/* gnuplot's script drawn into png (pngcairo), run in folder cwd (NULL:
+ * here; png relative to it).  1 if gnuplot is not installed, 0 drawn. */
+HPC_EXPORT int hpc_plot(const char *png, const char *script, const char *cwd);
+/* Where gnuplot is ("" if not found): configure's, else PATH's. */
+HPC_EXPORT const char *hpc_gnuplot(void);
+
+/* ------------------------------------------------------------------ */
+/* Dynamic work queue: a ticket counter in an MPI window on rank 0;     */
+/* a rank that needs work takes the next tickets with one atomic.       */
+/* ------------------------------------------------------------------ */
+typedef struct hpc_workq hpc_workq_t;
+/* Collective.  Items 0..nitems-1, except those with skip[i] != 0 (NULL:
+ * none), each handed to exactly one rank, first come first served. */
+HPC_EXPORT int hpc_workq_create(MPI_Comm comm, int64_t nitems, const uint8_t *skip,
+                                hpc_workq_t **out);
+/* Up to max items (one atomic), into items[]; returns how many (0 when
+ * the queue is empty).  Aborts the job if MPI fails (a lost ticket
+ * would silently drop work). */
+HPC_EXPORT int64_t hpc_workq_take(hpc_workq_t *q, int64_t max, int64_t *items);
+/* No more items for anyone (a rank got the stop signal): every later
+ * take, on any rank, returns 0.  Independent. */
+HPC_EXPORT void hpc_workq_close(hpc_workq_t *q);
+/* Items taken so far by all ranks (rank 0 only; others 0). */
+HPC_EXPORT int64_t hpc_workq_taken(hpc_workq_t *q);
+/* Items this queue hands out (nitems less the skipped ones). */
+HPC_EXPORT int64_t hpc_workq_pending(const hpc_workq_t *q);
+/* MPI applies passive-target atomics only when the target enters the
+ * library: a rank that computes for long (rank 0 above all, or a rank
+ * driving a GPU) calls this every few milliseconds.  Cheap. */
+HPC_EXPORT void hpc_workq_poll(void);
+/* Collective: every rank has left its loop. */
+HPC_EXPORT void hpc_workq_free(hpc_workq_t *q);
+
+/* ------------------------------------------------------------------ */
+/* Resumable outputs: PATH.partial with the options key and one done    */
+/* flag per part; the run writes parts in any order; --resume continues */
+/* the parts not done; the final name appears only when all are.        */
+/* ------------------------------------------------------------------ */
+typedef struct hpc_out hpc_out_t;
+enum { HPC_OUT_NEW = 0, HPC_OUT_FORCE = 1, HPC_OUT_RESUME = 2 };
+enum { HPC_OUT_CREATED = 0, HPC_OUT_RESUMED = 1, HPC_OUT_COMPLETE = 2 };
+/* Collective over comm.  mode: NEW (PATH must not exist), FORCE (replace
+ * it), RESUME (continue PATH.partial if its options key equals key - else
+ * one line naming the first difference; a complete PATH is left alone;
+ * neither: start afresh).  bytes: the size the output will have, checked
+ * against the free space of its folder before anything is written.
+ * done_dataset: where the done flags live ("stats/done").  After
+ * HPC_OUT_CREATED the app creates its datasets and calls hpc_out_ready;
+ * after HPC_OUT_RESUMED it opens and checks them (shapes AND types). */
+HPC_EXPORT int hpc_out_open(const char *path, MPI_Comm comm, int mode, const char *key,
+                            int64_t nparts, const char *done_dataset, double bytes,
+                            hpc_out_t **out);
+HPC_EXPORT int hpc_out_state(const hpc_out_t *o);
+HPC_EXPORT hpc_h5file_t *hpc_out_file(const hpc_out_t *o);
+HPC_EXPORT const uint8_t *hpc_out_done(const hpc_out_t *o);  /* [nparts] */
+HPC_EXPORT int64_t hpc_out_ndone(const hpc_out_t *o);
+/* Collective, after the datasets are created: writes the key and the
+ * provenance (program = hpc_app_name()), puts the metadata on disk. */
+HPC_EXPORT int hpc_out_ready(hpc_out_t *o, int argc, char **argv);
+/* Independent: part's data is written; make it durable, then flag it. */
+HPC_EXPORT int hpc_out_part_done(hpc_out_t *o, int64_t part);
+/* Collective.  ok: this rank's verdict.  Records wall_time, ranks, runs
+ * (and resume_command_line after a resume), syncs, renames to PATH.
+ * Frees o.  The app has closed its datasets. */
+HPC_EXPORT int hpc_out_finish(hpc_out_t *o, int ok, double wall, int argc, char **argv);
+/* The attributes hpc_out_finish writes, which differ between runs that
+ * produce the same data (for comparing files). */
+#define HPC_OUT_VOLATILE_ATTRS "command_line created ranks wall_time runs resume_command_line"
+
+/* ------------------------------------------------------------------ */
+/* 2D process grids and block maths                                    */
+/* ------------------------------------------------------------------ */
+typedef struct hpc_grid hpc_grid_t;
+/* The most nearly square prows x pcols = nranks with prows <= pcols
+ * (1 x P for a prime P). */
+HPC_EXPORT void hpc_grid_dims(int nranks, int *prows, int *pcols);
+/* Collective.  Rank r of comm sits at row r / pcols, column r % pcols.
+ * prows = pcols = 0: hpc_grid_dims.  prows * pcols != size: HPC_ERR_ARG. */
+HPC_EXPORT int hpc_grid_create(MPI_Comm comm, int prows, int pcols, hpc_grid_t **out);
+HPC_EXPORT int hpc_grid_prows(const hpc_grid_t *g);
+HPC_EXPORT int hpc_grid_pcols(const hpc_grid_t *g);
+HPC_EXPORT int hpc_grid_row(const hpc_grid_t *g);     /* my row */
+HPC_EXPORT int hpc_grid_col(const hpc_grid_t *g);     /* my column */
+HPC_EXPORT MPI_Comm hpc_grid_row_comm(const hpc_grid_t *g);  /* my row: rank = column */
+HPC_EXPORT MPI_Comm hpc_grid_col_comm(const hpc_grid_t *g);  /* my column: rank = row */
+HPC_EXPORT void hpc_grid_free(hpc_grid_t *g);
+/* Block i of n split into parts as evenly as possible (the first n %
+ * parts blocks one larger): start and count. */
+HPC_EXPORT void hpc_block_range(int64_t n, int parts, int i, int64_t *start, int64_t *count);
+/* The block that holds index k of that split. */
+HPC_EXPORT int hpc_block_owner(int64_t n, int parts, int64_t k);
+/* Block-cyclic (ScaLAPACK): blocks of nb over nprocs.  Local length on
+ * iproc (NUMROC), owner of global index k, its local index, and back. */
+HPC_EXPORT int64_t hpc_bc_numroc(int64_t n, int64_t nb, int iproc, int nprocs);
+HPC_EXPORT int hpc_bc_owner(int64_t k, int64_t nb, int nprocs);
+HPC_EXPORT int64_t hpc_bc_local(int64_t k, int64_t nb, int nprocs);
+HPC_EXPORT int64_t hpc_bc_global(int64_t l, int64_t nb, int iproc, int nprocs);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* HPC_APP_H */

@@ -1,0 +1,48 @@
+/* hpc_testing.h - test hooks of libhpc: the pure parts of rank setup that
+ * the tests feed simulated environments.  Not installed; exported (with
+ * the hpc_ prefix) only so that the tests can link the shared library. */
+#ifndef HPC_TESTING_H
+#define HPC_TESTING_H
+
+#include "hpc.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What the launcher said, read before MPI_Init (launch.c). */
+typedef struct {
+    hpc_launcher_t launcher;
+    int rank, size;           /* -1 where the launcher did not say */
+    int local_rank, local_size;
+} hpc_launch_t;
+
+/* Read the launcher's variables from envp ("K=V" strings, NULL-terminated;
+ * NULL means the process environment).  Precedence: Open MPI, hydra,
+ * torchrun-style, then Slurm (srun sets SLURM_* also around mpirun, where
+ * the inner launcher is the one that counts).  Variables that contradict
+ * themselves (rank >= size) give HPC_ERR_ARG naming them; *out is then
+ * untouched. */
+HPC_EXPORT int hpc_launch_parse(char *const *envp, hpc_launch_t *out);
+
+/* GPU binding policy (gpu.c). */
+typedef enum { HPC_GPU_BIND_LOCAL = 0, HPC_GPU_BIND_NONE, HPC_GPU_BIND_LIST,
+               HPC_GPU_BIND_EXCLUSIVE } hpc_gpu_bind_mode_t;
+#define HPC_GPU_LIST_MAX 64
+typedef struct {
+    hpc_gpu_bind_mode_t mode;
+    int nlist;
+    int list[HPC_GPU_LIST_MAX];  /* for LIST: local rank i -> list[i % nlist] */
+} hpc_gpu_policy_t;
+
+/* Parse HPC_GPU_BIND: NULL/""/"local", "none", "exclusive", "list:0,2,1". */
+HPC_EXPORT int hpc_gpu_policy_parse(const char *s, hpc_gpu_policy_t *out);
+/* Device for this local rank given ndev visible devices; -1 = none.
+ * EXCLUSIVE with local_size > ndev is an error (ranks would share a GPU). */
+HPC_EXPORT int hpc_gpu_choose(const hpc_gpu_policy_t *p, int local_rank, int local_size,
+                              int ndev, int *dev);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* HPC_TESTING_H */
