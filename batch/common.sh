@@ -31,9 +31,33 @@ hpc_srun_mpi() {
     if ldd "$p" 2>/dev/null | grep -q 'libmpi\.so'; then echo pmix; else echo pmi2; fi
 }
 
-# hpc_srun NAME ARGS...: run hpc-NAME on every task of the allocation
+# hpc_srun NAME ARGS...: run hpc-NAME on every task of the allocation.
+# --kill-on-bad-exit: a rank that dies ends the step (Slurm's default
+# leaves the others waiting for it forever).
 hpc_srun() {
     prog=$(hpc_prog "$1") || return 1
     shift
-    srun --mpi="$(hpc_srun_mpi)" "$prog" "$@"
+    srun --kill-on-bad-exit=1 --mpi="$(hpc_srun_mpi)" "$prog" "$@"
+}
+
+# hpc_srun_stoppable NAME ARGS...: hpc_srun in the background, with SIGUSR1
+# and SIGTERM to this script (Slurm's warning before the time limit,
+# scancel --signal) passed on to every task; the program stops at a step
+# boundary and exits 75 when it left a resumable state.  Returns its exit
+# status; hpc_stopped is 1 if a signal came.
+hpc_stopped=0
+hpc_srun_stoppable() {
+    # exec: $! is srun itself, which forwards the signal to the tasks
+    ( prog=$(hpc_prog "$1") || exit 127; shift
+      exec srun --kill-on-bad-exit=1 --mpi="$(hpc_srun_mpi)" "$prog" "$@" ) &
+    hpc_pid=$!
+    trap 'hpc_stopped=1; echo "== signal: asking hpc-'"$1"' to stop at its next step"; kill -USR1 $hpc_pid 2>/dev/null' USR1 TERM
+    while :; do
+        wait "$hpc_pid"
+        hpc_rc=$?
+        # a trap interrupts wait with status > 128 while srun still runs
+        kill -0 "$hpc_pid" 2>/dev/null || break
+    done
+    trap - USR1 TERM
+    return $hpc_rc
 }

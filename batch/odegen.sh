@@ -13,7 +13,9 @@
 #   sbatch -n 64 -t 4:00:00 batch/odegen.sh runs/lorenz.h5 --system lorenz -n 10000000
 #
 # Two minutes before the time limit Slurm signals this script (--signal);
-# it requeues the job, and the next run continues OUT.h5.partial from its
+# it passes the signal on to hpc-odegen, which stops taking work, keeps
+# OUT.h5.partial and exits 75 ("stopped, resumable"); then the script
+# requeues the job, and the next run continues OUT.h5.partial from its
 # finished chunks (--resume), so the final OUT.h5 equals one uninterrupted
 # run's bit for bit.  A killed node is the same story: `scontrol requeue`.
 set -u
@@ -23,21 +25,12 @@ out=${1:?usage: sbatch batch/odegen.sh OUT.h5 [hpc-odegen options]}
 shift
 echo "== job ${SLURM_JOB_ID:-?} (restart ${SLURM_RESTART_COUNT:-0}): ${SLURM_NTASKS:-?} tasks, output $out"
 
-requeue() {
-    echo "== time limit near: requeueing job $SLURM_JOB_ID; the next run resumes $out.partial"
+# --resume starts afresh if there is no .partial, so every run of this job
+# is the same command.
+hpc_srun_stoppable odegen --resume --out "$out" "$@"
+rc=$?
+if [ "$hpc_stopped" = 1 ] && [ "$rc" = 75 ]; then
+    echo "== requeueing job $SLURM_JOB_ID; the next run resumes $out.partial"
     scontrol requeue "$SLURM_JOB_ID"
-}
-trap requeue USR1
-
-# In the background so that the trap runs while we wait (bash defers traps
-# until a foreground command ends).  --resume starts afresh if there is no
-# .partial, so every run of this job is the same command.
-hpc_srun odegen --resume --out "$out" "$@" &
-pid=$!
-while :; do
-    wait "$pid"
-    rc=$?
-    # a trap interrupts wait with status > 128 while srun still runs
-    kill -0 "$pid" 2>/dev/null || break
-done
+fi
 exit $rc

@@ -34,9 +34,16 @@ check_PROGRAMS += tests/test_rng tests/test_err tests/test_launch tests/test_gpu
 TESTS += tests/test_rng tests/test_err tests/test_launch tests/test_gpu_bind
 
 # MPI tests at 1..4 ranks.
-check_PROGRAMS += tests/test_env tests/test_h5
+check_PROGRAMS += tests/test_env tests/test_h5 tests/test_app
 TESTS += tests/test_env-np1.mpi tests/test_env-np2.mpi tests/test_env-np3.mpi tests/test_env-np4.mpi \
-	 tests/test_h5-np1.mpi tests/test_h5-np2.mpi tests/test_h5-np3.mpi tests/test_h5-np4.mpi
+	 tests/test_h5-np1.mpi tests/test_h5-np2.mpi tests/test_h5-np3.mpi tests/test_h5-np4.mpi \
+	 tests/test_app-np1.mpi tests/test_app-np2.mpi tests/test_app-np3.mpi tests/test_app-np4.mpi
+
+# The app kit through a program made of it alone; every program's answer
+# to stale launcher variables, bad settings and bad flags; the exports.
+check_PROGRAMS += tests/app_demo
+dist_check_SCRIPTS += tests/app_kit.sh tests/programs_env.sh tests/symbols.sh
+TESTS += tests/app_kit.sh tests/programs_env.sh tests/symbols.sh
 
 # Program-level tests (scripts).
 dist_check_SCRIPTS += tests/info.sh tests/gpu.sh

@@ -6,8 +6,9 @@
 #                    odegen_scipy_kernels.sh (by hand) runs it under every
 #                    OpenBLAS kernel
 #   odegen_ranks.sh  identical data on 1, 2, 3, 4 ranks
-#   odegen_resume.sh kill -9 a rank, --resume: identical to uninterrupted
+#   odegen_resume.sh kill -9 a rank, SIGUSR1 one rank, --resume: identical
 #   odegen_errors.sh bad input: one line, exit 2 or 1, no output file
+#   odegen_hostile.sh the hostile-input probe's cases, replayed
 #   odegen_status.sh every failure status reachable, run goes on
 #   odegen_cuda.sh   --device cuda against the CPU (skips without a GPU)
 check_PROGRAMS += tests/odegen_unit
@@ -16,7 +17,7 @@ tests_odegen_unit_SOURCES = tests/odegen_unit.c tests/odegen_lane1.c \
 tests_odegen_unit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/apps/odegen
 TESTS += tests/odegen_unit
 ODEGEN_TESTS = tests/odegen_scipy.sh tests/odegen_ranks.sh tests/odegen_resume.sh \
-	tests/odegen_errors.sh tests/odegen_status.sh tests/odegen_cuda.sh
+	tests/odegen_errors.sh tests/odegen_hostile.sh tests/odegen_status.sh tests/odegen_cuda.sh
 dist_check_SCRIPTS += $(ODEGEN_TESTS)
 TESTS += $(ODEGEN_TESTS)
 EXTRA_DIST += tests/odegen_lib.sh tests/odegen_ref.py tests/odegen_scipy_kernels.sh

@@ -45,6 +45,18 @@ odegen 2 --resume --out "$T/b.h5" $ARGS > "$T/out" || fail "resume of a complete
 grep -q "already complete" "$T/out" || fail "resume of a complete file: no message"
 cksum "$T/b.h5" | cmp -s - "$T/sum1" || fail "resume of a complete file changed it"
 
+# a rank of the run writing FILE (not the launcher), once FILE.partial is
+# there: rank_pid FILE LAUNCHER-PID
+rank_pid() {
+    for i in $(seq 1 400); do
+        victim=$(pgrep -f "hpc-odegen -q --out $1" | while read -r p; do
+            [ "$p" != "$2" ] && grep -q hpc-odegen "/proc/$p/comm" 2>/dev/null && echo "$p"; done | tail -1)
+        [ -n "$victim" ] && [ -e "$1.partial" ] && { echo "$victim"; return 0; }
+        sleep 0.05
+    done
+    return 1
+}
+
 # kill -9 from outside, at whatever moment the run has reached; the pace
 # hook (a 40 ms pause per chunk: 125 chunks on 2 ranks, >= 2.5 s) keeps the
 # run going long enough for the kill to land on any machine
@@ -52,14 +64,7 @@ BIG="-n 8000 --nt 2 --chunk 64 --seed 4"
 odegen 2 -q --out "$T/cbig.h5" $BIG || fail "reference run (big)"
 HPC_ODEGEN_TEST_PACE=40 odegen 2 -q --out "$T/c.h5" $BIG 2>/dev/null &
 launcher=$!
-victim=""
-for i in $(seq 1 400); do
-    victim=$(pgrep -f "hpc-odegen -q --out $T/c.h5" | while read -r p; do
-        [ "$p" != "$launcher" ] && grep -q hpc-odegen "/proc/$p/comm" 2>/dev/null && echo "$p"; done | tail -1)
-    [ -n "$victim" ] && [ -e "$T/c.h5.partial" ] && break
-    sleep 0.05
-done
-[ -n "$victim" ] || fail "no running hpc-odegen rank found to kill"
+victim=$(rank_pid "$T/c.h5" $launcher) || fail "no running hpc-odegen rank found to kill"
 sleep 0.2
 kill -9 "$victim" 2>/dev/null || fail "kill -9 did not land: the run had already ended"
 wait $launcher && fail "the run survived kill -9 of a rank"
@@ -68,4 +73,22 @@ wait $launcher && fail "the run survived kill -9 of a rank"
 odegen 3 -q --resume --out "$T/c.h5" $BIG || fail "resume c"
 same_data "$T/cbig.h5" "$T/c.h5" || fail "file c resumed after kill -9 differs"
 echo "odegen_resume: external kill -9 and resume: identical"
+
+# SIGUSR1 (Slurm's warning before the time limit) to one rank only: every
+# rank stops taking work, the run exits 75 with one line and a resumable
+# .partial, and --resume finishes it to the same data
+HPC_ODEGEN_TEST_PACE=40 odegen 2 -q --out "$T/s.h5" $BIG 2>"$T/stop.err" &
+launcher=$!
+victim=$(rank_pid "$T/s.h5" $launcher) || fail "no running hpc-odegen rank found to signal"
+sleep 0.2
+kill -USR1 "$victim" || fail "SIGUSR1 did not land: the run had already ended"
+wait $launcher
+rc=$?
+[ $rc = 75 ] || { cat "$T/stop.err"; fail "stopped run: exit $rc, expected 75"; }
+[ "$(grep -c . "$T/stop.err")" = 1 ] && grep -q 'stopped by a signal' "$T/stop.err" ||
+    { cat "$T/stop.err"; fail "stopped run: not one line"; }
+[ ! -e "$T/s.h5" ] && [ -e "$T/s.h5.partial" ] || fail "stopped run: no .partial, or a final file"
+odegen 2 -q --resume --out "$T/s.h5" $BIG || fail "resume after the stop"
+same_data "$T/cbig.h5" "$T/s.h5" || fail "file s resumed after SIGUSR1 differs"
+echo "odegen_resume: SIGUSR1 to one rank: exit 75, one line, resumed identical: $(cat "$T/stop.err")"
 echo "odegen_resume: killed and resumed runs equal the uninterrupted ones"

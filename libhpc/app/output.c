@@ -113,17 +113,11 @@ static int reopen(hpc_out_t *o, const look_t *l, const char *key, const char *do
     return 0;
 }
 
-static int create(hpc_out_t *o, const look_t *l, int mode, double bytes, const char *done_name)
+static int create(hpc_out_t *o, const look_t *l, int mode, const char *done_name)
 {
-    char need[32], have[32];
     if (l->final && mode != HPC_OUT_FORCE)
         return HPC_ERR(HPC_ERR_IO, "%s exists (use --force to overwrite it, or --resume to "
                        "continue an interrupted run)", o->path);
-    if (bytes > 0 && l->free_bytes >= 0 && bytes > l->free_bytes) {
-        hpc_format_bytes(bytes, need, sizeof need);
-        hpc_format_bytes(l->free_bytes, have, sizeof have);
-        return HPC_ERR(HPC_ERR_IO, "%s would need %s but its folder has %s free", o->path, need, have);
-    }
     HPC_TRY(hpc_h5_create(o->path, hpc_comm_world(),
                           mode == HPC_OUT_FORCE ? HPC_H5_OVERWRITE : HPC_H5_FAIL_IF_EXISTS, &o->f));
     const uint8_t zero = 0;
@@ -141,6 +135,20 @@ int hpc_out_open(const char *path, MPI_Comm comm, int mode, const char *key, int
         return HPC_ERR(HPC_ERR_ARG, "bad output arguments");
     if (comm != hpc_comm_world())
         return HPC_ERR(HPC_ERR_ARG, "resumable outputs are written by the whole job");
+    look_t l;
+    look(path, comm, &l);
+    char need[32], have[32];
+    if (l.dir_err)
+        return HPC_ERR(HPC_ERR_IO, "cannot write %s: its folder is not writable (%s)", path,
+                       strerror(l.dir_err));
+    /* before anything is allocated or written: a size that cannot fit is
+     * one line now, not a disk filled for hours */
+    if (!(mode == HPC_OUT_RESUME && (l.partial || l.final)) && bytes > 0 && l.free_bytes >= 0 &&
+        bytes > l.free_bytes) {
+        hpc_format_bytes(bytes, need, sizeof need);
+        hpc_format_bytes(l.free_bytes, have, sizeof have);
+        return HPC_ERR(HPC_ERR_IO, "%s would need %s but its folder has %s free", path, need, have);
+    }
     hpc_out_t *o = calloc(1, sizeof *o);
     if (!o) return HPC_ERR(HPC_ERR_NOMEM, "output");
     o->done_d = H5I_INVALID_HID;
@@ -150,18 +158,13 @@ int hpc_out_open(const char *path, MPI_Comm comm, int mode, const char *key, int
     o->done = calloc((size_t)nparts, 1);
     if (!o->path || !o->done) {
         out_free(o);
-        return HPC_ERR(HPC_ERR_NOMEM, "%lld done flags", (long long)nparts);
+        return HPC_ERR(HPC_ERR_NOMEM, "out of memory for the done flags of %lld parts", (long long)nparts);
     }
-    look_t l;
-    look(path, comm, &l);
     int rc;
-    if (l.dir_err)
-        rc = HPC_ERR(HPC_ERR_IO, "cannot write %s: its folder is not writable (%s)", path,
-                     strerror(l.dir_err));
-    else if (mode == HPC_OUT_RESUME && (l.partial || l.final))
+    if (mode == HPC_OUT_RESUME && (l.partial || l.final))
         rc = reopen(o, &l, key ? key : "", done_dataset);
     else
-        rc = create(o, &l, mode, bytes, done_dataset);
+        rc = create(o, &l, mode, done_dataset);
     if (rc < 0) {
         if (o->f) {
             /* collective, as the error is: every rank took this branch */

@@ -1,0 +1,82 @@
+#!/bin/sh
+# app_kit.sh - the app kit through a program made of it alone
+# (tests/app_demo): option values of every kind parsed and checked, --help
+# from the table, the options key and its difference, one line and exit 2
+# for every bad flag, value or HPC_* setting (from one rank, on 3 ranks),
+# agree-then-fail naming the failing rank, and a stop raised on one rank
+# seen by every rank at the same step.
+demo=${top_builddir:-.}/tests/app_demo
+T=$(mktemp -d "${TMPDIR:-/tmp}/app_kit.XXXXXX") || exit 99
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*"; cat "$T/out" "$T/err" 2>/dev/null; exit 1; }
+run() { $MPIEXEC_WRAP -n "$@" > "$T/out" 2> "$T/err"; }
+
+# values of every kind
+run 2 "$demo" -n 7 -x 1e-310 --big inf -s 8K --name w -m c --pair 1,2 -f || fail "good options"
+grep -q '^n=7 x=9.9999999999999694e-311 big=inf size=8192 name=w mode=2 flag=1 pair=1,2$' "$T/out" ||
+    fail "parsed values"
+grep -q '^key=n=7;x=9.9999999999999694e-311;name=w;mode=c$' "$T/out" || fail "options key"
+[ ! -s "$T/err" ] || fail "stderr not empty"
+run 1 "$demo" --was 'n=7;x=0.5;name=demo;mode=a' || fail "--was"
+grep -q '^diff=n: 7 in the file, 5 now$' "$T/out" || fail "key difference"
+echo "ok: values, key, key difference"
+
+# --help and --version
+run 1 "$demo" --help || fail "--help exit"
+grep -q '^Usage: app_demo \[OPTIONS\]$' "$T/out" && grep -q '^Values:$' "$T/out" &&
+    grep -q '^  -n, --n N  ' "$T/out" && grep -q '^      --fail-rank R  ' "$T/out" &&
+    grep -q '^  -q, --quiet' "$T/out" && grep -q '^Exit status' "$T/out" || fail "--help text"
+awk 'length > 79 { bad = 1 } END { exit bad }' "$T/out" || fail "--help has lines over 79 columns"
+grep -A1 -- '-f, --flag' "$T/out" | tail -1 | grep -q '^                         [a-z]' || fail "help not wrapped"
+run 1 "$demo" --version && grep -q '^app_demo (hpckit [0-9]' "$T/out" || fail "--version"
+echo "ok: --help, --version"
+
+# bad input: exit 2, exactly one line, from one rank, naming the problem
+bad() {   # bad PATTERN ARGS...
+    pattern=$1
+    shift
+    run 3 "$demo" "$@"
+    rc=$?
+    [ $rc = 2 ] || fail "$*: exit $rc, expected 2"
+    [ "$(grep -c . "$T/err")" = 1 ] || fail "$*: not one line on stderr"
+    grep -q "^app_demo: .*$pattern" "$T/err" || fail "$*: line lacks '$pattern'"
+    echo "ok: ${*:-$pattern} -> $(cat "$T/err")"
+}
+bad "-n 0: must be in \[1, 100\]" -n 0
+bad "'abc' is not an integer" -n abc
+bad "needs a value" -n
+bad "must be > 0" -x 0
+bad "not a finite number" -x inf
+bad "not a size" -s 3Q
+bad "empty value" --name ''
+bad "not one of a|b|c" -m d
+bad "expected MU,SIGMA" --pair 1
+bad "unknown option '--bogus'" --bogus
+bad "unknown option '-Z'" -fZ
+bad "unexpected argument 'extra'" extra
+bad 'bad\\nname' --pair 'bad
+name'
+HPC_LOG=verbose bad "HPC_LOG='verbose'"
+HPC_PROGRESS=yes bad "HPC_PROGRESS='yes': expected 0 or 1"
+HPC_TIMEOUT=-1 bad "HPC_TIMEOUT"
+HPC_DEBUG=everything bad "HPC_DEBUG"
+HPC_COLL_ALLREDUCE=rign bad "allreduce has no algorithm"
+HPC_COLL_ALLREDCE=ring bad "no collective by that name"
+HPC_GPU_BIND=sideways bad "HPC_GPU_BIND='sideways'"
+
+# agree, then fail once: the failing rank's line and status
+run 3 "$demo" --fail-rank 2
+rc=$?
+[ $rc = 1 ] && [ "$(grep -c . "$T/err")" = 1 ] && grep -q '^app_demo: rank 2 says no$' "$T/err" ||
+    fail "--fail-rank 2: exit $rc"
+echo "ok: agree-then-fail -> $(cat "$T/err")"
+
+# a stop raised on rank 1 only: all ranks stop after the same step, 75
+run 3 "$demo" --stop-rank 1 --steps 100
+rc=$?
+[ $rc = 75 ] || fail "--stop-rank 1: exit $rc, expected 75"
+grep -q 'stopped after step 3 on every rank (min 3 max 3)' "$T/out" || fail "ranks stopped at different steps"
+run 3 "$demo" --steps 100 -q || fail "100 steps without a stop"
+[ ! -s "$T/out" ] || fail "--quiet printed"
+echo "ok: stop on one rank seen by all at step 3"
+echo "app_kit: all checks passed"
