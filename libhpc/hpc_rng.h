@@ -83,21 +83,91 @@ HPC_HD float hpc_rng_uniformf(hpc_rng_t *r)
     return (float)(hpc_rng_u32(r) >> 8) * 0x1.0p-24f;
 }
 
-/* Standard normal (Box-Muller, both values used). */
+/* The same bits on every CPU and GPU: log and sin/cos of our own, in plain
+ * IEEE operations (fdlibm's minimax kernels, < 1 ulp), because libm's and
+ * CUDA's differ in the last bits; in CUDA each operation is rounded on its
+ * own (__dmul_rn/__dadd_rn: no fused multiply-add), as on the host, where
+ * C11 does not contract either (do not build with -ffp-contract=fast). */
+#if defined(__CUDA_ARCH__)   /* the device pass of nvcc */
+#define HPC_RNG_MUL(a, b) __dmul_rn((a), (b))
+#define HPC_RNG_ADD(a, b) __dadd_rn((a), (b))
+#else
+#define HPC_RNG_MUL(a, b) ((a) * (b))
+#define HPC_RNG_ADD(a, b) ((a) + (b))
+#endif
+
+/* c[0] + z (c[1] + z (... c[n-1])), each step rounded on its own */
+HPC_HD double hpc_rng_poly_(double z, const double *c, int n)
+{
+    double p = c[n - 1];
+    for (int i = n - 2; i >= 0; i--) p = HPC_RNG_ADD(c[i], HPC_RNG_MUL(z, p));
+    return p;
+}
+
+/* log(x) for a normal x > 0 (fdlibm's e_log.c method). */
+HPC_HD double hpc_rng_log_(double x)
+{
+    const double odd[4] = {3.999999999940941908e-01, 2.222219843214978396e-01,
+                           1.531383769920937332e-01};
+    const double even[4] = {6.666666666666735130e-01, 2.857142874366239149e-01,
+                            1.818357216161805012e-01, 1.479819860511658591e-01};
+    union { double d; uint64_t u; } v = {x};
+    int k = (int)((v.u >> 52) & 0x7ff) - 1023;
+    v.u = (v.u & 0x000fffffffffffffULL) | 0x3ff0000000000000ULL;   /* [1, 2) */
+    if (v.d > 1.4142135623730951) {                                  /* -> [0.707, 1.414) */
+        v.u -= 0x0010000000000000ULL;
+        k++;
+    }
+    const double f = v.d - 1.0, s = f / (2.0 + f), z = HPC_RNG_MUL(s, s), w = HPC_RNG_MUL(z, z);
+    const double R = HPC_RNG_ADD(HPC_RNG_MUL(w, hpc_rng_poly_(w, odd, 3)),
+                                 HPC_RNG_MUL(z, hpc_rng_poly_(w, even, 4)));
+    const double hfsq = HPC_RNG_MUL(HPC_RNG_MUL(0.5, f), f), dk = (double)k;
+    const double tail = HPC_RNG_ADD(HPC_RNG_MUL(s, hfsq + R), HPC_RNG_MUL(dk, 1.90821492927058770002e-10));
+    return HPC_RNG_MUL(dk, 6.93147180369123816490e-01) - ((hfsq - tail) - f);
+}
+
+/* sin and cos of 2 pi t for t in [0, 1): reduced exactly to a quarter
+ * turn j and x = (4t - j) pi/2 in [-pi/4, pi/4], then fdlibm's kernels. */
+HPC_HD void hpc_rng_sincos2pi_(double t, double *sn, double *cs)
+{
+    const double S[5] = {8.33333333332248946124e-03, -1.98412698298579493134e-04,
+                         2.75573137070700676789e-06, -2.50507602534068634195e-08,
+                         1.58969099521155010221e-10};
+    const double C[6] = {4.16666666666666019037e-02, -1.38888888888741095749e-03,
+                         2.48015872894767294178e-05, -2.75573143513906633035e-07,
+                         2.08757232129817482790e-09, -1.13596475577881948265e-11};
+    const double q = 4.0 * t;
+    const int j = (int)(q + 0.5);
+    const double x = HPC_RNG_MUL(q - (double)j, 1.5707963267948966), z = HPC_RNG_MUL(x, x);
+    const double s = HPC_RNG_ADD(x, HPC_RNG_MUL(HPC_RNG_MUL(z, x),
+                     HPC_RNG_ADD(-1.66666666666666324348e-01, HPC_RNG_MUL(z, hpc_rng_poly_(z, S, 5)))));
+    const double hz = HPC_RNG_MUL(0.5, z), w = 1.0 - hz;
+    const double c = HPC_RNG_ADD(w, HPC_RNG_ADD((1.0 - w) - hz, HPC_RNG_MUL(HPC_RNG_MUL(z, z),
+                                 hpc_rng_poly_(z, C, 6))));
+    switch (j & 3) {   /* sin(x + j pi/2), cos(x + j pi/2) */
+    case 0: *sn = s; *cs = c; break;
+    case 1: *sn = c; *cs = -s; break;
+    case 2: *sn = -s; *cs = -c; break;
+    default: *sn = -c; *cs = s; break;
+    }
+}
+
+/* Standard normal (Box-Muller, both values used): the same bits on the
+ * CPU and in CUDA kernels. */
 HPC_HD double hpc_rng_normal(hpc_rng_t *r)
 {
     if (r->have_spare) {
         r->have_spare = 0;
         return r->spare;
     }
-    /* u1 in (0, 1] so log() is finite */
+    /* u1 in (0, 1] so the log is finite; sqrt is correctly rounded everywhere */
     double u1 = 1.0 - hpc_rng_uniform(r);
     double u2 = hpc_rng_uniform(r);
-    double rad = sqrt(-2.0 * log(u1));
-    double th = 6.283185307179586476925286766559 * u2;
-    r->spare = rad * sin(th);
+    double rad = sqrt(-2.0 * hpc_rng_log_(u1)), sn, cs;
+    hpc_rng_sincos2pi_(u2, &sn, &cs);
+    r->spare = rad * sn;
     r->have_spare = 1;
-    return rad * cos(th);
+    return rad * cs;
 }
 
 HPC_HD float hpc_rng_normalf(hpc_rng_t *r)

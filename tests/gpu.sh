@@ -7,13 +7,14 @@ mkdir -p "$tmp"; trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; cat "$tmp"/out "$tmp"/err 2>/dev/null; exit 1; }
 py=${PYTHON_SCI:-python3}
 
-"$info" --json >"$tmp/out" 2>"$tmp/err" || fail "hpc-info"
-if ! grep -q '"index"' "$tmp/out"; then
-    echo "SKIP: no GPU visible (CPU-only build or no device)"
-    exit 77
-fi
-ndev=$(nvidia-smi -L 2>/dev/null | wc -l)
-[ "$ndev" -ge 1 ] || ndev=1
+# skip only where there is nothing to bind: no device, or a CPU-only build;
+# with a device and CUDA, a rank without a GPU index is a failure
+ndev=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+[ "$ndev" -ge 1 ] || { echo "SKIP: no GPU (nvidia-smi -L lists none)"; exit 77; }
+"$info" >"$tmp/out" 2>"$tmp/err" || fail "hpc-info"
+grep -q 'CUDA yes' "$tmp/out" || { echo "SKIP: libhpc built without CUDA"; exit 77; }
+"$info" --json >"$tmp/out" 2>"$tmp/err" || fail "hpc-info --json"
+grep -q '"index": 0' "$tmp/out" || fail "a GPU is present but hpc-info reports none"
 
 # gpus LIST: the device index each of the 3 ranks reports
 gpus() {

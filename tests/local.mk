@@ -33,6 +33,20 @@ EXTRA_DIST += tests/mpiexec-wrap.in tests/testlib.h tests/testenv.sh
 check_PROGRAMS += tests/test_rng tests/test_err tests/test_launch tests/test_gpu_bind
 TESTS += tests/test_rng tests/test_err tests/test_launch tests/test_gpu_bind
 
+# The RNG in a CUDA kernel against the CPU (skips without a GPU).
+check_PROGRAMS += tests/test_rng_cuda
+TESTS += tests/test_rng_cuda
+EXTRA_DIST += tests/rng_cuda.cu
+if HAVE_CUDA
+tests_test_rng_cuda_LDADD = tests/rng_cuda.lo $(LDADD) $(CUDA_LDFLAGS) $(CUDA_LIBS)
+EXTRA_tests_test_rng_cuda_DEPENDENCIES = tests/rng_cuda.lo
+tests/rng_cuda.lo: tests/rng_cuda.cu libhpc/hpc_rng.h
+	$(AM_V_CC)$(SHELL) $(top_srcdir)/build-aux/cudalt.sh $@ $(NVCC) $(NVCC_FLAGS) -c $(srcdir)/tests/rng_cuda.cu
+CLEANFILES += tests/rng_cuda.lo tests/rng_cuda.o tests/.libs/rng_cuda.o
+else
+tests_test_rng_cuda_LDADD = $(LDADD)
+endif
+
 # MPI tests at 1..4 ranks.
 check_PROGRAMS += tests/test_env tests/test_h5 tests/test_app
 TESTS += tests/test_env-np1.mpi tests/test_env-np2.mpi tests/test_env-np3.mpi tests/test_env-np4.mpi \
