@@ -7,11 +7,11 @@
 set -e
 pkgs="build-essential autoconf automake libtool pkg-config libopenblas-dev
 librandom123-dev hdf5-tools python3-numpy python3-scipy python3-h5py gnuplot-nox
-slurmctld slurmd slurm-client"
+slurmctld slurmd slurm-client python3-torch"
 for mpi in ${*:-mpich}; do
     case $mpi in
-    mpich)   pkgs="$pkgs mpich libmpich-dev libhdf5-mpich-dev" ;;
-    openmpi) pkgs="$pkgs openmpi-bin libopenmpi-dev libhdf5-openmpi-dev" ;;
+    mpich)   pkgs="$pkgs mpich libmpich-dev libhdf5-mpich-dev libscalapack-mpich-dev" ;;
+    openmpi) pkgs="$pkgs openmpi-bin libopenmpi-dev libhdf5-openmpi-dev libscalapack-openmpi-dev" ;;
     *) echo "deps.sh: unknown MPI '$mpi' (mpich or openmpi)" >&2; exit 2 ;;
     esac
 done
