@@ -418,11 +418,12 @@ int hpc_h5_dataset_check_type(hid_t dset, const char *name, H5T_class_t cls, siz
     H5T_class_t c;
     size_t sz;
     HPC_TRY(hpc_h5_dataset_type(dset, &c, &sz));
-    if (c != cls || (size && sz != size))
-        return HPC_ERR(HPC_ERR_DATA, "dataset '%s' holds %zu-byte %s values, expected %s%zu-byte %s",
-                       name, sz, class_name(c), size ? "" : "any ", size ? size : sz,
-                       class_name(cls));
-    return 0;
+    if (c == cls && (!size || sz == size)) return 0;
+    if (size)
+        return HPC_ERR(HPC_ERR_DATA, "dataset '%s' holds %zu-byte %s values, expected %zu-byte %s", name, sz,
+                       class_name(c), size, class_name(cls));
+    return HPC_ERR(HPC_ERR_DATA, "dataset '%s' holds %zu-byte %s values, expected %s values", name, sz,
+                   class_name(c), class_name(cls));
 }
 
 int hpc_h5_dataset_open(hpc_h5file_t *f, const char *name, int ndims, const hsize_t *expect, hid_t *out)

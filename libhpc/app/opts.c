@@ -43,7 +43,8 @@ static int takes_value(const hpc_opt_t *o)
 /* "--name" for messages */
 static const char *shown(const hpc_opt_t *o, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s%s", o->name[1] ? "--" : "-", o->name);
+    /* "-n" where the long name is the letter itself, else "--name" */
+    snprintf(buf, len, "%s%s", o->letter && o->name[0] == o->letter && !o->name[1] ? "-" : "--", o->name);
     return buf;
 }
 

@@ -1,0 +1,113 @@
+/* matmul.h - internal interfaces of hpc-matmul (one module per concern).
+ *
+ *   options.c   the option table, FILE:/dataset and MxN parsing, checks
+ *   dist.c      who owns what: the grid, each rank's blocks of A, B, C
+ *   io.c        reading and writing blocks (HDF5), generating them (--gen)
+ *   summa.c     the SUMMA loop, double-buffered, over a table of block
+ *               operations: the CPU's (OpenBLAS) or the GPU's
+ *   gpu.cu      the GPU's operations (CUDA, cuBLAS; no MPI in there)
+ *   verify.c    Freivalds' check with a rigorous rounding bound
+ *   main.c      the run: wiring, the report
+ *
+ * The matrices: C (M x N) = A (M x K) B (K x N), row-major.  On a Pr x Pc
+ * grid, rank (r, c) holds rows block r of M and columns block c of K of A,
+ * rows block r of K and columns block c of N of B, and rows block r of M
+ * and columns block c of N of C (blocks as even as possible,
+ * hpc_block_range).  No rank ever holds a whole matrix.
+ */
+#ifndef MATMUL_H
+#define MATMUL_H
+
+#include <stdint.h>
+#include "hpc_app.h"
+#include "hpc_coll.h"
+#include "mm_ops.h"
+
+#define MATMUL_PROG "hpc-matmul"
+
+enum { MM_F64 = 0, MM_F32 = 1 };
+enum { MM_CPU = 0, MM_CUDA = 1 };
+
+typedef struct {
+    char *file, *dset;       /* FILE:/dataset, split */
+} mm_path_t;
+
+typedef struct {
+    mm_path_t a, b, out;     /* file NULL when not given */
+    int gen;                 /* --gen M,N,K */
+    int64_t m, n, k;         /* the shapes (from --gen or the inputs) */
+    int64_t seed;
+    int save_inputs, verify, baseline, force, dtype, device;
+    int64_t prows, pcols;    /* --grid PRxPC, 0 = near square */
+    int64_t nb;              /* panel width */
+    hpc_alg_t bcast_alg;
+    int share_gpu;           /* --share-gpu: allow ranks on one GPU */
+} mm_opts_t;
+
+extern const hpc_app_t mm_app;
+/* After hpc_app_start: the checks across options, into o.  0 or -1 with
+ * a one-line reason. */
+int mm_opts_finish(mm_opts_t *o, char *err, size_t len);
+size_t mm_esize(int dtype);
+
+/* ---- dist.c ---- */
+typedef struct {
+    hpc_grid_t *grid;
+    int pr, pc, r, c;         /* grid shape and my place */
+    int64_t m, n, k;
+    /* my blocks: A rows [am0, am0+amr) x cols [ak0, ak0+akc); B rows
+     * [bk0, bk0+bkr) x cols [bn0, bn0+bnc); C rows = A rows x cols = B cols */
+    int64_t am0, amr, ak0, akc;
+    int64_t bk0, bkr, bn0, bnc;
+} mm_dist_t;
+
+int mm_dist_init(mm_dist_t *d, const mm_opts_t *o);
+void mm_dist_free(mm_dist_t *d);
+/* The panels of K: the next panel starting at k0 ends at the nb limit or
+ * at the end of the A column block or B row block that holds k0, so each
+ * panel has one owner along each grid dimension. */
+int64_t mm_panel_end(const mm_dist_t *d, int64_t k0, int64_t nb);
+int mm_a_owner(const mm_dist_t *d, int64_t k);   /* grid column holding A's column k */
+int mm_b_owner(const mm_dist_t *d, int64_t k);   /* grid row holding B's row k */
+
+/* ---- io.c ---- */
+/* Fill my blocks of A and B (element values keyed by (seed, matrix,
+ * row, column): the same for any grid). */
+void mm_gen_blocks(const mm_dist_t *d, int64_t seed, int dtype, void *a, void *b);
+/* Element (i, j) of generated matrix `which` (0 = A, 1 = B) in [-1, 1). */
+double mm_gen_value(int64_t seed, int which, int64_t i, int64_t j, int64_t cols);
+/* Collective.  Shapes of the inputs (and their checks: 2D, float). */
+int mm_input_shapes(const mm_opts_t *o, int64_t *m, int64_t *k, int64_t *k2, int64_t *n, char *err,
+                    size_t len);
+/* Collective.  Read my blocks of A and B (converted to dtype). */
+int mm_read_blocks(const mm_opts_t *o, const mm_dist_t *d, void *a, void *b);
+/* Collective.  Write C (and with --save-inputs A and B) to --out. */
+int mm_write(const mm_opts_t *o, const mm_dist_t *d, const void *a, const void *b, const void *c,
+             int argc, char **argv, double wall, const char *alg);
+
+/* ---- summa.c ---- */
+typedef struct {
+    double seconds;           /* the whole multiply, max over ranks */
+    double wait;              /* time this rank waited for panels */
+    double gemm;              /* time in the local GEMMs */
+    int64_t panels;
+    hpc_alg_t alg;            /* the broadcast algorithm that ran */
+} mm_stats_t;
+
+extern const mm_ops_t mm_cpu_ops;
+
+/* SUMMA with ops on the blocks a, b (host) into c (host). */
+int mm_summa(const mm_dist_t *d, const mm_opts_t *o, const mm_ops_t *ops, const void *a, const void *b,
+             void *c, mm_stats_t *st);
+
+/* ---- verify.c ---- */
+typedef struct {
+    double residual;          /* max_i |A(Bx) - Cx|_i / bound_i over the vectors */
+    double worst_abs;         /* the largest |A(Bx) - Cx|_i */
+    int pass;
+} mm_check_t;
+
+int mm_verify(const mm_dist_t *d, int dtype, const void *a, const void *b, const void *c,
+              int64_t seed, mm_check_t *out);
+
+#endif /* MATMUL_H */
