@@ -23,3 +23,15 @@ apps_matmul_hpc_matmul_SOURCES += apps/matmul/gpu_none.c
 apps_matmul_hpc_matmul_LDADD = $(LDADD)
 endif
 EXTRA_DIST += apps/matmul/gpu.cu apps/matmul/gpu_none.c apps/matmul/bench.sh docs/matmul.md
+
+# The benchmark's baselines (apps/matmul/bench.sh): one process's OpenBLAS
+# GEMM, and ScaLAPACK's pdgemm where ScaLAPACK is installed.
+noinst_PROGRAMS += apps/matmul/dgemm_bench
+apps_matmul_dgemm_bench_SOURCES = apps/matmul/dgemm_bench.c
+if HAVE_SCALAPACK
+noinst_PROGRAMS += apps/matmul/pdgemm_bench
+apps_matmul_pdgemm_bench_SOURCES = apps/matmul/pdgemm_bench.c
+apps_matmul_pdgemm_bench_LDADD = $(SCALAPACK_LIBS) $(LDADD)
+else
+EXTRA_DIST += apps/matmul/pdgemm_bench.c
+endif
