@@ -10,6 +10,7 @@
 #   odegen_errors.sh bad input: one line, exit 2 or 1, no output file
 #   odegen_hostile.sh the hostile-input probe's cases, replayed
 #   odegen_status.sh every failure status reachable, run goes on
+#   odegen_shards.sh --shard I/N and --join N equal one big run
 #   odegen_cuda.sh   --device cuda against the CPU (skips without a GPU)
 check_PROGRAMS += tests/odegen_unit
 tests_odegen_unit_SOURCES = tests/odegen_unit.c tests/odegen_lane1.c \
@@ -17,7 +18,8 @@ tests_odegen_unit_SOURCES = tests/odegen_unit.c tests/odegen_lane1.c \
 tests_odegen_unit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/apps/odegen
 TESTS += tests/odegen_unit
 ODEGEN_TESTS = tests/odegen_scipy.sh tests/odegen_ranks.sh tests/odegen_resume.sh \
-	tests/odegen_errors.sh tests/odegen_hostile.sh tests/odegen_status.sh tests/odegen_cuda.sh
+	tests/odegen_errors.sh tests/odegen_hostile.sh tests/odegen_status.sh tests/odegen_shards.sh \
+	tests/odegen_cuda.sh
 dist_check_SCRIPTS += $(ODEGEN_TESTS)
 TESTS += $(ODEGEN_TESTS)
 EXTRA_DIST += tests/odegen_lib.sh tests/odegen_ref.py tests/odegen_scipy_kernels.sh

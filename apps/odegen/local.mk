@@ -6,6 +6,7 @@ apps_odegen_hpc_odegen_SOURCES = \
 	apps/odegen/systems.c \
 	apps/odegen/solver.c \
 	apps/odegen/output.c \
+	apps/odegen/join.c \
 	apps/odegen/odegen.h \
 	apps/odegen/ode_cuda.h \
 	apps/odegen/ode_prob.h \

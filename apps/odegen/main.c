@@ -227,6 +227,10 @@ int main(int argc, char **argv)
     hpc_app_start(&ode_app, &argc, &argv);
     if (ode_opts_finish(&o, err, sizeof err) < 0)
         hpc_app_exit(HPC_EXIT_USAGE, "%s", err);
+    if (o.join) {
+        ode_join(&o, argc, argv);
+        return hpc_app_finish();
+    }
 
     double *tgrid = malloc((size_t)o.nt * sizeof *tgrid);
     double *vec = ode_system_vec(&o);

@@ -56,6 +56,10 @@ typedef struct {
     int resume, force;
     int device;                    /* ODE_DEV_* */
     int64_t chunk;                 /* trajectories per work chunk */
+    /* --shard I/N: this file holds trajectories [first, first + n) of
+     * n_total; 0, 1, 0, n without it */
+    int64_t shard, shards, first, n_total;
+    int64_t join;                  /* --join N: make OUT from N shard files */
 } ode_opts_t;
 
 /* The program: name, option table, help (for hpc_app_start). */
@@ -87,6 +91,14 @@ void ode_solve_cpu(const ode_prob_t *p, int64_t n, const double *x0, double *you
                    ode_stat_t *stat, double *scratch);
 /* ---- cuda.cu: see ode_cuda.h ---- */
 #include "ode_cuda.h"
+
+/* ---- join.c ---- */
+/* The file name of shard i of n for OUT: "ode.h5" -> "ode-shard0003-of0008.h5". */
+void ode_shard_name(const char *out, int64_t i, int64_t n, char *buf, size_t len);
+/* --join N: check the N shard files of o->out and write o->out as one
+ * file of virtual datasets over them.  Collective; exits with one line on
+ * a missing or incomplete shard. */
+void ode_join(const ode_opts_t *o, int argc, char **argv);
 
 /* ---- output.c ---- */
 typedef struct ode_out ode_out_t;

@@ -18,6 +18,7 @@ static struct {
     double t0, t1, rtol, atol, max_step, first_step, x0_low, x0_high;
     double x0_mu, x0_sigma;
     int have_normal, resume, force, device;
+    int64_t shard, shards, join;
     const char *params[64];
     int nparams;
 } a = {.system = "decay-sin", .n = 10000, .t1 = 10, .nt = 101, .rtol = 1e-3, .atol = 1e-6,
@@ -57,6 +58,21 @@ static int take_normal(const char *v, void *dest, char *err, size_t len)
         return -1;
     }
     a.have_normal = 1;
+    return 0;
+}
+
+/* I/N with 0 <= I < N */
+static int take_shard(const char *v, void *dest, char *err, size_t len)
+{
+    (void)dest;
+    long long i, n;
+    char extra;
+    if (sscanf(v, "%lld/%lld%c", &i, &n, &extra) != 2 || n < 1 || i < 0 || i >= n || n > 1000000) {
+        snprintf(err, len, "expected I/N with 0 <= I < N (array task I of N)");
+        return -1;
+    }
+    a.shard = i;
+    a.shards = n;
     return 0;
 }
 
@@ -122,6 +138,13 @@ static const hpc_opt_t options[] = {
     HPC_FLAG("resume", 0, &a.resume, 0,
              "continue FILE.partial of an interrupted run with the same options (starts afresh "
              "if there is none)"),
+    HPC_CALL("shard", 0, NULL, "I/N", take_shard, 0,
+             "compute only shard I of N: trajectories [n I / N, n (I+1) / N), with the initial "
+             "conditions of those indices, into FILE (a Slurm job array: one shard per task; "
+             "--join N makes them one file)"),
+    HPC_INT("join", 0, &a.join, "N", 1, 1000000, 0,
+            "compute nothing: check the N shard files of FILE (FILE-shardIIII-ofNNNN.h5) and "
+            "write FILE as one dataset over them (HDF5 virtual datasets)"),
     HPC_INT("chunk", 0, &a.chunk, "K", 1, 1 << 24, 0,
             "trajectories per work chunk and HDF5 chunk (default: about 2 MiB of output, at most "
             "1024; at most N)"),
@@ -246,6 +269,7 @@ static int check_system(ode_opts_t *o, char *err, size_t len)
 static void add_key(const ode_opts_t *o)
 {
     hpc_app_key_add("system=%s;dim=%d", o->sys->name, o->dim);
+    if (o->shards > 1) hpc_app_key_add("shard=%lld/%lld", (long long)o->shard, (long long)o->shards);
     for (int i = 0; i < o->sys->npar; i++) hpc_app_key_add("%s=%.17g", o->sys->par_name[i], o->par[i]);
     hpc_app_key_add("rtol=%.17g;x0=%s(%.17g,%.17g);chunk=%lld;version=%s", o->rtol,
                     o->x0_dist == ODE_X0_NORMAL ? "normal" : "uniform", o->x0_a, o->x0_b,
@@ -259,7 +283,12 @@ int ode_opts_finish(ode_opts_t *o, char *err, size_t len)
     for (int k = 0; k < ODE_MAXPAR; k++) o->par[k] = k < o->sys->npar ? o->sys->par_default[k] : 0.0;
     for (int i = 0; i < a.nparams; i++)
         if (apply_param(o->sys, a.params[i], o->par, err, len)) return -1;
-    o->n = a.n;
+    o->n_total = a.n;
+    o->shards = a.shards ? a.shards : 1;
+    o->shard = a.shard;
+    o->first = a.n * a.shard / o->shards;
+    o->n = a.n * (a.shard + 1) / o->shards - o->first;
+    o->join = a.join;
     o->nt = (int)a.nt;
     o->t0 = a.t0;
     o->t1 = a.t1;
@@ -285,6 +314,8 @@ int ode_opts_finish(ode_opts_t *o, char *err, size_t len)
     if (!a.have_normal && !(o->x0_a <= o->x0_b))
         return fail(err, len, "--x0-low must not exceed --x0-high");
     if (o->resume && o->force) return fail(err, len, "--resume and --force exclude each other");
+    if (o->join && a.shards) return fail(err, len, "--join and --shard exclude each other");
+    if (o->n < 1) return fail(err, len, "--shard: this shard would hold no trajectory (N larger than -n)");
     if (!o->out) return fail(err, len, "--out FILE.h5 is required (see --help)");
     /* a chunk is at most N trajectories, and its buffers at most 1 GiB */
     double per = (double)o->nt * o->dim * sizeof(double);

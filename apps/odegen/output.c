@@ -49,6 +49,12 @@ static int write_attrs(ode_out_t *w, hid_t fid, const double *vec)
     HPC_TRY(hpc_h5_attr_set_string(fid, "params", params));
     HPC_TRY(hpc_h5_attr_set_int64(fid, "dim", o->dim));
     HPC_TRY(hpc_h5_attr_set_int64(fid, "n", o->n));
+    /* a shard of a job array (--shard I/N) holds rows [first, first + n) of
+     * n_total; a whole run is shard 0 of 1 */
+    HPC_TRY(hpc_h5_attr_set_int64(fid, "n_total", o->n_total));
+    HPC_TRY(hpc_h5_attr_set_int64(fid, "first", o->first));
+    HPC_TRY(hpc_h5_attr_set_int64(fid, "shard", o->shard));
+    HPC_TRY(hpc_h5_attr_set_int64(fid, "shards", o->shards));
     HPC_TRY(hpc_h5_attr_set_double(fid, "t0", o->t0));
     HPC_TRY(hpc_h5_attr_set_double(fid, "t1", o->t1));
     HPC_TRY(hpc_h5_attr_set_int64(fid, "nt", o->nt));

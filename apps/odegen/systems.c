@@ -62,7 +62,9 @@ void ode_x0(const ode_opts_t *o, int64_t first, int64_t n, double *x0)
 {
     for (int64_t k = 0; k < n; k++) {
         hpc_rng_t r;
-        hpc_rng_init(&r, o->seed, (uint64_t)(first + k));
+        /* keyed by the trajectory's global index: a shard draws what one
+         * big run draws for the same rows */
+        hpc_rng_init(&r, o->seed, (uint64_t)(o->first + first + k));
         double *x = x0 + k * o->dim;
         for (int i = 0; i < o->dim; i++) {
             if (o->x0_dist == ODE_X0_NORMAL)

@@ -1,0 +1,204 @@
+/* join.c - --join N: the shards of a job array made one file.
+ *
+ * sbatch --array=0-7 batch/odegen.sh --out ode.h5 ... runs hpc-odegen
+ * --shard I/8 in each task, into ode-shard000I-of0008.h5; every shard
+ * draws the initial conditions of its own global trajectory indices, so
+ * the union is one big run's data.  --join 8 --out ode.h5 checks that all
+ * eight are complete and were made with the same options, then writes
+ * ode.h5 whose datasets are HDF5 virtual datasets over the shards' rows
+ * (relative file names: the folder may be moved as a whole).  Any HDF5
+ * reader (h5py, h5dump) sees one /y.  Rank 0 does the work; the others
+ * hear the verdict.
+ */
+#include "config.h"
+#include "hpc_app.h"
+
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "odegen.h"
+
+/* the datasets that hold one row per trajectory */
+static const char *const ROWS[] = {"x0", "y", "stats/nsteps", "stats/nfev", "stats/nrejected", "stats/status"};
+#define NROWS (int)(sizeof ROWS / sizeof ROWS[0])
+
+void ode_shard_name(const char *out, int64_t i, int64_t n, char *buf, size_t len)
+{
+    size_t l = strlen(out);
+    int h5 = l > 3 && !strcmp(out + l - 3, ".h5");
+    snprintf(buf, len, "%.*s-shard%04lld-of%04lld%s", (int)(h5 ? l - 3 : l), out, (long long)i, (long long)n,
+             h5 ? ".h5" : "");
+}
+
+/* the options key less the fields that differ between shards */
+static void strip_key(const char *key, char *buf, size_t len)
+{
+    size_t k = 0;
+    for (const char *p = key; *p && k + 1 < len;) {
+        size_t w = strcspn(p, ";");
+        if (strncmp(p, "shard=", 6) && strncmp(p, "chunk=", 6))
+            k += (size_t)snprintf(buf + k, len - k, "%s%.*s", k ? ";" : "", (int)w, p);
+        p += w + (p[w] == ';');
+    }
+    if (k < len) buf[k] = '\0';
+}
+
+typedef struct {
+    int64_t n_total, rows;      /* all trajectories; what this shard holds */
+    int64_t first;              /* its first trajectory */
+    char key[4096];             /* its options, less shard and chunk */
+} shard_t;
+
+static int read_shard(const char *path, int64_t i, int64_t n, shard_t *s, char *err, size_t len)
+{
+    char partial[4200];
+    snprintf(partial, sizeof partial, "%s.partial", path);
+    if (access(path, R_OK) != 0) {
+        int part = access(partial, F_OK) == 0;
+        snprintf(err, len, "shard %lld of %lld is %s (%.900s%s)", (long long)i, (long long)n,
+                 part ? "not complete" : "missing", path, part ? ".partial exists" : "");
+        return -1;
+    }
+    hpc_h5file_t *f;
+    if (hpc_h5_open(path, MPI_COMM_SELF, 0, 0, &f) < 0) {
+        snprintf(err, len, "shard %lld: %s", (long long)i, hpc_last_cause());
+        return -1;
+    }
+    hid_t id = hpc_h5_id(f);
+    int64_t si = -1, sn = -1;
+    char *key = NULL;
+    int rc = hpc_h5_attr_get_int64(id, "shard", &si) | hpc_h5_attr_get_int64(id, "shards", &sn) |
+             hpc_h5_attr_get_int64(id, "first", &s->first) | hpc_h5_attr_get_int64(id, "n", &s->rows) |
+             hpc_h5_attr_get_int64(id, "n_total", &s->n_total) | hpc_h5_attr_get_string(id, "options", &key);
+    hpc_h5_close(f);
+    if (rc < 0 || si != i || sn != n) {
+        snprintf(err, len, "%s is not shard %lld of %lld of an hpc-odegen run (made without --shard %lld/%lld?)",
+                 path, (long long)i, (long long)n, (long long)i, (long long)n);
+        free(key);
+        return -1;
+    }
+    strip_key(key, s->key, sizeof s->key);
+    free(key);
+    return 0;
+}
+
+/* every attribute of object src onto object dst */
+static herr_t copy_attrs(hid_t src, hid_t dst)
+{
+    H5O_info_t oi;
+    herr_t e = H5Oget_info2(src, &oi, H5O_INFO_NUM_ATTRS);
+    for (hsize_t i = 0; e >= 0 && i < oi.num_attrs; i++) {
+        hid_t a = H5Aopen_by_idx(src, ".", H5_INDEX_NAME, H5_ITER_INC, i, H5P_DEFAULT, H5P_DEFAULT);
+        char name[256];
+        H5Aget_name(a, sizeof name, name);
+        hid_t t = H5Aget_type(a), sp = H5Aget_space(a), mt = H5Tget_native_type(t, H5T_DIR_DEFAULT);
+        hssize_t np = H5Sget_simple_extent_npoints(sp);
+        void *buf = calloc(1, H5Tget_size(mt) * (size_t)(np > 0 ? np : 1) + 16);
+        e = buf && H5Aread(a, mt, buf) >= 0 ? 0 : -1;
+        hid_t b = e < 0 ? -1 : H5Acreate2(dst, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
+        if (b >= 0) e = H5Awrite(b, mt, buf), H5Aclose(b);
+        if (H5Tis_variable_str(t) > 0) H5Dvlen_reclaim(mt, sp, H5P_DEFAULT, buf);
+        free(buf), H5Tclose(mt), H5Sclose(sp), H5Tclose(t), H5Aclose(a);
+    }
+    return e;
+}
+
+/* /name over every shard's rows, as one virtual dataset */
+static int virtual_rows(hid_t file, const char *name, const shard_t *sh, int64_t n, const char *const *files)
+{
+    hid_t src = H5Fopen(files[0], H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t d0 = src < 0 ? -1 : H5Dopen2(src, name, H5P_DEFAULT);
+    hid_t type = d0 < 0 ? -1 : H5Dget_type(d0), sp0 = d0 < 0 ? -1 : H5Dget_space(d0);
+    hsize_t dims[3] = {0, 0, 0}, start[3] = {0, 0, 0};
+    int nd = sp0 < 0 ? -1 : H5Sget_simple_extent_dims(sp0, dims, NULL);
+    if (nd < 1) {
+        if (d0 >= 0) H5Dclose(d0);
+        if (src >= 0) H5Fclose(src);
+        return HPC_ERR(HPC_ERR_HDF5, "cannot read /%s of %s", name, files[0]);
+    }
+    dims[0] = (hsize_t)sh[0].n_total;
+    hid_t vspace = H5Screate_simple(nd, dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    herr_t e = 0;
+    for (int64_t i = 0; i < n && e >= 0; i++) {
+        hsize_t count[3] = {(hsize_t)sh[i].rows, dims[1], dims[2]};
+        hid_t sspace = H5Screate_simple(nd, count, NULL);
+        start[0] = (hsize_t)sh[i].first;
+        char base[4096];
+        snprintf(base, sizeof base, "%s", files[i]);
+        e = H5Sselect_hyperslab(vspace, H5S_SELECT_SET, start, NULL, count, NULL);
+        /* relative to the joined file's folder: the folder may move */
+        if (e >= 0) e = H5Pset_virtual(dcpl, vspace, basename(base), name, sspace);
+        H5Sclose(sspace);
+    }
+    hid_t lcpl = H5Pcreate(H5P_LINK_CREATE), full = H5Screate_simple(nd, dims, NULL);
+    H5Pset_create_intermediate_group(lcpl, 1);
+    hid_t d = e < 0 ? -1 : H5Dcreate2(file, name, type, full, lcpl, dcpl, H5P_DEFAULT);
+    int rc = d < 0 || copy_attrs(d0, d) < 0 ? hpc_error_hdf5(__FILE__, __LINE__, "H5Dcreate2 (virtual)") : 0;
+    if (d >= 0) H5Dclose(d);
+    H5Dclose(d0);
+    H5Fclose(src);
+    H5Sclose(full), H5Pclose(lcpl), H5Pclose(dcpl), H5Sclose(vspace), H5Sclose(sp0), H5Tclose(type);
+    return rc;
+}
+
+/* copy /t and the root attributes of shard 0, then fix n and the shard fields */
+static int copy_common(hid_t file, const char *shard0, int64_t n_total, int64_t n)
+{
+    hid_t src = H5Fopen(shard0, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (src < 0) return hpc_error_hdf5(__FILE__, __LINE__, "H5Fopen");
+    herr_t e = H5Ocopy(src, "t", file, "t", H5P_DEFAULT, H5P_DEFAULT);
+    if (e >= 0) e = copy_attrs(src, file);
+    H5Fclose(src);
+    if (e < 0) return hpc_error_hdf5(__FILE__, __LINE__, "copying shard 0's attributes");
+    HPC_TRY(hpc_h5_attr_set_int64(file, "n", n_total));
+    HPC_TRY(hpc_h5_attr_set_int64(file, "first", 0));
+    HPC_TRY(hpc_h5_attr_set_int64(file, "shard", 0));
+    HPC_TRY(hpc_h5_attr_set_int64(file, "shards", 1));
+    HPC_TRY(hpc_h5_attr_set_int64(file, "joined_shards", n));
+    return 0;
+}
+
+/* rank 0: check the shards, write OUT; 0 or -1 with a reason */
+static int join(const ode_opts_t *o, int argc, char **argv, char *err, size_t len)
+{
+    int64_t n = o->join;
+    shard_t *sh = calloc((size_t)n, sizeof *sh);
+    char **files = calloc((size_t)n, sizeof *files);
+    int rc = sh && files ? 0 : -1;
+    for (int64_t i = 0; rc == 0 && i < n; i++) {
+        files[i] = malloc(4200);
+        ode_shard_name(o->out, i, n, files[i], 4200);
+        rc = read_shard(files[i], i, n, &sh[i], err, len);
+        if (rc == 0 && i > 0 && (strcmp(sh[i].key, sh[0].key) || sh[i].n_total != sh[0].n_total))
+            rc = -1, snprintf(err, len, "shard %lld was made with other options than shard 0", (long long)i);
+        if (rc == 0 && sh[i].first != (i ? sh[i - 1].first + sh[i - 1].rows : 0))
+            rc = -1, snprintf(err, len, "shard %lld does not start where shard %lld ends", (long long)i, (long long)i - 1);
+    }
+    hpc_h5file_t *f = NULL;
+    if (rc == 0 && sh[n - 1].first + sh[n - 1].rows != sh[0].n_total)
+        rc = -1, snprintf(err, len, "the shards hold %lld of %lld trajectories",
+                          (long long)(sh[n - 1].first + sh[n - 1].rows), (long long)sh[0].n_total);
+    if (rc == 0 && hpc_h5_create(o->out, MPI_COMM_SELF, o->force ? HPC_H5_OVERWRITE : HPC_H5_FAIL_IF_EXISTS, &f) < 0)
+        rc = -1, snprintf(err, len, "%s", hpc_last_cause());
+    int ok = rc == 0 && copy_common(hpc_h5_id(f), files[0], sh[0].n_total, n) == 0;
+    for (int k = 0; ok && k < NROWS; k++) ok = virtual_rows(hpc_h5_id(f), ROWS[k], sh, n, (const char *const *)files) == 0;
+    ok = ok && hpc_h5_provenance(f, hpc_h5_id(f), ODEGEN_PROG, argc, argv) == 0;
+    if (rc == 0 && !ok) snprintf(err, len, "writing %s: %s", o->out, hpc_last_cause());
+    if (f && hpc_h5_finish(f, ok) < 0 && ok) snprintf(err, len, "%s", hpc_last_cause()), ok = 0;
+    for (int64_t i = 0; files && i < n; i++) free(files[i]);
+    free(files);
+    free(sh);
+    return rc == 0 && ok ? 0 : -1;
+}
+
+void ode_join(const ode_opts_t *o, int argc, char **argv)
+{
+    char err[1024] = "";
+    int rc = hpc_rank() == 0 ? join(o, argc, argv, err, sizeof err) : 0;
+    hpc_app_agree(rc < 0 ? HPC_EXIT_DATA : 0, "--join: %s", err);
+    char shard0[4200];
+    ode_shard_name(o->out, 0, o->join, shard0, sizeof shard0);
+    hpc_app_summary("%s: %lld shards joined (%s ... ) as virtual datasets", o->out, (long long)o->join, shard0);
+}
