@@ -1,17 +1,30 @@
-# common.sh - shared by the Slurm scripts in batch/: where the hpckit
-# programs are and how srun starts MPI ranks.  Sourced, not run.
+# common.sh - shared by the Slurm scripts in batch/: where the programs
+# are, how ranks are started (srun inside an allocation, mpiexec on local
+# cores outside one), the run folder, and stopping and requeueing before
+# the time limit.  Sourced, not run.
 #
-#   HPC_BIN        folder with the programs: an install's bin/, or a build
-#                  tree (default: _build/mpich of the submit folder if built
-#                  there, else PATH)
-#   HPC_SRUN_MPI   srun --mpi plugin (default: pmi2 for MPICH, pmix for
-#                  Open MPI, from the library hpc-info is linked to)
+# make fills in the two defaults below for the build tree (BUILD/batch/)
+# and for `make install` (PREFIX/share/hpckit/batch/); the copies in the
+# source tree find the programs in _build/mpich of the folder the job was
+# submitted from, or on PATH.
+#
+#   HPC_BIN        folder with the programs (an install's bin/ or a build
+#                  tree); default: filled in by make, else as above
+#   HPC_SRUN_MPI   srun --mpi plugin; default: pmi2 for MPICH, pmix for
+#                  Open MPI (the MPI the programs were built with)
+#   HPC_NP         ranks outside Slurm (default: the cores of this machine)
+#   RUN_DIR        the run folder (default: runs/JOBNAME-JOBID of the
+#                  submit folder)
+#   HPC_MAX_REQUEUE  requeues allowed (default 20); 3 in a row without
+#                  progress also stop it
+hpc_bin_default=
+hpc_mpi_default=
 
 hpc_top=${SLURM_SUBMIT_DIR:-$(pwd)}
 
 # hpc_prog NAME: the path of hpc-NAME
 hpc_prog() {
-    for d in "${HPC_BIN:-}" "$hpc_top/_build/mpich"; do
+    for d in "${HPC_BIN:-}" "$hpc_bin_default" "$hpc_top/_build/mpich"; do
         [ -n "$d" ] || continue
         [ -x "$d/hpc-$1" ] && { echo "$d/hpc-$1"; return; }
         [ -x "$d/apps/$1/hpc-$1" ] && { echo "$d/apps/$1/hpc-$1"; return; }
@@ -25,19 +38,52 @@ hpc_prog() {
 # rank 0 of 1 (hpc-info warns "launcher and MPI disagree").
 hpc_srun_mpi() {
     if [ -n "${HPC_SRUN_MPI:-}" ]; then echo "$HPC_SRUN_MPI"; return; fi
+    case $hpc_mpi_default in
+    mpich) echo pmi2; return ;;
+    openmpi) echo pmix; return ;;
+    esac
     p=$(hpc_prog info) || return 1
     # in a build tree the program is a libtool wrapper; the binary is in .libs
     [ -x "$(dirname "$p")/.libs/$(basename "$p")" ] && p=$(dirname "$p")/.libs/$(basename "$p")
     if ldd "$p" 2>/dev/null | grep -q 'libmpi\.so'; then echo pmix; else echo pmi2; fi
 }
 
-# hpc_srun NAME ARGS...: run hpc-NAME on every task of the allocation.
-# --kill-on-bad-exit: a rank that dies ends the step (Slurm's default
-# leaves the others waiting for it forever).
+# hpc_launcher: the command line that starts ranks here.  Inside Slurm,
+# srun (--kill-on-bad-exit: a rank that dies ends the step; Slurm's
+# default leaves the others waiting for it forever); outside, mpiexec of
+# the programs' MPI on HPC_NP or all local cores.
+hpc_launcher() {
+    if [ -n "${SLURM_JOB_ID:-}" ]; then
+        echo "srun --kill-on-bad-exit=1 --mpi=$(hpc_srun_mpi)"
+    else
+        mpiexec=mpiexec.mpich
+        [ "$(hpc_srun_mpi)" = pmix ] && mpiexec="mpiexec.openmpi --oversubscribe"
+        echo "$mpiexec -n ${HPC_NP:-$(nproc 2>/dev/null || echo 2)}"
+    fi
+}
+
+# hpc_srun NAME ARGS...: run hpc-NAME on every rank
 hpc_srun() {
     prog=$(hpc_prog "$1") || return 1
     shift
-    srun --kill-on-bad-exit=1 --mpi="$(hpc_srun_mpi)" "$prog" "$@"
+    $(hpc_launcher) "$prog" "$@"
+}
+
+# hpc_run_dir NAME ARGS...: make the run folder, print where it is, and
+# record the resolved command line and (once) where the ranks run
+hpc_run_dir() {
+    RUN_DIR=${RUN_DIR:-$hpc_top/runs/${SLURM_JOB_NAME:-hpc-$1}-${SLURM_ARRAY_JOB_ID:-${SLURM_JOB_ID:-local$$}}${SLURM_ARRAY_TASK_ID:+_$SLURM_ARRAY_TASK_ID}}
+    mkdir -p "$RUN_DIR" || { echo "batch: cannot make run folder $RUN_DIR" >&2; return 1; }
+    export RUN_DIR
+    echo "== run folder: $RUN_DIR"
+    prog=$(hpc_prog "$1") || return 1
+    shift
+    echo "$(hpc_launcher) $prog $*" >> "$RUN_DIR/command.txt"
+    if [ ! -e "$RUN_DIR/placement.txt" ]; then
+        info=$(hpc_prog info) && $(hpc_launcher) "$info" > "$RUN_DIR/placement.txt" 2>&1
+        cat "$RUN_DIR/placement.txt"
+    fi
+    return 0
 }
 
 # hpc_srun_stoppable NAME ARGS...: hpc_srun in the background, with SIGUSR1
@@ -47,9 +93,9 @@ hpc_srun() {
 # status; hpc_stopped is 1 if a signal came.
 hpc_stopped=0
 hpc_srun_stoppable() {
-    # exec: $! is srun itself, which forwards the signal to the tasks
+    # exec: $! is srun (or mpiexec) itself, which passes the signal on
     ( prog=$(hpc_prog "$1") || exit 127; shift
-      exec srun --kill-on-bad-exit=1 --mpi="$(hpc_srun_mpi)" "$prog" "$@" ) &
+      exec $(hpc_launcher) "$prog" "$@" ) &
     hpc_pid=$!
     trap 'hpc_stopped=1; echo "== signal: asking hpc-'"$1"' to stop at its next step"; kill -USR1 $hpc_pid 2>/dev/null' USR1 TERM
     while :; do
@@ -61,3 +107,33 @@ hpc_srun_stoppable() {
     trap - USR1 TERM
     return $hpc_rc
 }
+
+# hpc_requeue_if_stopped RC STATE: after a stop with a resumable state (RC
+# 75), requeue this job - unless it has been requeued HPC_MAX_REQUEUE times,
+# or its STATE (a file whose size and time show progress: a .partial, a
+# checkpoint) has not changed in the last 3 runs.  Prints why it stops.
+hpc_requeue_if_stopped() {
+    [ "$hpc_stopped" = 1 ] && [ "$1" = 75 ] || return 0
+    if [ -z "${SLURM_JOB_ID:-}" ]; then
+        echo "== stopped; run the same command again to continue"
+        return 0
+    fi
+    restarts=${SLURM_RESTART_COUNT:-0}
+    if [ "$restarts" -ge "${HPC_MAX_REQUEUE:-20}" ]; then
+        echo "== not requeueing: already requeued $restarts times (HPC_MAX_REQUEUE)"
+        return 0
+    fi
+    mark=$(stat -c '%s %Y' "$2" 2>/dev/null || echo none)
+    log=${RUN_DIR:-$hpc_top}/.requeue-progress
+    echo "$mark" >> "$log"
+    if [ "$(tail -n 3 "$log" | sort -u | wc -l)" = 1 ] && [ "$(wc -l < "$log")" -ge 3 ]; then
+        echo "== not requeueing: no progress in the last 3 runs ($2 unchanged)"
+        return 0
+    fi
+    echo "== requeueing job $SLURM_JOB_ID; the next run resumes from $2"
+    scontrol requeue "$SLURM_JOB_ID"
+}
+
+# The scripts of the source tree, run as `sbatch batch/NAME.sh` from its
+# top, find this file through SLURM_SUBMIT_DIR; installed and build-tree
+# copies have its folder filled in.

@@ -1,36 +1,69 @@
 #!/bin/bash
 #SBATCH --job-name=hpc-odegen
-#SBATCH --ntasks=4
+#SBATCH --nodes=1
+#SBATCH --ntasks-per-node=16
+#SBATCH --cpus-per-task=1
 #SBATCH --time=01:00:00
 #SBATCH --requeue
 #SBATCH --signal=B:USR1@120
-#SBATCH --output=hpc-odegen-%j.out
+#SBATCH --output=%x-%j.out
 #SBATCH --open-mode=append
 #
-# Generate an ODE dataset with hpc-odegen, surviving time limits:
+# Generate an ODE dataset with hpc-odegen, surviving time limits; the
+# program's own options, unchanged:
 #
-#   sbatch batch/odegen.sh OUT.h5 [hpc-odegen options]
-#   sbatch -n 64 -t 4:00:00 batch/odegen.sh runs/lorenz.h5 --system lorenz -n 10000000
+#   sbatch batch/odegen.sh --out ode.h5 -n 1000000 --system lorenz
+#   sbatch -N 4 -t 4:00:00 batch/odegen.sh --out runs/lorenz.h5 --system lorenz -n 100000000
+#   sbatch --array=0-7 batch/odegen.sh --out ode.h5 -n 8000000    (a job array)
+#   bash batch/odegen.sh --out ode.h5 -n 10000                     (no Slurm: local cores)
 #
 # Two minutes before the time limit Slurm signals this script (--signal);
-# it passes the signal on to hpc-odegen, which stops taking work, keeps
-# OUT.h5.partial and exits 75 ("stopped, resumable"); then the script
-# requeues the job, and the next run continues OUT.h5.partial from its
-# finished chunks (--resume), so the final OUT.h5 equals one uninterrupted
-# run's bit for bit.  A killed node is the same story: `scontrol requeue`.
+# it passes the signal on, hpc-odegen stops taking work, keeps OUT.partial
+# and exits 75; the script requeues the job and the next run continues it
+# (--resume), so the final file equals one uninterrupted run's bit for bit.
+#
+# A job array splits the trajectories: task I of N computes shard I/N into
+# OUT-shardIIII-ofNNNN.h5 (the initial conditions of its global indices),
+# and task 0 submits a join job that runs after all of them and writes OUT
+# as HDF5 virtual datasets over the shards, equal to one big run.
 set -u
-. "${SLURM_SUBMIT_DIR:-$(dirname "$0")/..}/batch/common.sh"
+HPC_BATCH_DIR=${HPC_BATCH_DIR:-}
+for d in "$HPC_BATCH_DIR" "$(dirname "$0")" "${SLURM_SUBMIT_DIR:-.}/batch"; do [ -f "$d/common.sh" ] && . "$d/common.sh" && break; done
+type hpc_prog >/dev/null 2>&1 || { echo "batch: common.sh not found: submit BUILD/batch/odegen.sh or PREFIX/share/hpckit/batch/odegen.sh, or set HPC_BATCH_DIR" >&2; exit 1; }
 
-out=${1:?usage: sbatch batch/odegen.sh OUT.h5 [hpc-odegen options]}
-shift
-echo "== job ${SLURM_JOB_ID:-?} (restart ${SLURM_RESTART_COUNT:-0}): ${SLURM_NTASKS:-?} tasks, output $out"
-
-# --resume starts afresh if there is no .partial, so every run of this job
-# is the same command.
-hpc_srun_stoppable odegen --resume --out "$out" "$@"
-rc=$?
-if [ "$hpc_stopped" = 1 ] && [ "$rc" = 75 ]; then
-    echo "== requeueing job $SLURM_JOB_ID; the next run resumes $out.partial"
-    scontrol requeue "$SLURM_JOB_ID"
+# the output, and in a job array this task's shard of it
+args=("$@") out=
+for ((i = 0; i < ${#args[@]}; i++)); do
+    case ${args[i]} in --out|-o) out=${args[i + 1]:-} ;; --out=*) out=${args[i]#--out=} ;; esac
+done
+[ -n "$out" ] || { echo "batch/odegen.sh: --out FILE.h5 is required (the program's own options)" >&2; exit 2; }
+if [ -n "${SLURM_ARRAY_TASK_COUNT:-}" ] && [ "${SLURM_ARRAY_TASK_COUNT}" -gt 1 ]; then
+    n=$SLURM_ARRAY_TASK_COUNT shard=$((SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN))
+    name=$(printf '%s-shard%04d-of%04d%s' "${out%.h5}" "$shard" "$n" "$([ "${out%.h5}" != "$out" ] && echo .h5)")
+    for ((i = 0; i < ${#args[@]}; i++)); do
+        case ${args[i]} in --out|-o) args[i + 1]=$name ;; --out=*) args[i]=--out=$name ;; esac
+    done
+    args+=(--shard "$shard/$n")
+    if [ "$shard" = 0 ] && [ "${SLURM_RESTART_COUNT:-0}" = 0 ]; then
+        join=$(sbatch --parsable --dependency=afterok:$SLURM_ARRAY_JOB_ID --job-name="${SLURM_JOB_NAME}-join" \
+               --ntasks=1 --time=00:10:00 --output="${SLURM_JOB_NAME}-join-%j.out" \
+               --chdir="$hpc_top" "${HPC_BATCH_DIR:-$hpc_top/batch}/odegen.sh" --join "$n" --out "$out") &&
+            echo "== join job $join writes $out once every shard is done"
+    fi
+    out=$name
 fi
+echo "== job ${SLURM_JOB_ID:-local} (restart ${SLURM_RESTART_COUNT:-0}), output $out"
+hpc_run_dir odegen "${args[@]}" || exit 1
+case " ${args[*]} " in *" --join "*) hpc_srun odegen "${args[@]}"; exit $? ;; esac
+# every run is the same command: --resume (which starts afresh where there
+# is no .partial), unless the first run was told to --force
+if [ "${SLURM_RESTART_COUNT:-0}" != 0 ]; then
+    kept=()
+    for a in "${args[@]}"; do [ "$a" = --force ] || kept+=("$a"); done
+    args=("${kept[@]}")
+fi
+case " ${args[*]} " in *" --force "*) ;; *) args+=(--resume) ;; esac
+hpc_srun_stoppable odegen "${args[@]}"
+rc=$?
+hpc_requeue_if_stopped $rc "$out.partial"
 exit $rc

@@ -64,7 +64,7 @@ dist_check_SCRIPTS += tests/info.sh tests/gpu.sh
 TESTS += tests/info.sh tests/gpu.sh
 
 # Slurm end to end: a private slurmctld + slurmd started by the test.
-dist_check_SCRIPTS += tests/slurm_info.sh tests/slurm_odegen.sh
-TESTS += tests/slurm_info.sh tests/slurm_odegen.sh
+dist_check_SCRIPTS += tests/slurm_info.sh tests/slurm_odegen.sh tests/slurm_batch.sh
+TESTS += tests/slurm_info.sh tests/slurm_odegen.sh tests/slurm_batch.sh
 EXTRA_DIST += tests/slurm/cluster.sh
 

@@ -58,7 +58,7 @@ AccountingStorageType=accounting_storage/none
 KillWait=2
 InactiveLimit=0
 NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus State=UNKNOWN
-PartitionName=test Nodes=ALL Default=YES MaxTime=10 State=UP
+PartitionName=test Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 EOC
     export SLURM_CONF=$SLURM_DIR/slurm.conf
     trap slurm_stop EXIT

@@ -1,0 +1,83 @@
+#!/bin/sh
+# slurm_batch.sh - the batch scripts as users run them: installed by `make
+# install` into a temporary prefix and submitted from a folder outside the
+# source tree, on a real Slurm started by this test.  info.sh, matmul.sh,
+# collbench.sh (their run folders), a copy of a script with its #SBATCH
+# lines edited, a job array of odegen.sh whose join equals one big run,
+# and pipeline.sh chaining jobs.  Skips (77) without Slurm.
+top_builddir=$(cd "${top_builddir:-.}" && pwd)   # the jobs run elsewhere
+. "$top_srcdir/tests/slurm/cluster.sh"
+. "$top_srcdir/tests/odegen_lib.sh"
+need_h5diff
+step() { echo "[$(date +%T)] $*"; }
+fail() {
+    echo "FAIL: $*"
+    for f in "$T"/work/*.out; do [ -f "$f" ] && { echo "--- $f"; tail -n 15 "$f"; }; done
+    for f in "$SLURM_DIR"/*.log; do echo "--- $f"; tail -n 5 "$f"; done
+    exit 1
+}
+step start
+slurm_start 4
+trap 'slurm_stop; rm -rf "$T"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1   # CI runs as root
+
+step "make install into $T/inst"
+make -C "$top_builddir" install prefix="$T/inst" > "$T/install.log" 2>&1 || { tail "$T/install.log"; fail "make install"; }
+B=$T/inst/share/hpckit/batch
+# the programs' run path is the configured prefix's, not this one's
+export LD_LIBRARY_PATH=$T/inst/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+for s in info odegen train matmul collbench pipeline common; do [ -x "$B/$s.sh" ] || fail "$B/$s.sh not installed"; done
+mkdir "$T/work" && cd "$T/work" || fail "work folder"
+# the test node has 4 CPUs: smaller jobs than the scripts' defaults
+SMALL="--nodes=1 --ntasks-per-node=2 --cpus-per-task=1"
+
+run_job() {   # run_job NAME SECONDS SBATCH-ARGS...: submit, wait, must complete
+    name=$1 secs=$2
+    shift 2
+    job=$(sbatch --parsable -o "$name.out" "$@") || fail "sbatch $name"
+    slurm_wait "$job" "$secs" || fail "$name (job $job): $(scontrol -o show job "$job" | grep -o 'JobState=[A-Z]* .*ExitCode=[0-9:]*')"
+}
+
+step "info.sh"
+run_job info 120 --nodes=1 --ntasks-per-node=3 --cpus-per-task=1 "$B/info.sh"
+[ "$(grep -c -E '^ +[0-9]+  ' info.out)" -ge 3 ] && grep -q -E '^selftest: .* 0 failed' info.out || fail "info.sh output"
+
+step "matmul.sh, and a user's copy with its #SBATCH lines edited"
+run_job mm 120 $SMALL "$B/matmul.sh" --gen 64,48,40 --verify --out c.h5:/C
+grep -q 'verify passed' mm.out && [ -f c.h5 ] || fail "matmul.sh: no verified product"
+[ -s runs/hpc-matmul-$job/command.txt ] && [ -s runs/hpc-matmul-$job/placement.txt ] || fail "matmul.sh: run folder"
+sed -e 's/^#SBATCH --job-name=hpc-matmul/#SBATCH --job-name=my-product/' "$B/matmul.sh" > mine.sh
+run_job mine 120 $SMALL mine.sh --gen 30,30,30 --verify
+grep -q 'verify passed' mine.out && [ -d runs/my-product-$job ] || fail "a copied and edited script"
+
+step "collbench.sh"
+run_job cb 120 $SMALL "$B/collbench.sh" -c allreduce -b 8 -e 1K -f 4 --check
+grep -q '^# summary' cb.out && [ -s runs/hpc-collbench-$job/collbench.csv ] || fail "collbench.sh: no table in the run folder"
+
+step "odegen.sh as a job array of 3 shards, joined"
+ARGS="-n 600 --nt 11 --seed 2 -s lorenz"
+odegen 2 -q $ARGS --out "$T/one.h5" || fail "reference run"
+mkdir arr
+array=$(sbatch --parsable $SMALL --array=0-2 -o "arr-%a.out" "$B/odegen.sh" --out arr/ode.h5 $ARGS) || fail "sbatch --array"
+i=0
+until join=$(sed -n 's/^== join job \([0-9]*\) .*/\1/p' arr-0.out 2>/dev/null) && [ -n "$join" ]; do
+    i=$((i + 1)); [ $i -gt 240 ] && fail "task 0 submitted no join job"; sleep 0.5
+done
+slurm_wait "$join" 240 || fail "join job $join: $(scontrol -o show job "$join" | grep -o 'JobState=[A-Z]*')"
+for d in /t /x0 /y /stats/nsteps /stats/nfev /stats/nrejected /stats/status; do
+    "$H5DIFF" -q "$T/one.h5" arr/ode.h5 $d $d || fail "array: joined $d differs from one run"
+done
+echo "array job $array joined by job $join: equal to one run"
+
+step "pipeline.sh: odegen -> matmul"
+"$B/pipeline.sh" --run pipe --chain odegen,matmul --sbatch "$SMALL" --odegen "--out $T/work/pipe/ode.h5 -n 400 --nt 11" \
+    --matmul "--gen 64,64,64 --verify --out $T/work/pipe/c.h5:/C" > pipe.log 2>&1 || { cat pipe.log; fail "pipeline.sh"; }
+last=$(sed -n 's/^== matmul: job \([0-9]*\).*/\1/p' pipe.log)
+first=$(sed -n 's/^== odegen: job \([0-9]*\).*/\1/p' pipe.log)
+[ -n "$last" ] && [ -n "$first" ] || { cat pipe.log; fail "pipeline.sh printed no job ids"; }
+scontrol -o show job "$last" | grep -q "Dependency=afterok:$first" || scontrol -o show job "$last" | grep -q 'JobState=COMPLETED' ||
+    fail "matmul job does not depend on the odegen job"
+slurm_wait "$last" 240 || fail "pipeline's last job $last"
+[ -f pipe/ode.h5 ] && [ -f pipe/c.h5 ] || fail "pipeline outputs"
+step done
+echo "slurm_batch.sh: all checks passed"
