@@ -1,4 +1,4 @@
-/* coll_tune.c - which algorithms exist, and which one "auto" runs.
+/* select.c - which algorithms exist, and which one "auto" runs.
  *
  * auto = (1) HPC_COLL_<OP>=ALG if set, (2) the tuning file named by
  * HPC_COLL_TUNING (written by hpc-collbench --tune) if it has a line for

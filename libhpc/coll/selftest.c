@@ -1,4 +1,4 @@
-/* coll_selftest.c - hpc_coll_selftest(): every collective with every
+/* selftest.c - hpc_coll_selftest(): every collective with every
  * algorithm, blocking and nonblocking (started, then test-polled as a
  * training loop would), on host and device buffers, checked against
  * values every rank can compute by itself.  Inputs are small integers, so

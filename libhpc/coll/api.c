@@ -1,11 +1,11 @@
-/* coll.c - the collectives API: argument checks, per-communicator state,
+/* api.c - the collectives API: argument checks, per-communicator state,
  * algorithm choice, the desync check and watchdog, and requests.
  *
  * Every call goes the same way: check arguments, find the communicator's
  * private state (a duplicate of the user's comm and a sequence number),
- * resolve the algorithm, build a schedule (coll_sched.c) from the
- * algorithm's builder (coll_alg_*.c), the native MPI call (coll_native.c) or
- * NCCL (coll_nccl.c), then either run it to the end (blocking) or return it
+ * resolve the algorithm, build a schedule (sched.c) from the
+ * algorithm's builder (alg/), the native MPI call (native.c) or
+ * NCCL (nccl.c), then either run it to the end (blocking) or return it
  * as a request that hpc_test()/hpc_wait() advance.  Progress is global:
  * waiting on one request advances every request in flight, so ranks that
  * wait for their requests in different orders cannot deadlock.

@@ -1,4 +1,4 @@
-/* coll_internal.h - private to the collectives (coll*.c, coll*.cu).
+/* coll_internal.h - private to the collectives (libhpc/coll/).
  *
  * A collective call becomes a request holding a schedule: a list of rounds,
  * each a set of communication steps (isend/irecv, or one "external"
@@ -115,7 +115,7 @@ struct hpc_request {
  * buffer (COLL_INFLIGHT segments) stays in cache. */
 #define COLL_INFLIGHT 4
 
-/* Argument bundle for the schedule builders (coll_alg_*.c). */
+/* Argument bundle for the schedule builders (alg/). */
 typedef struct coll_build {
     hpc_request_t *r;
     coll_sched_t *s;
@@ -129,7 +129,7 @@ typedef struct coll_build {
     size_t seg;             /* pipeline segment, bytes */
 } coll_build_t;
 
-/* schedule (coll_sched.c) */
+/* schedule (sched.c) */
 void coll_sched_init(coll_sched_t *s);
 void coll_sched_free(coll_sched_t *s);
 int coll_send(coll_build_t *b, int peer, const void *buf, size_t bytes);
@@ -151,7 +151,7 @@ int coll_tmp_kind(hpc_request_t *r, size_t bytes, int kind, void **out);
 void coll_tmp_release(hpc_request_t *r);
 void coll_pool_free(coll_comm_t *cc);
 
-/* local math (coll_reduce.c; coll_cuda.cu for device memory) */
+/* local math (reduce.c; cuda.cu for device memory) */
 void coll_reduce_host(hpc_dtype_t dt, hpc_op_t op, void *dst, const void *a,
                       const void *b, size_t n);
 void coll_scale_host(hpc_dtype_t dt, void *buf, size_t n, int div);
@@ -160,7 +160,7 @@ uint16_t coll_float_to_half(float f);
 float coll_bf16_to_float(uint16_t h);
 uint16_t coll_float_to_bf16(float f);
 
-/* device (coll_dev.c; stubs without CUDA) */
+/* device (device.c; stubs without CUDA) */
 int coll_is_device_ptr(const void *p);
 int coll_dev_reduce(coll_comm_t *cc, hpc_dtype_t dt, hpc_op_t op, void *dst,
                     const void *a, const void *b, size_t n);
@@ -173,28 +173,28 @@ void coll_dev_comm_free(coll_comm_t *cc);
 int coll_dev_memcpy(void *dst, const void *src, size_t bytes);
 int coll_dev_count(void);
 #ifdef HPC_HAVE_CUDA
-/* coll_cuda.cu: launch on stream (cudaStream_t); return cudaError_t */
+/* cuda.cu: launch on stream (cudaStream_t); return cudaError_t */
 int coll_cuda_reduce(void *stream, int dt, int op, void *dst, const void *a,
                      const void *b, size_t n);
 int coll_cuda_scale(void *stream, int dt, void *buf, size_t n, int div);
 #endif
 
-/* native MPI (coll_native.c) */
+/* native MPI (native.c) */
 int coll_native_build(hpc_request_t *r);
 MPI_Datatype coll_mpi_dtype(hpc_dtype_t dt);
 int coll_mpi_op(hpc_dtype_t dt, hpc_op_t op, MPI_Op *out);
 void coll_native_cleanup(void);
 
-/* NCCL (coll_nccl.c) */
+/* NCCL (nccl.c) */
 int coll_nccl_build(hpc_request_t *r);
 /* 1 if NCCL works on cc (created now if need be; collective), else 0 */
 int coll_nccl_ready(coll_comm_t *cc);
 void coll_nccl_comm_free(coll_comm_t *cc);
 
-/* algorithms (coll_alg_*.c): one builder per (collective, algorithm) */
+/* algorithms (alg/): one builder per (collective, algorithm) */
 typedef int (*coll_builder_fn)(coll_build_t *b);
 
-/* pipelined shapes shared by tree and ring (coll_alg_tree.c): broadcast
+/* pipelined shapes shared by tree and ring (alg/tree.c): broadcast
  * down / reduce up a tree given by parent and children (real ranks,
  * parent -1 at the root), in segments of seg bytes (0 = one message) */
 int coll_tree_bcast(coll_build_t *b, char *buf, size_t bytes, int parent,
@@ -234,11 +234,11 @@ int coll_alltoall_linear(coll_build_t *b);
 int coll_alltoall_ring(coll_build_t *b);
 int coll_alltoall_bruck(coll_build_t *b);
 
-/* tuning (coll_tune.c) */
+/* tuning (select.c) */
 int coll_tune_choose(hpc_coll_t c, size_t bytes, int p, int dev, hpc_alg_t *out);
 double coll_model_cost(hpc_coll_t c, hpc_alg_t a, size_t bytes, int p);
 
-/* misc (coll.c) */
+/* misc (api.c) */
 int coll_get_comm(MPI_Comm comm, coll_comm_t **out);
 size_t coll_segment(void);
 int coll_debug_enabled(void);

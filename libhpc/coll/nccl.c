@@ -1,4 +1,4 @@
-/* coll_nccl.c - NCCL for device buffers.
+/* nccl.c - NCCL for device buffers.
  *
  * One NCCL communicator per hpckit communicator, created on first use (the
  * unique id from rank 0 broadcast over MPI) and cached with it.  Before

@@ -1,4 +1,4 @@
-// coll_cuda.cu - reduction and averaging kernels for device buffers.
+// cuda.cu - reduction and averaging kernels for device buffers.
 //
 // Compiled by nvcc, so it includes no MPI header: dtype and op arrive as
 // the integer values of hpc_dtype_t / hpc_op_t (hpc_coll.h), spelled out

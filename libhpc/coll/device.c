@@ -1,5 +1,5 @@
-/* coll_dev.c - device memory for the collectives: pointer kinds, scratch
- * buffers, copies and the reduction kernels' launches (coll_cuda.cu), all
+/* device.c - device memory for the collectives: pointer kinds, scratch
+ * buffers, copies and the reduction kernels' launches (cuda.cu), all
  * on one CUDA stream per communicator.  Without CUDA every buffer is host
  * memory and the device entry points report HPC_ERR_NOGPU.
  */

@@ -1,4 +1,4 @@
-/* coll_reduce.c - local reduction on host memory: dst[i] = a[i] (op) b[i].
+/* reduce.c - local reduction on host memory: dst[i] = a[i] (op) b[i].
  *
  * The loops are written as blocks of 16 independent element operations on
  * restrict-qualified pointers followed by a scalar tail: at -O2 GCC's

@@ -1,4 +1,4 @@
-/* coll_native.c - "native": the MPI library's own collectives.
+/* native.c - "native": the MPI library's own collectives.
  *
  * Blocking calls use MPI's blocking collective (its own algorithm choice,
  * which is what users compare against), unless other hpckit requests are
@@ -38,7 +38,7 @@ static int init16(void)
     return 0;
 }
 
-/* at MPI_Finalize (coll.c): MPI wants derived types and ops freed */
+/* at MPI_Finalize (api.c): MPI wants derived types and ops freed */
 void coll_native_cleanup(void)
 {
     if (t_half == MPI_DATATYPE_NULL) return;

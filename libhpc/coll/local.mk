@@ -1,0 +1,20 @@
+# libhpc/coll/local.mk - the collectives (libhpc/coll/, see the layering
+# at the top of coll_internal.h and docs/collectives.md).
+libhpc_libhpc_la_SOURCES += \
+	libhpc/coll/api.c \
+	libhpc/coll/sched.c \
+	libhpc/coll/reduce.c \
+	libhpc/coll/alg/tree.c \
+	libhpc/coll/alg/ring.c \
+	libhpc/coll/alg/butterfly.c \
+	libhpc/coll/select.c \
+	libhpc/coll/native.c \
+	libhpc/coll/nccl.c \
+	libhpc/coll/device.c \
+	libhpc/coll/selftest.c \
+	libhpc/coll/coll_internal.h
+if HAVE_CUDA
+libhpc_libhpc_la_SOURCES += libhpc/coll/cuda.cu
+endif
+# the collectives section of the README and its plot
+EXTRA_DIST += docs/collectives.md docs/collbench-allreduce.png
