@@ -6,12 +6,41 @@
  * together, followed by local steps (reduce, copy, scale) that run once all
  * of the round's communication has completed.  The same schedule is run to
  * the end by a blocking call or advanced one round at a time by hpc_test().
+ *
+ * Layering: each file uses only what the files below it declare, so there
+ * are no cycles.  Where a lower file must undo what a higher one set up (a
+ * communicator's NCCL state, its streams, its requests), the higher one
+ * leaves a hook in the lower one's struct (coll_comm_t.hook).
+ *
+ *   api.c          public entry points: argument checks, start of a call
+ *   selftest.c     hpc_coll_selftest: every algorithm, checked
+ *   select.c       auto: HPC_COLL_<OP>, the tuning file, the cost model
+ *   build.c        a call becomes a schedule: in place, staging, AVG
+ *   registry.c     which algorithms exist, their builders and names
+ *   alg/tree.c alg/ring.c alg/butterfly.c   own algorithms (builders)
+ *   native.c nccl.c                         backends (builders)
+ *   request.c      requests in flight, progress, watchdog, test/wait
+ *   desync.c       HPC_DEBUG=coll: ranks compare their calls
+ *   sched.c        schedules: steps and rounds, built and advanced
+ *   comm.c         per-communicator state, scratch pool, cleanup hooks
+ *   device.c cuda.cu   CUDA memory, streams, kernels (stubs without CUDA)
+ *   reduce.c       host reductions
+ *   settings.c     the HPC_* environment
+ *   types.c        dtype/op/collective names, parsers, sizes, conversions
  */
 #ifndef HPC_COLL_INTERNAL_H
 #define HPC_COLL_INTERNAL_H
 
 #include <stdint.h>
 #include "hpc_coll.h"
+
+struct coll_comm;
+/* What a file hangs on a communicator's state and how to undo it: comm.c
+ * calls every fini, in this order, when the communicator is freed. */
+enum { COLL_HOOK_NCCL, COLL_HOOK_DEVICE, COLL_NHOOKS };
+typedef struct {
+    void (*fini)(struct coll_comm *cc);
+} coll_hook_t;
 
 /* Per-communicator state, cached as an attribute on the user's comm. */
 typedef struct coll_comm {
@@ -32,6 +61,7 @@ typedef struct coll_comm {
     void *pool[6];
     size_t poolsz[6];
     int poolkind[6];
+    coll_hook_t hook[COLL_NHOOKS];
 } coll_comm_t;
 
 enum {
@@ -129,7 +159,55 @@ typedef struct coll_build {
     size_t seg;             /* pipeline segment, bytes */
 } coll_build_t;
 
-/* schedule (sched.c) */
+/* types.c */
+int coll_name_eq(const char *a, const char *b);   /* case-insensitive, '-' == '_' */
+int coll_rooted(hpc_coll_t c);
+float coll_half_to_float(uint16_t h);
+uint16_t coll_float_to_half(float f);
+float coll_bf16_to_float(uint16_t h);
+uint16_t coll_float_to_bf16(float f);
+
+/* settings.c */
+size_t coll_segment(void);
+int coll_debug_enabled(void);
+double coll_timeout(void);
+
+/* reduce.c: host math */
+void coll_reduce_host(hpc_dtype_t dt, hpc_op_t op, void *dst, const void *a,
+                      const void *b, size_t n);
+void coll_scale_host(hpc_dtype_t dt, void *buf, size_t n, int div);
+
+/* device.c (stubs without CUDA) */
+int coll_is_device_ptr(const void *p);
+int coll_dev_stream(coll_comm_t *cc, void **out);   /* cc's cudaStream_t */
+int coll_dev_reduce(coll_comm_t *cc, hpc_dtype_t dt, hpc_op_t op, void *dst,
+                    const void *a, const void *b, size_t n);
+int coll_dev_scale(coll_comm_t *cc, hpc_dtype_t dt, void *buf, size_t n, int div);
+int coll_dev_copy(coll_comm_t *cc, void *dst, const void *src, size_t bytes);
+int coll_dev_sync(coll_comm_t *cc);
+int coll_dev_alloc(size_t bytes, int kind, void **out);
+void coll_dev_free(void *p, int kind);
+int coll_dev_memcpy(void *dst, const void *src, size_t bytes);
+int coll_dev_count(void);
+#ifdef HPC_HAVE_CUDA
+/* cuda.cu: launch on stream (cudaStream_t); return cudaError_t */
+int coll_cuda_reduce(void *stream, int dt, int op, void *dst, const void *a,
+                     const void *b, size_t n);
+int coll_cuda_scale(void *stream, int dt, void *buf, size_t n, int div);
+#endif
+
+/* comm.c */
+int coll_get_comm(MPI_Comm comm, coll_comm_t **out);
+/* fn runs once at MPI_Finalize, before MPI goes away */
+int coll_at_mpi_finalize(void (*fn)(void));
+/* Scratch memory of r's kind (host or device), freed with r. */
+int coll_tmp(hpc_request_t *r, size_t bytes, void **out);
+int coll_tmp_kind(hpc_request_t *r, size_t bytes, int kind, void **out);
+/* give r's scratch buffers back (to cc's pool, or freed) */
+void coll_tmp_release(hpc_request_t *r);
+void coll_pool_free(coll_comm_t *cc);
+
+/* sched.c */
 void coll_sched_init(coll_sched_t *s);
 void coll_sched_free(coll_sched_t *s);
 int coll_send(coll_build_t *b, int peer, const void *buf, size_t bytes);
@@ -144,52 +222,25 @@ int coll_ext_step(coll_sched_t *s);
 int coll_round(coll_sched_t *s);   /* close the current round */
 /* Advance r one or more rounds without blocking; *done at the end. */
 int coll_sched_progress(hpc_request_t *r, int *done);
-/* Scratch memory of r's kind (host or device), freed with r. */
-int coll_tmp(hpc_request_t *r, size_t bytes, void **out);
-int coll_tmp_kind(hpc_request_t *r, size_t bytes, int kind, void **out);
-/* give r's scratch buffers back (to cc's pool, or freed) */
-void coll_tmp_release(hpc_request_t *r);
-void coll_pool_free(coll_comm_t *cc);
 
-/* local math (reduce.c; cuda.cu for device memory) */
-void coll_reduce_host(hpc_dtype_t dt, hpc_op_t op, void *dst, const void *a,
-                      const void *b, size_t n);
-void coll_scale_host(hpc_dtype_t dt, void *buf, size_t n, int div);
-float coll_half_to_float(uint16_t h);
-uint16_t coll_float_to_half(float f);
-float coll_bf16_to_float(uint16_t h);
-uint16_t coll_float_to_bf16(float f);
+/* desync.c: the call about to start on cc (HPC_DEBUG=coll) */
+int coll_desync_check(coll_comm_t *cc, const hpc_coll_args_t *a, hpc_alg_t alg);
 
-/* device (device.c; stubs without CUDA) */
-int coll_is_device_ptr(const void *p);
-int coll_dev_reduce(coll_comm_t *cc, hpc_dtype_t dt, hpc_op_t op, void *dst,
-                    const void *a, const void *b, size_t n);
-int coll_dev_scale(coll_comm_t *cc, hpc_dtype_t dt, void *buf, size_t n, int div);
-int coll_dev_copy(coll_comm_t *cc, void *dst, const void *src, size_t bytes);
-int coll_dev_sync(coll_comm_t *cc);
-int coll_dev_alloc(size_t bytes, int kind, void **out);
-void coll_dev_free(void *p, int kind);
-void coll_dev_comm_free(coll_comm_t *cc);
-int coll_dev_memcpy(void *dst, const void *src, size_t bytes);
-int coll_dev_count(void);
-#ifdef HPC_HAVE_CUDA
-/* cuda.cu: launch on stream (cudaStream_t); return cudaError_t */
-int coll_cuda_reduce(void *stream, int dt, int op, void *dst, const void *a,
-                     const void *b, size_t n);
-int coll_cuda_scale(void *stream, int dt, void *buf, size_t n, int div);
-#endif
+/* request.c */
+void coll_request_free(hpc_request_t *r);
+int coll_requests_in_flight(void);
+/* run r to its end (blocking; r freed) or return it in flight in *out */
+int coll_request_run(hpc_request_t *r, int blocking, hpc_request_t **out);
 
 /* native MPI (native.c) */
 int coll_native_build(hpc_request_t *r);
 MPI_Datatype coll_mpi_dtype(hpc_dtype_t dt);
 int coll_mpi_op(hpc_dtype_t dt, hpc_op_t op, MPI_Op *out);
-void coll_native_cleanup(void);
 
 /* NCCL (nccl.c) */
 int coll_nccl_build(hpc_request_t *r);
 /* 1 if NCCL works on cc (created now if need be; collective), else 0 */
 int coll_nccl_ready(coll_comm_t *cc);
-void coll_nccl_comm_free(coll_comm_t *cc);
 
 /* algorithms (alg/): one builder per (collective, algorithm) */
 typedef int (*coll_builder_fn)(coll_build_t *b);
@@ -201,7 +252,6 @@ int coll_tree_bcast(coll_build_t *b, char *buf, size_t bytes, int parent,
                     const int *child, int nchild, size_t seg);
 int coll_tree_reduce(coll_build_t *b, const char *in, char *acc, size_t n, int parent,
                      const int *child, int nchild, size_t seg);
-coll_builder_fn coll_builder(hpc_coll_t c, hpc_alg_t a);
 
 int coll_barrier_linear(coll_build_t *b);
 int coll_barrier_tree(coll_build_t *b);
@@ -234,14 +284,14 @@ int coll_alltoall_linear(coll_build_t *b);
 int coll_alltoall_ring(coll_build_t *b);
 int coll_alltoall_bruck(coll_build_t *b);
 
-/* tuning (select.c) */
-int coll_tune_choose(hpc_coll_t c, size_t bytes, int p, int dev, hpc_alg_t *out);
-double coll_model_cost(hpc_coll_t c, hpc_alg_t a, size_t bytes, int p);
+/* registry.c */
+coll_builder_fn coll_builder(hpc_coll_t c, hpc_alg_t a);
 
-/* misc (api.c) */
-int coll_get_comm(MPI_Comm comm, coll_comm_t **out);
-size_t coll_segment(void);
-int coll_debug_enabled(void);
-double coll_timeout(void);
+/* build.c: r's schedule for the call a */
+int coll_build(hpc_request_t *r, const hpc_coll_args_t *a);
+
+/* select.c: what auto runs for c with bytes per rank on p ranks */
+int coll_select(hpc_coll_t c, size_t bytes, int p, int dev, hpc_alg_t *out);
+double coll_model_cost(hpc_coll_t c, hpc_alg_t a, size_t bytes, int p);
 
 #endif /* HPC_COLL_INTERNAL_H */

@@ -9,6 +9,29 @@
 #include "internal.h"
 
 #include <stdlib.h>
+#if defined(OPEN_MPI) && OPEN_MPI
+#include <mpi-ext.h>      /* MPIX_CUDA_AWARE_SUPPORT, MPIX_Query_cuda_support */
+#endif
+
+static int env_cuda_aware(void)
+{
+    const char *e = getenv("HPC_CUDA_AWARE");
+    if (e && *e) return atoi(e) != 0;
+    return -1;
+}
+
+int hpc_coll_cuda_aware(void)
+{
+    int e = env_cuda_aware();
+    if (e >= 0) return e;
+#if defined(MPICH_NUMVERSION) && MPICH_NUMVERSION >= 40000000
+    return MPIX_Query_cuda_support();
+#elif defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+    return MPIX_Query_cuda_support();
+#else
+    return 0;
+#endif
+}
 
 #ifdef HPC_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -42,17 +65,32 @@ int coll_is_device_ptr(const void *p)
     return at.type == cudaMemoryTypeDevice;
 }
 
+static void dev_comm_free(coll_comm_t *cc)
+{
+    if (cc->stream) cudaStreamDestroy((cudaStream_t)cc->stream);
+    cc->stream = NULL;
+}
+
 /* A blocking stream (not cudaStreamNonBlocking) on purpose: work on it
  * waits for the legacy default stream, so data a caller's kernels wrote
  * there is complete before we copy, reduce or hand it to NCCL. */
-static int stream_of(coll_comm_t *cc, cudaStream_t *out)
+int coll_dev_stream(coll_comm_t *cc, void **out)
 {
     if (!cc->stream) {
         cudaStream_t s;
         HPC_CUDA(cudaStreamCreate(&s));
         cc->stream = s;
+        cc->hook[COLL_HOOK_DEVICE].fini = dev_comm_free;
     }
-    *out = (cudaStream_t)cc->stream;
+    *out = cc->stream;
+    return 0;
+}
+
+static int stream_of(coll_comm_t *cc, cudaStream_t *out)
+{
+    void *s = NULL;
+    HPC_TRY(coll_dev_stream(cc, &s));
+    *out = (cudaStream_t)s;
     return 0;
 }
 
@@ -109,12 +147,6 @@ void coll_dev_free(void *p, int kind)
     else cudaFree(p);
 }
 
-void coll_dev_comm_free(coll_comm_t *cc)
-{
-    if (cc->stream) cudaStreamDestroy((cudaStream_t)cc->stream);
-    cc->stream = NULL;
-}
-
 #else /* no CUDA */
 
 int coll_is_device_ptr(const void *p)
@@ -152,9 +184,10 @@ void coll_dev_free(void *p, int kind)
 {
     (void)p; (void)kind;
 }
-void coll_dev_comm_free(coll_comm_t *cc)
+int coll_dev_stream(coll_comm_t *cc, void **out)
 {
-    (void)cc;
+    (void)cc; (void)out;
+    return HPC_ERR(HPC_ERR_NOGPU, "CUDA stream in a build without CUDA");
 }
 #endif
 

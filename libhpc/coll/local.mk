@@ -2,16 +2,23 @@
 # at the top of coll_internal.h and docs/collectives.md).
 libhpc_libhpc_la_SOURCES += \
 	libhpc/coll/api.c \
-	libhpc/coll/sched.c \
-	libhpc/coll/reduce.c \
+	libhpc/coll/selftest.c \
+	libhpc/coll/select.c \
+	libhpc/coll/build.c \
+	libhpc/coll/registry.c \
 	libhpc/coll/alg/tree.c \
 	libhpc/coll/alg/ring.c \
 	libhpc/coll/alg/butterfly.c \
-	libhpc/coll/select.c \
 	libhpc/coll/native.c \
 	libhpc/coll/nccl.c \
+	libhpc/coll/request.c \
+	libhpc/coll/desync.c \
+	libhpc/coll/sched.c \
+	libhpc/coll/comm.c \
 	libhpc/coll/device.c \
-	libhpc/coll/selftest.c \
+	libhpc/coll/reduce.c \
+	libhpc/coll/settings.c \
+	libhpc/coll/types.c \
 	libhpc/coll/coll_internal.h
 if HAVE_CUDA
 libhpc_libhpc_la_SOURCES += libhpc/coll/cuda.cu

@@ -26,9 +26,12 @@ static void red16_prod(void *in, void *io, int *len, MPI_Datatype *dt) { red16(H
 static void red16_min(void *in, void *io, int *len, MPI_Datatype *dt) { red16(HPC_MIN, in, io, len, dt); }
 static void red16_max(void *in, void *io, int *len, MPI_Datatype *dt) { red16(HPC_MAX, in, io, len, dt); }
 
+static void native_cleanup(void);
+
 static int init16(void)
 {
     if (t_half != MPI_DATATYPE_NULL) return 0;
+    HPC_TRY(coll_at_mpi_finalize(native_cleanup));
     HPC_MPI(MPI_Type_contiguous(1, MPI_UINT16_T, &t_half));
     HPC_MPI(MPI_Type_commit(&t_half));
     HPC_MPI(MPI_Type_contiguous(1, MPI_UINT16_T, &t_bf16));
@@ -38,8 +41,8 @@ static int init16(void)
     return 0;
 }
 
-/* at MPI_Finalize (api.c): MPI wants derived types and ops freed */
-void coll_native_cleanup(void)
+/* at MPI_Finalize (comm.c): MPI wants derived types and ops freed */
+static void native_cleanup(void)
 {
     if (t_half == MPI_DATATYPE_NULL) return;
     MPI_Type_free(&t_half);

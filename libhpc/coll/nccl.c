@@ -31,6 +31,13 @@
 
 typedef struct { char host[64]; char bus[32]; } gpu_id_t;
 
+static void nccl_comm_free(coll_comm_t *cc)
+{
+    if (cc->nccl_state == 1 && cc->nccl) ncclCommDestroy((ncclComm_t)cc->nccl);
+    cc->nccl = NULL;
+    cc->nccl_state = 0;
+}
+
 static int nccl_comm(coll_comm_t *cc, ncclComm_t *out)
 {
     if (cc->nccl_state == 1) {
@@ -78,6 +85,7 @@ static int nccl_comm(coll_comm_t *cc, ncclComm_t *out)
     NCCL_TRY(ncclCommInitRank(&nc, cc->size, id, cc->rank));
     cc->nccl = nc;
     cc->nccl_state = 1;
+    cc->hook[COLL_HOOK_NCCL].fini = nccl_comm_free;
     *out = nc;
     return 0;
 }
@@ -90,13 +98,6 @@ int coll_nccl_ready(coll_comm_t *cc)
         return 0;
     }
     return 1;
-}
-
-void coll_nccl_comm_free(coll_comm_t *cc)
-{
-    if (cc->nccl_state == 1 && cc->nccl) ncclCommDestroy((ncclComm_t)cc->nccl);
-    cc->nccl = NULL;
-    cc->nccl_state = 0;
 }
 
 static ncclDataType_t nccl_type(hpc_dtype_t t)
@@ -126,12 +127,9 @@ static int nccl_post(hpc_request_t *r, coll_ext_t *x)
     coll_comm_t *cc = r->cc;
     ncclComm_t nc = NULL;
     HPC_TRY(nccl_comm(cc, &nc));
-    if (!cc->stream) {
-        cudaStream_t s;
-        HPC_CUDA(cudaStreamCreate(&s));
-        cc->stream = s;
-    }
-    cudaStream_t s = (cudaStream_t)cc->stream;
+    void *sv = NULL;
+    HPC_TRY(coll_dev_stream(cc, &sv));
+    cudaStream_t s = (cudaStream_t)sv;
     int p = cc->size, rank = cc->rank, root = r->root;
     size_t n = r->count, es = hpc_dtype_size(r->dt), bytes = n * es;
     ncclDataType_t t = nccl_type(r->dt);
@@ -262,10 +260,5 @@ int coll_nccl_build(hpc_request_t *r)
 {
     return HPC_ERR(HPC_ERR_UNSUPPORTED, "%s: algorithm 'nccl': this build has no NCCL",
                    hpc_coll_name(r->coll));
-}
-
-void coll_nccl_comm_free(coll_comm_t *cc)
-{
-    (void)cc;
 }
 #endif

@@ -1,4 +1,4 @@
-/* select.c - which algorithms exist, and which one "auto" runs.
+/* select.c - which algorithm "auto" runs.
  *
  * auto = (1) HPC_COLL_<OP>=ALG if set, (2) the tuning file named by
  * HPC_COLL_TUNING (written by hpc-collbench --tune) if it has a line for
@@ -26,45 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const coll_builder_fn builders[HPC_COLL_COUNT][HPC_ALG_COUNT] = {
-    [HPC_COLL_BARRIER] = {[HPC_ALG_LINEAR] = coll_barrier_linear,
-                          [HPC_ALG_TREE] = coll_barrier_tree,
-                          [HPC_ALG_BUTTERFLY] = coll_barrier_butterfly},
-    [HPC_COLL_BCAST] = {[HPC_ALG_LINEAR] = coll_bcast_linear,
-                        [HPC_ALG_TREE] = coll_bcast_tree,
-                        [HPC_ALG_RING] = coll_bcast_ring,
-                        [HPC_ALG_SCATTER_ALLGATHER] = coll_bcast_scatter_allgather},
-    [HPC_COLL_REDUCE] = {[HPC_ALG_LINEAR] = coll_reduce_linear,
-                         [HPC_ALG_TREE] = coll_reduce_tree,
-                         [HPC_ALG_RING] = coll_reduce_ring,
-                         [HPC_ALG_RABENSEIFNER] = coll_reduce_rabenseifner},
-    [HPC_COLL_ALLREDUCE] = {[HPC_ALG_LINEAR] = coll_allreduce_linear,
-                            [HPC_ALG_TREE] = coll_allreduce_tree,
-                            [HPC_ALG_RING] = coll_allreduce_ring,
-                            [HPC_ALG_BUTTERFLY] = coll_allreduce_butterfly,
-                            [HPC_ALG_RABENSEIFNER] = coll_allreduce_rabenseifner},
-    [HPC_COLL_GATHER] = {[HPC_ALG_LINEAR] = coll_gather_linear,
-                         [HPC_ALG_TREE] = coll_gather_tree},
-    [HPC_COLL_ALLGATHER] = {[HPC_ALG_LINEAR] = coll_allgather_linear,
-                            [HPC_ALG_RING] = coll_allgather_ring,
-                            [HPC_ALG_BUTTERFLY] = coll_allgather_butterfly,
-                            [HPC_ALG_BRUCK] = coll_allgather_bruck},
-    [HPC_COLL_SCATTER] = {[HPC_ALG_LINEAR] = coll_scatter_linear,
-                          [HPC_ALG_TREE] = coll_scatter_tree},
-    [HPC_COLL_REDUCE_SCATTER] = {[HPC_ALG_LINEAR] = coll_reduce_scatter_linear,
-                                 [HPC_ALG_RING] = coll_reduce_scatter_ring,
-                                 [HPC_ALG_BUTTERFLY] = coll_reduce_scatter_butterfly},
-    [HPC_COLL_ALLTOALL] = {[HPC_ALG_LINEAR] = coll_alltoall_linear,
-                           [HPC_ALG_RING] = coll_alltoall_ring,
-                           [HPC_ALG_BRUCK] = coll_alltoall_bruck},
-};
-
-coll_builder_fn coll_builder(hpc_coll_t c, hpc_alg_t a)
-{
-    if ((unsigned)c >= HPC_COLL_COUNT || (unsigned)a >= HPC_ALG_COUNT) return NULL;
-    return builders[c][a];
-}
 
 /* ---- the model ---------------------------------------------------- */
 static double par(const char *env, double def)
@@ -232,10 +193,10 @@ static int env_choice(hpc_coll_t c, hpc_alg_t *out)
 int hpc_coll_choose(hpc_coll_t c, size_t count, hpc_dtype_t dt, int p, int dev, hpc_alg_t *out)
 {
     if ((unsigned)c >= HPC_COLL_COUNT) return HPC_ERR(HPC_ERR_ARG, "unknown collective %d", (int)c);
-    return coll_tune_choose(c, count * hpc_dtype_size(dt), p, dev, out);
+    return coll_select(c, count * hpc_dtype_size(dt), p, dev, out);
 }
 
-int coll_tune_choose(hpc_coll_t c, size_t bytes, int p, int dev, hpc_alg_t *out)
+int coll_select(hpc_coll_t c, size_t bytes, int p, int dev, hpc_alg_t *out)
 {
     hpc_alg_t a = HPC_ALG_AUTO;
     int e = env_choice(c, &a);

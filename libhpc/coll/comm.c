@@ -1,0 +1,205 @@
+/* comm.c - per-communicator state: a private duplicate of the user's
+ * communicator (so our messages never match the user's), cached as an
+ * attribute on it and freed with it; the scratch-buffer pool; and the
+ * hooks through which other files undo what they hung on a communicator
+ * (NCCL communicator, CUDA streams), so this file
+ * depends on none of them.
+ */
+#include "config.h"
+#include "hpc.h"
+#include "coll_internal.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+static int coll_keyval = MPI_KEYVAL_INVALID, self_registered;
+static coll_comm_t *all_comms;
+
+/* process-wide cleanups run at MPI_Finalize (MPI types and ops) */
+static void (*at_finalize[4])(void);
+static int nat_finalize;
+
+int coll_at_mpi_finalize(void (*fn)(void))
+{
+    for (int i = 0; i < nat_finalize; i++)
+        if (at_finalize[i] == fn) return 0;
+    if (nat_finalize == (int)(sizeof at_finalize / sizeof at_finalize[0]))
+        return HPC_ERR(HPC_ERR_STATE, "too many cleanups registered");
+    at_finalize[nat_finalize++] = fn;
+    return 0;
+}
+
+static int comm_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
+{
+    (void)comm; (void)keyval; (void)extra;
+    coll_comm_t *cc = attr;
+    for (coll_comm_t **q = &all_comms; *q; q = &(*q)->next)
+        if (*q == cc) {
+            *q = cc->next;
+            break;
+        }
+    for (int i = 0; i < COLL_NHOOKS; i++)
+        if (cc->hook[i].fini) cc->hook[i].fini(cc);
+    coll_pool_free(cc);
+    if (cc->comm != MPI_COMM_NULL) MPI_Comm_free(&cc->comm);
+    free(cc);
+    return MPI_SUCCESS;
+}
+
+/* MPI_Finalize deletes MPI_COMM_SELF's attributes first: free every
+ * cached state (and its duplicate communicator) and our MPI types/ops
+ * while MPI still works, so nothing is reported leaked. */
+static int self_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
+{
+    (void)comm; (void)keyval; (void)attr; (void)extra;
+    while (all_comms) {
+        coll_comm_t *cc = all_comms;
+        if (MPI_Comm_delete_attr(cc->user, coll_keyval) != MPI_SUCCESS && all_comms == cc)
+            all_comms = cc->next;    /* its comm is gone; leave it */
+    }
+    while (nat_finalize > 0) at_finalize[--nat_finalize]();
+    MPI_Comm_free_keyval(&coll_keyval);
+    coll_keyval = MPI_KEYVAL_INVALID;
+    self_registered = 0;
+    return MPI_SUCCESS;
+}
+
+int coll_get_comm(MPI_Comm comm, coll_comm_t **out)
+{
+    int flag = 0, inter = 0;
+    void *val = NULL;
+    if (comm == MPI_COMM_NULL) return HPC_ERR(HPC_ERR_ARG, "communicator is MPI_COMM_NULL");
+    int init = 0;
+    MPI_Initialized(&init);
+    if (!init) return HPC_ERR(HPC_ERR_STATE, "collective called before MPI is initialised");
+    if (coll_keyval == MPI_KEYVAL_INVALID)
+        HPC_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, comm_delete, &coll_keyval, NULL));
+    if (!self_registered) {
+        int k;
+        HPC_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, self_delete, &k, NULL));
+        HPC_MPI(MPI_Comm_set_attr(MPI_COMM_SELF, k, NULL));
+        MPI_Comm_free_keyval(&k);             /* lives on while attached */
+        self_registered = 1;
+    }
+    HPC_MPI(MPI_Comm_get_attr(comm, coll_keyval, &val, &flag));
+    if (flag) {
+        *out = val;
+        return 0;
+    }
+    HPC_MPI(MPI_Comm_test_inter(comm, &inter));
+    if (inter) return HPC_ERR(HPC_ERR_ARG, "intercommunicators are not supported");
+    coll_comm_t *cc = calloc(1, sizeof *cc);
+    if (!cc) return HPC_ERR(HPC_ERR_NOMEM, "communicator state");
+    int e = MPI_Comm_dup(comm, &cc->comm);
+    if (e != MPI_SUCCESS) {
+        free(cc);
+        return hpc_error_mpi(e, __FILE__, __LINE__, "MPI_Comm_dup");
+    }
+    MPI_Comm_rank(cc->comm, &cc->rank);
+    MPI_Comm_size(cc->comm, &cc->size);
+    /* Oversubscribed node (more ranks than cores): a rank that spins while
+     * waiting steals the core its peer needs to send, and every message
+     * costs a scheduler time slice.  Then our wait loops yield when idle.
+     * HPC_COLL_YIELD=0|1 overrides. */
+    MPI_Comm node;
+    int nlocal = 1;
+    if (MPI_Comm_split_type(cc->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+        MPI_Comm_size(node, &nlocal);
+        MPI_Comm_free(&node);
+    }
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    const char *y = getenv("HPC_COLL_YIELD");
+    cc->yield = y && *y ? atoi(y) != 0 : (ncpu > 0 && nlocal > ncpu);
+    int *ub = NULL;
+    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
+    cc->tag_ub = (flag && ub && *ub > 0) ? *ub : 32767;
+    e = MPI_Comm_set_attr(comm, coll_keyval, cc);
+    if (e != MPI_SUCCESS) {
+        MPI_Comm_free(&cc->comm);
+        free(cc);
+        return hpc_error_mpi(e, __FILE__, __LINE__, "MPI_Comm_set_attr");
+    }
+    cc->user = comm;
+    cc->next = all_comms;
+    all_comms = cc;
+    *out = cc;
+    return 0;
+}
+
+
+/* ------------------------------------------------------------------ */
+/* Scratch buffers                                                      */
+/* ------------------------------------------------------------------ */
+static void tmp_free(void *p, int kind)
+{
+    if (kind == 0) free(p);
+    else coll_dev_free(p, kind);
+}
+
+int coll_tmp_kind(hpc_request_t *r, size_t bytes, int kind, void **out)
+{
+    if ((size_t)r->ntmp >= sizeof r->tmp / sizeof r->tmp[0])
+        return HPC_ERR(HPC_ERR_STATE, "too many scratch buffers in one collective");
+    coll_comm_t *cc = r->cc;
+    void *p = NULL;
+    if (bytes == 0) bytes = 1;
+    /* the smallest pooled buffer of this kind that is big enough */
+    int best = -1;
+    for (int i = 0; i < 6; i++)
+        if (cc->pool[i] && cc->poolkind[i] == kind && cc->poolsz[i] >= bytes &&
+            (best < 0 || cc->poolsz[i] < cc->poolsz[best])) best = i;
+    if (best >= 0) {
+        p = cc->pool[best];
+        bytes = cc->poolsz[best];
+        cc->pool[best] = NULL;
+    } else if (kind == 0) {
+        /* 64-byte aligned: reduction loops vectorise, device-like alignment */
+        if (posix_memalign(&p, 64, bytes) != 0) p = NULL;
+        if (!p) return HPC_ERR(HPC_ERR_NOMEM, "scratch buffer of %zu bytes", bytes);
+    } else {
+        HPC_TRY(coll_dev_alloc(bytes, kind, &p));
+    }
+    r->tmp[r->ntmp] = p;
+    r->tmpkind[r->ntmp] = kind;
+    r->tmpsz[r->ntmp++] = bytes;
+    *out = p;
+    return 0;
+}
+
+void coll_tmp_release(hpc_request_t *r)
+{
+    coll_comm_t *cc = r->cc;
+    for (int k = 0; k < r->ntmp; k++) {
+        void *p = r->tmp[k];
+        /* keep it in a free slot, else in place of the smallest smaller one */
+        int slot = -1;
+        for (int i = 0; i < 6 && slot < 0; i++)
+            if (!cc->pool[i]) slot = i;
+        if (slot < 0)
+            for (int i = 0; i < 6; i++)
+                if (cc->poolsz[i] < r->tmpsz[k] && (slot < 0 || cc->poolsz[i] < cc->poolsz[slot])) slot = i;
+        if (slot < 0) {
+            tmp_free(p, r->tmpkind[k]);
+            continue;
+        }
+        if (cc->pool[slot]) tmp_free(cc->pool[slot], cc->poolkind[slot]);
+        cc->pool[slot] = p;
+        cc->poolsz[slot] = r->tmpsz[k];
+        cc->poolkind[slot] = r->tmpkind[k];
+    }
+    r->ntmp = 0;
+}
+
+void coll_pool_free(coll_comm_t *cc)
+{
+    for (int i = 0; i < 6; i++)
+        if (cc->pool[i]) {
+            tmp_free(cc->pool[i], cc->poolkind[i]);
+            cc->pool[i] = NULL;
+        }
+}
+
+int coll_tmp(hpc_request_t *r, size_t bytes, void **out)
+{
+    return coll_tmp_kind(r, bytes, r->dev ? 2 : 0, out);
+}

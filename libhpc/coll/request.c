@@ -1,0 +1,207 @@
+/* request.c - requests in flight and their progress.
+ *
+ * Progress is global: waiting on one request advances every request in
+ * flight, so ranks that wait for their requests in different orders cannot
+ * deadlock.  A blocking collective is a request run to its end here, with
+ * everything else in flight advanced alongside.  The watchdog
+ * (HPC_TIMEOUT) names the operation and the peers still waited for.
+ */
+#include "config.h"
+#include "hpc.h"
+#include "coll_internal.h"
+
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static hpc_request_t *active;     /* doubly linked list */
+
+/* Waiting with nothing to do: spin (a message is microseconds away, and
+ * a core given away to another program comes back a time slice later),
+ * except where this job itself has more ranks on the node than cores:
+ * there spinning only delays the peer we wait for, so yield to it. */
+static void idle(const coll_comm_t *cc, int spins)
+{
+    (void)spins;
+    if (cc && cc->yield) sched_yield();
+}
+
+static void list_add(hpc_request_t *r)
+{
+    r->prev = NULL;
+    r->next = active;
+    if (active) active->prev = r;
+    active = r;
+}
+
+static void list_del(hpc_request_t *r)
+{
+    if (r->prev) r->prev->next = r->next;
+    else if (active == r) active = r->next;
+    if (r->next) r->next->prev = r->prev;
+    r->prev = r->next = NULL;
+}
+
+void coll_request_free(hpc_request_t *r)
+{
+    if (!r) return;
+    /* a schedule that failed half-way may still have messages posted:
+     * they must not land in memory freed here */
+    for (int i = 0; i < r->s.nreq; i++)
+        if (r->s.reqs[i] != MPI_REQUEST_NULL) {
+            if (r->s.steps[r->s.reqstep[i]].kind == ST_RECV) MPI_Cancel(&r->s.reqs[i]);
+            MPI_Request_free(&r->s.reqs[i]);
+        }
+    coll_tmp_release(r);
+    coll_sched_free(&r->s);
+    free(r);
+}
+
+static int req_progress(hpc_request_t *r, int *done)
+{
+    int e = coll_sched_progress(r, done);
+    if (e < 0) {
+        *done = 1;
+        return e;
+    }
+    return 0;
+}
+
+/* Watchdog: name the operation, its sequence number and the peers whose
+ * messages of the current round have not arrived (or not been taken). */
+static void watchdog_fire(hpc_request_t *r, double waited)
+{
+    char peers[512] = "";
+    size_t len = 0;
+    coll_sched_t *s = &r->s;
+    int any = 0;
+    for (int i = 0; i < s->nreq && len < sizeof peers - 16; i++) {
+        int flag = 0;
+        if (s->reqs[i] != MPI_REQUEST_NULL)
+            MPI_Request_get_status(s->reqs[i], &flag, MPI_STATUS_IGNORE);
+        else
+            flag = 1;
+        if (!flag) {
+            const coll_step_t *st = &s->steps[s->reqstep[i]];
+            len += (size_t)snprintf(peers + len, sizeof peers - len, "%s%d (%s)", any ? ", " : "",
+                                    st->peer, st->kind == ST_RECV ? "recv" : "send");
+            any = 1;
+        }
+    }
+    if (!any)
+        snprintf(peers, sizeof peers, "%s",
+                 r->alg == HPC_ALG_NATIVE ? "unknown (inside the MPI library's collective)" :
+                 r->alg == HPC_ALG_NCCL ? "unknown (inside NCCL)" : "none pending (local step)");
+    fprintf(stderr, "hpc: rank %d: watchdog (HPC_TIMEOUT=%g s): %s #%llu (alg %s, count %zu, %s%s%s) "
+            "not finished after %.1f s, round %d of %d; still waiting for rank(s) %s\n",
+            r->cc->rank, coll_timeout(), hpc_coll_name(r->coll), (unsigned long long)r->seq,
+            hpc_alg_name(r->alg), r->count, hpc_dtype_name(r->dt),
+            hpc_coll_reduces(r->coll) ? ", " : "", hpc_coll_reduces(r->coll) ? hpc_op_name(r->op) : "",
+            waited, s->cur + 1, s->nrounds, peers);
+    hpc_abort(1);
+}
+
+/* Advance every request in flight once.  Errors stay with their request. */
+static void progress_all(double timeout, double now)
+{
+    for (hpc_request_t *q = active, *nx; q; q = nx) {
+        nx = q->next;
+        int done = 0;
+        int e = req_progress(q, &done);
+        if (done) {
+            q->err = e;
+            q->completed = 1;
+            list_del(q);
+        } else if (timeout > 0 && now - q->t0 > timeout) {
+            watchdog_fire(q, now - q->t0);
+        }
+    }
+}
+
+
+int coll_requests_in_flight(void)
+{
+    return active != NULL;
+}
+
+/* Run r: to its end (blocking; r is freed) or post its first round and
+ * return it as a request in flight (*out). */
+int coll_request_run(hpc_request_t *r, int blocking, hpc_request_t **out)
+{
+    int e = 0;
+    if (blocking) {
+        /* progress this one and everything else in flight until it is done */
+        double t = coll_timeout();
+        int spins = 0;
+        for (;;) {
+            int done = 0, cur = r->s.cur;
+            e = req_progress(r, &done);
+            if (done) break;
+            if (active) progress_all(t, t > 0 ? MPI_Wtime() : 0);
+            spins = r->s.cur == cur ? spins + 1 : 0;
+            idle(r->cc, spins);
+            if (t > 0) {
+                double now = MPI_Wtime();
+                if (now - r->t0 > t) watchdog_fire(r, now - r->t0);
+            }
+        }
+        coll_request_free(r);
+        if (e < 0) return hpc_error_push(e, __FILE__, __LINE__, __func__);
+        return 0;
+    }
+    /* nonblocking: post the first round now so the transfer starts */
+    int done = 0;
+    e = req_progress(r, &done);
+    if (done) {
+        r->err = e;
+        r->completed = 1;
+    } else {
+        list_add(r);
+    }
+    *out = r;
+    return 0;
+}
+
+int hpc_test(hpc_request_t **req, int *done)
+{
+    if (!req || !done) return HPC_ERR(HPC_ERR_ARG, "NULL request or flag");
+    *done = 0;
+    hpc_request_t *r = *req;
+    if (!r) {
+        *done = 1;
+        return 0;
+    }
+    double t = coll_timeout();
+    progress_all(t, t > 0 ? MPI_Wtime() : 0);
+    if (!r->completed) return 0;
+    int e = r->err;
+    coll_request_free(r);
+    *req = NULL;
+    *done = 1;
+    if (e < 0) return hpc_error_push(e, __FILE__, __LINE__, __func__);
+    return 0;
+}
+
+int hpc_wait(hpc_request_t **req)
+{
+    if (!req) return HPC_ERR(HPC_ERR_ARG, "NULL request");
+    int done = 0, spins = 0;
+    coll_comm_t *cc = *req ? (*req)->cc : NULL;
+    while (*req) {
+        int e = hpc_test(req, &done);
+        if (e < 0) return e;
+        if (!done) idle(cc, ++spins);
+    }
+    return 0;
+}
+
+int hpc_waitall(int n, hpc_request_t **reqs)
+{
+    int first = 0;
+    for (int i = 0; i < n; i++) {
+        int e = hpc_wait(&reqs[i]);
+        if (e < 0 && !first) first = e;
+    }
+    return first;
+}
+
