@@ -100,9 +100,17 @@ HPC_EXPORT size_t hpc_dtype_size(hpc_dtype_t t);       /* bytes; 0 for a bad dty
  * checking buffers of any dtype with one loop. */
 HPC_EXPORT double hpc_dtype_get(hpc_dtype_t t, const void *buf, size_t i);
 HPC_EXPORT void hpc_dtype_set(hpc_dtype_t t, void *buf, size_t i, double v);
-/* 1 if collective c offers algorithm a (AUTO, NATIVE always; NCCL where
- * NCCL has the operation, for device buffers only). */
+/* 1 if collective c offers algorithm a (AUTO and NATIVE always, NCCL for
+ * device buffers; the rest as docs/collectives.md tabulates). */
 HPC_EXPORT int hpc_coll_has_alg(hpc_coll_t c, hpc_alg_t a);
+/* The algorithms collective c offers, AUTO aside, in enum order (NATIVE
+ * and NCCL included): the first max of them into out (NULL with max 0 to
+ * count them).  Returns how many c has, or HPC_ERR_ARG for a bad c. */
+HPC_EXPORT int hpc_coll_algs(hpc_coll_t c, hpc_alg_t *out, int max);
+/* Their names into buf, comma-separated ("native, nccl, linear, tree");
+ * c == HPC_COLL_COUNT names every algorithm, "auto" first.  Returns buf
+ * (truncated to len - 1 characters). */
+HPC_EXPORT const char *hpc_coll_alg_names(hpc_coll_t c, char *buf, size_t len);
 /* 1 if c reduces (takes an op). */
 HPC_EXPORT int hpc_coll_reduces(hpc_coll_t c);
 /* The algorithm AUTO runs for c with count elements of dtype on comm's

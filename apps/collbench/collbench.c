@@ -27,8 +27,10 @@
 
 static const char *prog = "hpc-collbench";
 
+/* The algorithm lists come from libhpc's registry, never from here. */
 static void usage(void)
 {
+    char mine[256];
     printf(
 "Usage: hpc-collbench [options]\n"
 "       mpiexec -n N hpc-collbench -c allreduce -b 8 -e 64M -f 4 --check\n"
@@ -40,10 +42,9 @@ static void usage(void)
 "  -c, --coll OP        collective: barrier, bcast, reduce, allreduce, gather,\n"
 "                       allgather, scatter, reduce_scatter, alltoall\n"
 "                       (default allreduce; with --tune and no -c: all of them)\n"
-"  -a, --algs A[,A...]  algorithms to compare: auto, native, nccl, linear, tree,\n"
-"                       ring, butterfly, rabenseifner, bruck, scatter_allgather\n"
-"                       (default: native, every own algorithm the collective\n"
-"                       has, and nccl for device memory)\n"
+"  -a, --algs A[,A...]  algorithms to compare, of those the collective has\n"
+"                       (below); auto = what auto picks (default: all of them,\n"
+"                       nccl for device memory only)\n"
 "  -b, --minbytes SIZE  smallest message, bytes, K/M/G suffixes (default 8)\n"
 "  -e, --maxbytes SIZE  largest message (default 32M)\n"
 "  -f, --factor F       size multiplier from one row to the next (default 2)\n"
@@ -76,7 +77,12 @@ static void usage(void)
 "\n"
 "Environment: HPC_COLL_SEGMENT, HPC_COLL_TUNING, HPC_DEBUG=coll, HPC_TIMEOUT\n"
 "(see the collectives section of the README).\n"
-"Exit status: 0 success, 1 wrong results or failure, 2 bad usage.\n");
+"Exit status: 0 success, 1 wrong results or failure, 2 bad usage.\n"
+"\n"
+"Algorithms per collective (and auto, for every one):\n");
+    for (int c = 0; c < HPC_COLL_COUNT; c++)
+        printf("  %-15s %s\n", hpc_coll_name((hpc_coll_t)c),
+               hpc_coll_alg_names((hpc_coll_t)c, mine, sizeof mine));
 }
 
 typedef struct {
@@ -492,10 +498,10 @@ static int bench(const opts_t *o, hpc_coll_t coll, MPI_Comm comm, FILE *csv, FIL
     if (o->algs_given) {
         for (int i = 0; i < o->nalg; i++) algs[nalg++] = o->algs[i];
     } else {
-        algs[nalg++] = HPC_ALG_NATIVE;
-        if (o->device && hpc_have_nccl()) algs[nalg++] = HPC_ALG_NCCL;
-        for (int k = HPC_ALG_LINEAR; k < HPC_ALG_COUNT; k++)
-            if (hpc_coll_has_alg(coll, (hpc_alg_t)k)) algs[nalg++] = (hpc_alg_t)k;
+        hpc_alg_t has[HPC_ALG_COUNT];
+        int nhas = hpc_coll_algs(coll, has, HPC_ALG_COUNT);
+        for (int k = 0; k < nhas; k++)
+            if (has[k] != HPC_ALG_NCCL || (o->device && hpc_have_nccl())) algs[nalg++] = has[k];
     }
     size_t es = hpc_dtype_size(o->dt);
     row_t *rows = NULL;
@@ -623,9 +629,11 @@ int main(int argc, char **argv)
             o.nalg = 0;
             for (char *t = strtok_r(s, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
                 hpc_alg_t a;
-                if (hpc_alg_parse(t, &a) < 0)
-                    hpc_die_usage(prog, "-a: unknown algorithm '%s' (auto, native, nccl, linear, tree, ring, "
-                                  "butterfly, rabenseifner, bruck, scatter_allgather)", t);
+                if (hpc_alg_parse(t, &a) < 0) {
+                    char all[256];
+                    hpc_die_usage(prog, "-a: unknown algorithm '%s' (%s)", t,
+                                  hpc_coll_alg_names(HPC_COLL_COUNT, all, sizeof all));
+                }
                 if (o.nalg < HPC_ALG_COUNT) o.algs[o.nalg++] = a;
             }
             free(s);
@@ -694,8 +702,11 @@ int main(int argc, char **argv)
     if (o.minb > o.maxb) hpc_die_usage(prog, "-b %zu is larger than -e %zu", o.minb, o.maxb);
     if (o.algs_given)
         for (int i = 0; i < o.nalg; i++)
-            if (!hpc_coll_has_alg(o.coll, o.algs[i]))
-                hpc_die_usage(prog, "-a: %s has no algorithm '%s'", hpc_coll_name(o.coll), hpc_alg_name(o.algs[i]));
+            if (!hpc_coll_has_alg(o.coll, o.algs[i])) {
+                char has[256];
+                hpc_die_usage(prog, "-a: %s has no algorithm '%s' (it has %s)", hpc_coll_name(o.coll),
+                              hpc_alg_name(o.algs[i]), hpc_coll_alg_names(o.coll, has, sizeof has));
+            }
     if (o.plot) {
         size_t L = strlen(o.plot);
         if (L < 5 || strcmp(o.plot + L - 4, ".png"))

@@ -33,8 +33,7 @@ static int validate(const hpc_coll_args_t *a, const coll_comm_t *cc)
         return HPC_ERR(HPC_ERR_ARG, "%s: unknown reduction op %d", cn, (int)a->op);
     if ((unsigned)a->alg >= HPC_ALG_COUNT)
         return HPC_ERR(HPC_ERR_ARG, "%s: unknown algorithm %d", cn, (int)a->alg);
-    if (!hpc_coll_has_alg(a->coll, a->alg))
-        return HPC_ERR(HPC_ERR_ARG, "%s has no algorithm '%s'", cn, hpc_alg_name(a->alg));
+    if (!hpc_coll_has_alg(a->coll, a->alg)) return coll_alg_missing(a->coll, a->alg, NULL);
     if (coll_rooted(a->coll) && (a->root < 0 || a->root >= cc->size))
         return HPC_ERR(HPC_ERR_ARG, "%s: root %d out of range for %d ranks", cn, a->root, cc->size);
     if (a->coll == HPC_COLL_BARRIER) return 0;

@@ -7,12 +7,22 @@
 #include "hpc.h"
 #include "coll_internal.h"
 
-static int run_builder(hpc_request_t *r, const hpc_coll_args_t *a, const char *sb, char *rb,
-                       int inplace);
+static int run_builder(hpc_request_t *r, const coll_row_t *row, const hpc_coll_args_t *a,
+                       const char *sb, char *rb, int inplace);
 
-/* Build the schedule of an own algorithm into r, staging device buffers
- * through pinned host memory when MPI is not CUDA-aware. */
-static int build_own(hpc_request_t *r, const hpc_coll_args_t *a, int stage)
+/* The builder's view of r, buffers aside. */
+static coll_build_t build_args(hpc_request_t *r, const hpc_coll_args_t *a)
+{
+    return (coll_build_t){.r = r, .s = &r->s, .rank = r->cc->rank, .p = r->cc->size,
+                          .root = a->root, .count = a->count, .es = hpc_dtype_size(a->dtype),
+                          .dt = a->dtype, .op = a->op == HPC_AVG ? HPC_SUM : a->op,
+                          .dev = r->dev, .seg = coll_segment()};
+}
+
+/* Build the schedule of an own algorithm (or of native on staged device
+ * memory) into r, staging device buffers through pinned host memory when
+ * MPI is not CUDA-aware. */
+static int build_own(hpc_request_t *r, const coll_row_t *row, const hpc_coll_args_t *a, int stage)
 {
     coll_comm_t *cc = r->cc;
     int p = cc->size, rank = cc->rank;
@@ -68,14 +78,15 @@ static int build_own(hpc_request_t *r, const hpc_coll_args_t *a, int stage)
         r->dev = 0;
     }
 
-    if (r->alg == HPC_ALG_NATIVE) {
+    if (row->backend == COLL_BE_MPI) {
         /* staged native: MPI's call on the host shadows, MPI's in place */
         r->sendbuf = inplace && !(a->coll == HPC_COLL_SCATTER) ? HPC_IN_PLACE : sb;
         r->recvbuf = inplace && a->coll == HPC_COLL_SCATTER && isroot ? HPC_IN_PLACE : rb;
         if (a->coll == HPC_COLL_GATHER && !isroot) r->sendbuf = sb;
-        HPC_TRY(coll_native_build(r));
+        coll_build_t b = build_args(r, a);
+        HPC_TRY(row->build(&b));
     } else {
-        HPC_TRY(run_builder(r, a, sb, rb, inplace));
+        HPC_TRY(run_builder(r, row, a, sb, rb, inplace));
     }
     if (stage && urb && rb) {
         int back = 1;
@@ -89,14 +100,12 @@ static int build_own(hpc_request_t *r, const hpc_coll_args_t *a, int stage)
 
 /* Map in place onto the builders' out-of-place view, run the algorithm's
  * builder (a plain copy on one rank) and add the AVG division. */
-static int run_builder(hpc_request_t *r, const hpc_coll_args_t *a, const char *sb, char *rb, int inplace)
+static int run_builder(hpc_request_t *r, const coll_row_t *row, const hpc_coll_args_t *a,
+                       const char *sb, char *rb, int inplace)
 {
     int p = r->cc->size, rank = r->cc->rank, isroot = rank == a->root;
     size_t es = hpc_dtype_size(a->dtype), n = a->count;
-    coll_build_t b = {.r = r, .s = &r->s, .rank = rank, .p = p, .root = a->root,
-                      .count = n, .es = es, .dt = a->dtype,
-                      .op = a->op == HPC_AVG ? HPC_SUM : a->op,
-                      .dev = r->dev, .seg = coll_segment()};
+    coll_build_t b = build_args(r, a);
     /* The builders see out-of-place arguments; in place is mapped here. */
     b.rbuf = rb;
     b.sbuf = sb;
@@ -118,17 +127,13 @@ static int run_builder(hpc_request_t *r, const hpc_coll_args_t *a, const char *s
         default: break;
         }
     }
-    coll_builder_fn fn = coll_builder(a->coll, r->alg);
-    if (!fn)
-        return HPC_ERR(HPC_ERR_ARG, "%s has no algorithm '%s'", hpc_coll_name(a->coll),
-                       hpc_alg_name(r->alg));
     if (p == 1) {
         /* one rank: a copy, whatever the algorithm */
         if (a->coll != HPC_COLL_BCAST && a->coll != HPC_COLL_BARRIER)
             HPC_TRY(coll_copy(&b, b.rbuf, b.sbuf, n * es));
         HPC_TRY(coll_round(&r->s));
     } else {
-        HPC_TRY(fn(&b));
+        HPC_TRY(row->build(&b));
         HPC_TRY(coll_round(&r->s));
     }
     /* AVG: sum, then divide where the result lives */
@@ -139,15 +144,17 @@ static int run_builder(hpc_request_t *r, const hpc_coll_args_t *a, const char *s
     return 0;
 }
 
-
 int coll_build(hpc_request_t *r, const hpc_coll_args_t *a)
 {
-    int stage = r->dev && !hpc_coll_cuda_aware();
+    const coll_row_t *row = coll_row(a->coll, r->alg);
+    if (!row) return coll_alg_missing(a->coll, r->alg, NULL);
+    /* NCCL takes device memory as it is; MPI and our schedules take it
+     * where MPI is CUDA-aware, else through pinned host shadows */
+    int stage = r->dev && row->backend != COLL_BE_NCCL && !hpc_coll_cuda_aware();
     /* native blocking = MPI's blocking call, unless requests of ours are in
      * flight: then MPI's nonblocking call, progressed with them */
     r->ext.blocking = r->blocking && !coll_requests_in_flight();
-    if (r->alg == HPC_ALG_NCCL) return coll_nccl_build(r);
-    if (r->alg == HPC_ALG_NATIVE && !stage) return coll_native_build(r);
-    /* own algorithms; native too when device memory must be staged */
-    return build_own(r, a, stage);
+    if (row->backend == COLL_BE_P2P || stage) return build_own(r, row, a, stage);
+    coll_build_t b = build_args(r, a);
+    return row->build(&b);
 }

@@ -12,11 +12,13 @@
  * communicator's NCCL state, its streams, its requests), the higher one
  * leaves a hook in the lower one's struct (coll_comm_t.hook).
  *
+ *   test_hooks.c   views of the insides for the tests (test_hooks.h)
  *   api.c          public entry points: argument checks, start of a call
- *   selftest.c     hpc_coll_selftest: every algorithm, checked
+ *   selftest.c     hpc_coll_selftest: every registry row, checked
  *   select.c       auto: HPC_COLL_<OP>, the tuning file, the cost model
  *   build.c        a call becomes a schedule: in place, staging, AVG
- *   registry.c     which algorithms exist, their builders and names
+ *   registry.c     the one table of algorithms (registry.h), and all that
+ *                  is derived from it: names, parsers, lists, costs
  *   alg/tree.c alg/ring.c alg/butterfly.c   own algorithms (builders)
  *   native.c nccl.c                         backends (builders)
  *   request.c      requests in flight, progress, watchdog, test/wait
@@ -31,6 +33,7 @@
 #ifndef HPC_COLL_INTERNAL_H
 #define HPC_COLL_INTERNAL_H
 
+#include <math.h>
 #include <stdint.h>
 #include "hpc_coll.h"
 
@@ -233,17 +236,20 @@ int coll_requests_in_flight(void);
 int coll_request_run(hpc_request_t *r, int blocking, hpc_request_t **out);
 
 /* native MPI (native.c) */
-int coll_native_build(hpc_request_t *r);
 MPI_Datatype coll_mpi_dtype(hpc_dtype_t dt);
 int coll_mpi_op(hpc_dtype_t dt, hpc_op_t op, MPI_Op *out);
 
 /* NCCL (nccl.c) */
-int coll_nccl_build(hpc_request_t *r);
 /* 1 if NCCL works on cc (created now if need be; collective), else 0 */
 int coll_nccl_ready(coll_comm_t *cc);
 
-/* algorithms (alg/): one builder per (collective, algorithm) */
+/* algorithms (alg/) and backends (native.c, nccl.c): one builder per
+ * row of the registry, declared from it */
 typedef int (*coll_builder_fn)(coll_build_t *b);
+#include "registry.h"
+#define COLL_ROW_PROTO(C_, A_, FN_, MEM_, BE_, COST_) int coll_##FN_(coll_build_t *b);
+COLL_REGISTRY(COLL_ROW_PROTO)
+#undef COLL_ROW_PROTO
 
 /* pipelined shapes shared by tree and ring (alg/tree.c): broadcast
  * down / reduce up a tree given by parent and children (real ranks,
@@ -253,45 +259,42 @@ int coll_tree_bcast(coll_build_t *b, char *buf, size_t bytes, int parent,
 int coll_tree_reduce(coll_build_t *b, const char *in, char *acc, size_t n, int parent,
                      const int *child, int nchild, size_t seg);
 
-int coll_barrier_linear(coll_build_t *b);
-int coll_barrier_tree(coll_build_t *b);
-int coll_barrier_butterfly(coll_build_t *b);
-int coll_bcast_linear(coll_build_t *b);
-int coll_bcast_tree(coll_build_t *b);
-int coll_bcast_ring(coll_build_t *b);
-int coll_bcast_scatter_allgather(coll_build_t *b);
-int coll_reduce_linear(coll_build_t *b);
-int coll_reduce_tree(coll_build_t *b);
-int coll_reduce_ring(coll_build_t *b);
-int coll_reduce_rabenseifner(coll_build_t *b);
-int coll_allreduce_linear(coll_build_t *b);
-int coll_allreduce_tree(coll_build_t *b);
-int coll_allreduce_ring(coll_build_t *b);
-int coll_allreduce_butterfly(coll_build_t *b);
-int coll_allreduce_rabenseifner(coll_build_t *b);
-int coll_gather_linear(coll_build_t *b);
-int coll_gather_tree(coll_build_t *b);
-int coll_scatter_linear(coll_build_t *b);
-int coll_scatter_tree(coll_build_t *b);
-int coll_allgather_linear(coll_build_t *b);
-int coll_allgather_ring(coll_build_t *b);
-int coll_allgather_butterfly(coll_build_t *b);
-int coll_allgather_bruck(coll_build_t *b);
-int coll_reduce_scatter_linear(coll_build_t *b);
-int coll_reduce_scatter_ring(coll_build_t *b);
-int coll_reduce_scatter_butterfly(coll_build_t *b);
-int coll_alltoall_linear(coll_build_t *b);
-int coll_alltoall_ring(coll_build_t *b);
-int coll_alltoall_bruck(coll_build_t *b);
-
-/* registry.c */
-coll_builder_fn coll_builder(hpc_coll_t c, hpc_alg_t a);
+/* registry.c: the rows (registry.h) */
+enum { COLL_MEM_HOST = 1, COLL_MEM_DEV = 2, COLL_MEM_ANY = 3 };
+enum { COLL_BE_P2P, COLL_BE_MPI, COLL_BE_NCCL };
+#define COLL_UNMODELLED INFINITY
+/* What the cost formulas see (select.c fills it in). */
+typedef struct {
+    double A, B, G;         /* alpha s/message, beta s/byte sent, gamma s/byte reduced */
+    double n;               /* bytes per rank (one block where the call has blocks) */
+    double P, L, f;         /* ranks, ceil(log2 P), (P-1)/P */
+    double pof2;            /* largest power of two <= P */
+    double fold;            /* folding P - pof2 ranks in and out; 0 for a power of two */
+    double segs;            /* pipeline segments of n (at least 1) */
+} coll_cost_in_t;
+typedef struct {
+    hpc_coll_t coll;
+    hpc_alg_t alg;
+    const char *name;       /* the enum constant, upper case */
+    coll_builder_fn build;
+    double (*cost)(const coll_cost_in_t *m);
+    unsigned mem;           /* COLL_MEM_*: buffers it takes */
+    int backend;            /* COLL_BE_* */
+} coll_row_t;
+const coll_row_t *coll_rows(int *n);
+const coll_row_t *coll_row(hpc_coll_t c, hpc_alg_t a);    /* NULL: no such row */
+/* HPC_ERR_ARG: "WHATc has no algorithm 'a' (it has ...)" */
+int coll_alg_missing(hpc_coll_t c, hpc_alg_t a, const char *what);
 
 /* build.c: r's schedule for the call a */
 int coll_build(hpc_request_t *r, const hpc_coll_args_t *a);
 
+/* selftest.c: every row, or row only_row alone; *ncases run, *nfail failed */
+int coll_selftest(MPI_Comm comm, int include_device, int verbose, int only_row, int *ncases,
+                  int *nfail);
+
 /* select.c: what auto runs for c with bytes per rank on p ranks */
 int coll_select(hpc_coll_t c, size_t bytes, int p, int dev, hpc_alg_t *out);
-double coll_model_cost(hpc_coll_t c, hpc_alg_t a, size_t bytes, int p);
+double coll_model_cost(const coll_row_t *row, size_t bytes, int p);
 
 #endif /* HPC_COLL_INTERNAL_H */

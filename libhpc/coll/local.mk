@@ -3,6 +3,7 @@
 libhpc_libhpc_la_SOURCES += \
 	libhpc/coll/api.c \
 	libhpc/coll/selftest.c \
+	libhpc/coll/test_hooks.c \
 	libhpc/coll/select.c \
 	libhpc/coll/build.c \
 	libhpc/coll/registry.c \
@@ -19,7 +20,9 @@ libhpc_libhpc_la_SOURCES += \
 	libhpc/coll/reduce.c \
 	libhpc/coll/settings.c \
 	libhpc/coll/types.c \
-	libhpc/coll/coll_internal.h
+	libhpc/coll/coll_internal.h \
+	libhpc/coll/registry.h \
+	libhpc/coll/test_hooks.h
 if HAVE_CUDA
 libhpc_libhpc_la_SOURCES += libhpc/coll/cuda.cu
 endif

@@ -150,8 +150,9 @@ static int native_test(hpc_request_t *r, coll_ext_t *x, int *done)
     return 0;
 }
 
-int coll_native_build(hpc_request_t *r)
+int coll_native(coll_build_t *b)
 {
+    hpc_request_t *r = b->r;
     r->ext.post = native_post;
     r->ext.test = native_test;
     r->ext.mreq = MPI_REQUEST_NULL;

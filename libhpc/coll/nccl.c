@@ -240,8 +240,9 @@ static int nccl_test(hpc_request_t *r, coll_ext_t *x, int *done)
     return 0;
 }
 
-int coll_nccl_build(hpc_request_t *r)
+int coll_nccl(coll_build_t *b)
 {
+    hpc_request_t *r = b->r;
     r->ext.post = nccl_post;
     r->ext.test = nccl_test;
     HPC_TRY(coll_ext_step(&r->s));
@@ -256,8 +257,9 @@ int coll_nccl_ready(coll_comm_t *cc)
     return 0;
 }
 
-int coll_nccl_build(hpc_request_t *r)
+int coll_nccl(coll_build_t *b)
 {
+    hpc_request_t *r = b->r;
     return HPC_ERR(HPC_ERR_UNSUPPORTED, "%s: algorithm 'nccl': this build has no NCCL",
                    hpc_coll_name(r->coll));
 }

@@ -8,8 +8,10 @@
  * bytes on p ranks (Thakur, Rabenseifner & Gropp, "Optimization of
  * Collective Communication Operations in MPICH", IJHPCA 2005).  The
  * constants default to shared-memory figures and can be set with
- * HPC_COLL_ALPHA / _BETA / _GAMMA or in the tuning file.
- * Device buffers go to NCCL where it is built in.
+ * HPC_COLL_ALPHA / _BETA / _GAMMA or in the tuning file.  The model
+ * weighs every row of the collective in the registry (registry.h) that
+ * takes the buffers' memory kind; NCCL's row costs 0, so device buffers go
+ * to NCCL where it is built in.
  *
  * Tuning file format (text, '#' comments):
  *   alpha 2e-6          beta 2e-10        gamma 2.5e-10
@@ -47,65 +49,21 @@ static void model_init(void)
     G = par("HPC_COLL_GAMMA", 2.5e-10);
 }
 
-static double lg(int p)
-{
-    return ceil(log2((double)p));
-}
-
-/* Cost in seconds of algorithm a for collective c with n bytes per rank
- * (count * element size); +inf where a does not exist for c. */
-double coll_model_cost(hpc_coll_t c, hpc_alg_t a, size_t bytes, int p)
+/* Cost in seconds of row's algorithm with n bytes per rank (count *
+ * element size) on p ranks: the row's formula with this model's inputs. */
+double coll_model_cost(const coll_row_t *row, size_t bytes, int p)
 {
     model_init();
-    if (p <= 1) return a == HPC_ALG_LINEAR ? 0 : 1e-9;
-    if (!coll_builder(c, a)) return INFINITY;
-    double n = (double)bytes, f = (double)(p - 1) / p, L = lg(p), P = p;
-    /* non-powers of two add a fold round each way with the whole vector */
+    coll_cost_in_t m = {.A = A, .B = B, .G = G, .n = (double)bytes, .P = p,
+                        .L = p > 1 ? ceil(log2((double)p)) : 0, .f = (double)(p - 1) / p};
     int pof2 = 1;
     while (pof2 * 2 <= p) pof2 *= 2;
-    double fold = pof2 == p ? 0 : 2 * (A + n * B) + n * G;
-    double segs = ceil(n / (double)coll_segment());
-    switch (c) {
-    case HPC_COLL_BARRIER:
-        if (a == HPC_ALG_LINEAR) return 2 * (P - 1) * A;
-        if (a == HPC_ALG_TREE) return 2 * L * A;
-        return L * A;
-    case HPC_COLL_BCAST:
-        if (a == HPC_ALG_LINEAR) return (P - 1) * (A + n * B);
-        if (a == HPC_ALG_TREE) return L * (A + n * B);
-        if (a == HPC_ALG_RING) return (P - 2 + segs) * (A + n / segs * B);
-        return (L + P - 1) * A + 2 * f * n * B;            /* scatter_allgather */
-    case HPC_COLL_REDUCE:
-        if (a == HPC_ALG_LINEAR) return (P - 1) * (A + n * B + n * G);
-        if (a == HPC_ALG_TREE) return L * (A + n * B + n * G);
-        if (a == HPC_ALG_RING) return (P - 2 + segs) * (A + n / segs * (B + G));
-        return 2 * L * A + 2 * f * n * B + f * n * G + fold;   /* rabenseifner */
-    case HPC_COLL_ALLREDUCE:
-        if (a == HPC_ALG_LINEAR) return 2 * (P - 1) * (A + n * B) + (P - 1) * n * G;
-        if (a == HPC_ALG_TREE) return 2 * L * (A + n * B) + L * n * G;
-        if (a == HPC_ALG_BUTTERFLY) return L * (A + n * B + n * G) + fold;
-        if (a == HPC_ALG_RING) return 2 * (P - 1) * A + 2 * f * n * B + f * n * G + (segs - 1) * A;
-        return 2 * L * A + 2 * f * n * B + f * n * G + fold;   /* rabenseifner */
-    case HPC_COLL_GATHER:
-    case HPC_COLL_SCATTER:
-        if (a == HPC_ALG_LINEAR) return (P - 1) * A + (P - 1) * n * B;
-        return L * A + (P - 1) * n * B;
-    case HPC_COLL_ALLGATHER:       /* n = one block; total p*n */
-        if (a == HPC_ALG_LINEAR) return 2 * (P - 1) * A + (P - 1) * n * B + (P - 1) * P * n * B;
-        if (a == HPC_ALG_RING) return (P - 1) * (A + n * B);
-        if (a == HPC_ALG_BUTTERFLY) return L * A + (P - 1) * n * B + (pof2 == p ? 0 : 2 * A + P * n * B);
-        return L * A + (P - 1) * n * B + P * n * B * 0.5;      /* bruck: + local rotation */
-    case HPC_COLL_REDUCE_SCATTER:  /* n = one block */
-        if (a == HPC_ALG_LINEAR) return (P - 1) * (A + P * n * (B + G)) + (P - 1) * (A + n * B);
-        if (a == HPC_ALG_RING) return (P - 1) * (A + n * B + n * G);
-        return L * A + (P - 1) * n * (B + G) + (pof2 == p ? 0 : 2 * A + P * n * (B + G));
-    case HPC_COLL_ALLTOALL:        /* n = one pair's block */
-        if (a == HPC_ALG_LINEAR) return (P - 1) * n * B + A * 2;
-        if (a == HPC_ALG_RING) return (P - 1) * (A + n * B);
-        return L * (A + P / 2 * n * B) + 2 * P * n * B * 0.25;  /* bruck */
-    default:
-        return INFINITY;
-    }
+    m.pof2 = pof2;
+    /* non-powers of two add a fold round each way with the whole vector */
+    m.fold = pof2 == p ? 0 : 2 * (A + m.n * B) + m.n * G;
+    m.segs = ceil(m.n / (double)coll_segment());
+    if (m.segs < 1) m.segs = 1;
+    return row->cost(&m);
 }
 
 /* ---- tuning file -------------------------------------------------- */
@@ -184,10 +142,33 @@ static int env_choice(hpc_coll_t c, hpc_alg_t *out)
     if (hpc_alg_parse(e, &a) < 0)
         return hpc_error_push(HPC_ERR_ARG, __FILE__, __LINE__, __func__);
     if (a == HPC_ALG_AUTO) return 0;
-    if (!hpc_coll_has_alg(c, a))
-        return HPC_ERR(HPC_ERR_ARG, "%s=%s: %s has no algorithm '%s'", name, e, hpc_coll_name(c), e);
+    if (!hpc_coll_has_alg(c, a)) {
+        char what[96];
+        snprintf(what, sizeof what, "%s=%s: ", name, e);
+        return coll_alg_missing(c, a, what);
+    }
     *out = a;
     return 1;
+}
+
+/* The cheapest row of c for this memory kind: every row of c is weighed,
+ * NCCL's only where it is built in. */
+static hpc_alg_t model_choice(hpc_coll_t c, size_t bytes, int p, int dev)
+{
+    int n;
+    const coll_row_t *rw = coll_rows(&n);
+    hpc_alg_t a = HPC_ALG_AUTO;
+    double best = INFINITY;
+    for (int i = 0; i < n; i++) {
+        if (rw[i].coll != c || !(rw[i].mem & (dev ? COLL_MEM_DEV : COLL_MEM_HOST))) continue;
+        if (rw[i].backend == COLL_BE_NCCL && !hpc_have_nccl()) continue;
+        double t = coll_model_cost(&rw[i], bytes, p);
+        if (t < best) {
+            best = t;
+            a = rw[i].alg;
+        }
+    }
+    return a;
 }
 
 int hpc_coll_choose(hpc_coll_t c, size_t count, hpc_dtype_t dt, int p, int dev, hpc_alg_t *out)
@@ -202,9 +183,9 @@ int coll_select(hpc_coll_t c, size_t bytes, int p, int dev, hpc_alg_t *out)
     int e = env_choice(c, &a);
     if (e < 0) return e;
     if (e == 0) {
-        if (dev && hpc_have_nccl()) {
-            a = HPC_ALG_NCCL;
-        } else {
+        /* the tuning file is measured on host memory (and never with NCCL):
+         * device memory goes to NCCL where it is built in */
+        if (!dev || !hpc_have_nccl()) {
             tune_load();
             /* exact rank count first, else the nearest one in the file */
             int best = -1, bestd = 1 << 30;
@@ -213,16 +194,9 @@ int coll_select(hpc_coll_t c, size_t bytes, int p, int dev, hpc_alg_t *out)
                 int d = abs(rows[i].p - p);
                 if (d < bestd) { bestd = d; best = i; }
             }
-            if (best >= 0 && bestd <= p / 2) {
-                a = rows[best].a;
-            } else {
-                double bc = INFINITY;
-                for (int k = HPC_ALG_LINEAR; k < HPC_ALG_COUNT; k++) {
-                    double t = coll_model_cost(c, (hpc_alg_t)k, bytes, p);
-                    if (t < bc) { bc = t; a = (hpc_alg_t)k; }
-                }
-            }
+            if (best >= 0 && bestd <= p / 2) a = rows[best].a;
         }
+        if (a == HPC_ALG_AUTO) a = model_choice(c, bytes, p, dev);
     }
     *out = a;
     return 0;
