@@ -170,7 +170,21 @@ uint16_t coll_float_to_half(float f);
 float coll_bf16_to_float(uint16_t h);
 uint16_t coll_float_to_bf16(float f);
 
-/* settings.c */
+/* settings.c: the HPC_* environment, read on first use */
+typedef struct {
+    size_t segment;         /* HPC_COLL_SEGMENT: pipeline segment, bytes */
+    int debug;              /* HPC_DEBUG names coll */
+    double timeout;         /* HPC_TIMEOUT, seconds (0: no watchdog) */
+    int cuda_aware;         /* HPC_CUDA_AWARE (-1: not set) */
+    int yield;              /* HPC_COLL_YIELD (-1: not set) */
+    double alpha, beta, gamma;   /* HPC_COLL_ALPHA/_BETA/_GAMMA */
+    char tuning[1024];      /* HPC_COLL_TUNING ("" : none) */
+    char force_var[HPC_COLL_COUNT][32];   /* "HPC_COLL_ALLREDUCE" ... */
+    char force[HPC_COLL_COUNT][64];       /* its value as written ("" : none) */
+    unsigned generation;    /* bumped by every reload */
+} coll_settings_t;
+const coll_settings_t *coll_settings(void);
+void coll_settings_reload(void);
 size_t coll_segment(void);
 int coll_debug_enabled(void);
 double coll_timeout(void);

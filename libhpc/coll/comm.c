@@ -108,8 +108,8 @@ int coll_get_comm(MPI_Comm comm, coll_comm_t **out)
         MPI_Comm_free(&node);
     }
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    const char *y = getenv("HPC_COLL_YIELD");
-    cc->yield = y && *y ? atoi(y) != 0 : (ncpu > 0 && nlocal > ncpu);
+    int y = coll_settings()->yield;
+    cc->yield = y >= 0 ? y : (ncpu > 0 && nlocal > ncpu);
     int *ub = NULL;
     MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
     cc->tag_ub = (flag && ub && *ub > 0) ? *ub : 32767;

@@ -13,24 +13,22 @@
 #include <mpi-ext.h>      /* MPIX_CUDA_AWARE_SUPPORT, MPIX_Query_cuda_support */
 #endif
 
-static int env_cuda_aware(void)
-{
-    const char *e = getenv("HPC_CUDA_AWARE");
-    if (e && *e) return atoi(e) != 0;
-    return -1;
-}
-
+/* Asked of MPI once: it is asked for every call on device memory. */
 int hpc_coll_cuda_aware(void)
 {
-    int e = env_cuda_aware();
+    static int mpi = -1;
+    int e = coll_settings()->cuda_aware;
     if (e >= 0) return e;
+    if (mpi < 0) {
 #if defined(MPICH_NUMVERSION) && MPICH_NUMVERSION >= 40000000
-    return MPIX_Query_cuda_support();
+        mpi = MPIX_Query_cuda_support() != 0;
 #elif defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
-    return MPIX_Query_cuda_support();
+        mpi = MPIX_Query_cuda_support() != 0;
 #else
-    return 0;
+        mpi = 0;
 #endif
+    }
+    return mpi;
 }
 
 #ifdef HPC_HAVE_CUDA

@@ -23,37 +23,20 @@
 #include "hpc.h"
 #include "coll_internal.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+static double A, B, G;           /* alpha, beta, gamma */
+static void prepare(void);
+
 /* ---- the model ---------------------------------------------------- */
-static double par(const char *env, double def)
-{
-    const char *e = getenv(env);
-    double v;
-    if (e && *e && hpc_parse_double(e, &v) == 0 && v >= 0) return v;
-    return def;
-}
-
-static double A = -1, B, G;      /* alpha, beta, gamma */
-
-static void model_init(void)
-{
-    if (A >= 0) return;
-    /* one shared-memory message ~2 us; ~5 GB/s copy; ~4 GB/s reduce */
-    A = par("HPC_COLL_ALPHA", 2e-6);
-    B = par("HPC_COLL_BETA", 2e-10);
-    G = par("HPC_COLL_GAMMA", 2.5e-10);
-}
-
 /* Cost in seconds of row's algorithm with n bytes per rank (count *
  * element size) on p ranks: the row's formula with this model's inputs. */
 double coll_model_cost(const coll_row_t *row, size_t bytes, int p)
 {
-    model_init();
+    prepare();
     coll_cost_in_t m = {.A = A, .B = B, .G = G, .n = (double)bytes, .P = p,
                         .L = p > 1 ? ceil(log2((double)p)) : 0, .f = (double)(p - 1) / p};
     int pof2 = 1;
@@ -75,14 +58,11 @@ typedef struct {
 } tune_row_t;
 
 static tune_row_t *rows;
-static int nrows = -1;
+static int nrows;
 
-static void tune_load(void)
+static void tune_load(const char *path)
 {
-    if (nrows >= 0) return;
-    nrows = 0;
-    const char *path = getenv("HPC_COLL_TUNING");
-    if (!path || !*path) return;
+    if (!*path) return;
     FILE *f = fopen(path, "r");
     if (!f) {
         hpc_warn("HPC_COLL_TUNING=%s: cannot open it; using the cost model", path);
@@ -98,7 +78,6 @@ static void tune_load(void)
         int k = sscanf(line, "%63s %63s %63s %63s %63s", w[0], w[1], w[2], w[3], w[4]);
         if (k <= 0) continue;
         if (k == 2 && (!strcmp(w[0], "alpha") || !strcmp(w[0], "beta") || !strcmp(w[0], "gamma"))) {
-            model_init();
             double v = atof(w[1]);
             if (w[0][0] == 'a') A = v;
             else if (w[0][0] == 'b') B = v;
@@ -129,26 +108,51 @@ static void tune_load(void)
     fclose(f);
 }
 
-static int env_choice(hpc_coll_t c, hpc_alg_t *out)
+/* ---- HPC_COLL_<OP> ------------------------------------------------- */
+enum { FORCE_BAD = -1 };
+static int force[HPC_COLL_COUNT];   /* forced algorithm, AUTO = none, FORCE_BAD */
+
+static int force_parse(hpc_coll_t c, hpc_alg_t *out)
 {
-    char name[64] = "HPC_COLL_";
-    size_t k = strlen(name);
-    for (const char *s = hpc_coll_name(c); *s && k < sizeof name - 1; s++)
-        name[k++] = (char)toupper((unsigned char)*s);
-    name[k] = 0;
-    const char *e = getenv(name);
-    if (!e || !*e) return 0;
-    hpc_alg_t a;
-    if (hpc_alg_parse(e, &a) < 0)
-        return hpc_error_push(HPC_ERR_ARG, __FILE__, __LINE__, __func__);
-    if (a == HPC_ALG_AUTO) return 0;
-    if (!hpc_coll_has_alg(c, a)) {
-        char what[96];
-        snprintf(what, sizeof what, "%s=%s: ", name, e);
+    const coll_settings_t *st = coll_settings();
+    hpc_alg_t a = HPC_ALG_AUTO;
+    if (!st->force[c][0]) return 0;
+    if (hpc_alg_parse(st->force[c], &a) < 0) {
+        char what[512];
+        snprintf(what, sizeof what, "%s=%s: %s", st->force_var[c], st->force[c], hpc_last_error());
+        return HPC_ERR(HPC_ERR_ARG, "%s", what);
+    }
+    if (a != HPC_ALG_AUTO && !hpc_coll_has_alg(c, a)) {
+        char what[128];
+        snprintf(what, sizeof what, "%s=%s: ", st->force_var[c], st->force[c]);
         return coll_alg_missing(c, a, what);
     }
     *out = a;
-    return 1;
+    return 0;
+}
+
+/* Model constants, tuning file and forced algorithms: (re)read with the
+ * settings, never per call. */
+static void prepare(void)
+{
+    static int ready;
+    static unsigned gen;
+    const coll_settings_t *st = coll_settings();
+    if (ready && gen == st->generation) return;
+    A = st->alpha;
+    B = st->beta;
+    G = st->gamma;
+    free(rows);
+    rows = NULL;
+    nrows = 0;
+    tune_load(st->tuning);
+    for (int c = 0; c < HPC_COLL_COUNT; c++) {
+        hpc_alg_t a = HPC_ALG_AUTO;
+        force[c] = force_parse((hpc_coll_t)c, &a) < 0 ? FORCE_BAD : (int)a;
+        hpc_error_clear();
+    }
+    ready = 1;
+    gen = st->generation;
 }
 
 /* The cheapest row of c for this memory kind: every row of c is weighed,
@@ -179,14 +183,14 @@ int hpc_coll_choose(hpc_coll_t c, size_t count, hpc_dtype_t dt, int p, int dev, 
 
 int coll_select(hpc_coll_t c, size_t bytes, int p, int dev, hpc_alg_t *out)
 {
-    hpc_alg_t a = HPC_ALG_AUTO;
-    int e = env_choice(c, &a);
-    if (e < 0) return e;
-    if (e == 0) {
+    prepare();
+    /* a bad HPC_COLL_<OP> fails every call that would use it */
+    if (force[c] == FORCE_BAD) return force_parse(c, out);
+    hpc_alg_t a = (hpc_alg_t)force[c];
+    if (a == HPC_ALG_AUTO) {
         /* the tuning file is measured on host memory (and never with NCCL):
          * device memory goes to NCCL where it is built in */
         if (!dev || !hpc_have_nccl()) {
-            tune_load();
             /* exact rank count first, else the nearest one in the file */
             int best = -1, bestd = 1 << 30;
             for (int i = 0; i < nrows; i++) {

@@ -30,3 +30,8 @@ int hpc_coll_test_row_selftest(MPI_Comm comm, int i, int include_device, int *nc
     HPC_TRY(coll_selftest(comm, include_device, 0, i, ncases, nfail));
     return 0;
 }
+
+void hpc_coll_test_reload_settings(void)
+{
+    coll_settings_reload();
+}

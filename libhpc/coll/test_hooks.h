@@ -27,6 +27,9 @@ HPC_EXPORT double hpc_coll_test_row_cost(int i, size_t bytes, int p);
 /* The self-test of row i alone (collective over comm): *ncases run. */
 HPC_EXPORT int hpc_coll_test_row_selftest(MPI_Comm comm, int i, int include_device, int *ncases,
                                           int *nfail);
+/* Read the HPC_* settings again (they are read once, on first use), for
+ * tests that change them with setenv. */
+HPC_EXPORT void hpc_coll_test_reload_settings(void);
 
 #ifdef __cplusplus
 }
