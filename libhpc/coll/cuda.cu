@@ -26,12 +26,20 @@ template <typename T, typename A> __device__ __forceinline__ T narrow(A x) { ret
 template <> __device__ __forceinline__ __half narrow<__half, float>(float x) { return __float2half_rn(x); }
 template <> __device__ __forceinline__ __nv_bfloat16 narrow<__nv_bfloat16, float>(float x) { return __float2bfloat16_rn(x); }
 
+// Integer sums and products wrap around (two's complement) as on the
+// host: computed in the unsigned type, since signed overflow is undefined
+// behaviour in C++ too.  Floats are their own "unsigned" type.
+template <typename A> struct Wrap { typedef A type; };
+template <> struct Wrap<int> { typedef unsigned type; };
+template <> struct Wrap<long long> { typedef unsigned long long type; };
+
 template <typename A, int OP> __device__ __forceinline__ A combine(A x, A y)
 {
-    if (OP == PROD) return x * y;
+    typedef typename Wrap<A>::type U;
+    if (OP == PROD) return (A)((U)x * (U)y);
     if (OP == MIN) return y < x ? y : x;
     if (OP == MAX) return y > x ? y : x;
-    return x + y;
+    return (A)((U)x + (U)y);
 }
 
 // dst may alias a or b (same index only), so no __restrict__ here.

@@ -10,6 +10,12 @@
  *
  * float16 and bfloat16 are widened to float, combined, and rounded back
  * (round to nearest even, types.c) - float32 accumulation per step.
+ *
+ * int32/int64 sums and products wrap around (two's complement), as MPI
+ * libraries and NCCL do in practice - but signed overflow is undefined
+ * behaviour in C, which a compiler may exploit, so they are computed in
+ * the unsigned type (which wraps by definition) and converted back (a
+ * modulo conversion on every compiler we build with).
  */
 #include "config.h"
 #include "hpc.h"
@@ -21,6 +27,12 @@
 
 #define OP_SUM(x, y) ((x) + (y))
 #define OP_PROD(x, y) ((x) * (y))
+#define WSUM(T, U, x, y) ((T)((U)(x) + (U)(y)))
+#define WPROD(T, U, x, y) ((T)((U)(x) * (U)(y)))
+#define SUM_I32(x, y) WSUM(int32_t, uint32_t, x, y)
+#define PROD_I32(x, y) WPROD(int32_t, uint32_t, x, y)
+#define SUM_I64(x, y) WSUM(int64_t, uint64_t, x, y)
+#define PROD_I64(x, y) WPROD(int64_t, uint64_t, x, y)
 #define OP_MIN(x, y) ((y) < (x) ? (y) : (x))
 #define OP_MAX(x, y) ((y) > (x) ? (y) : (x))
 
@@ -43,16 +55,16 @@
         for (; i < n; i++) d[i] = OP(d[i], b[i]);                           \
     }
 
-#define DEF_TYPE(T, TN)                 \
-    DEF_RED(T, TN##_sum, OP_SUM)        \
-    DEF_RED(T, TN##_prod, OP_PROD)      \
+#define DEF_TYPE(T, TN, SUM, PROD)      \
+    DEF_RED(T, TN##_sum, SUM)           \
+    DEF_RED(T, TN##_prod, PROD)         \
     DEF_RED(T, TN##_min, OP_MIN)        \
     DEF_RED(T, TN##_max, OP_MAX)
 
-DEF_TYPE(int32_t, i32)
-DEF_TYPE(int64_t, i64)
-DEF_TYPE(float, f32)
-DEF_TYPE(double, f64)
+DEF_TYPE(int32_t, i32, SUM_I32, PROD_I32)
+DEF_TYPE(int64_t, i64, SUM_I64, PROD_I64)
+DEF_TYPE(float, f32, OP_SUM, OP_PROD)
+DEF_TYPE(double, f64, OP_SUM, OP_PROD)
 
 /* ---- 16-bit floats: widened (types.c), combined, rounded back ---- */
 
