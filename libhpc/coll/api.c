@@ -37,9 +37,10 @@ static int validate(const hpc_coll_args_t *a, const coll_comm_t *cc)
     if (coll_rooted(a->coll) && (a->root < 0 || a->root >= cc->size))
         return HPC_ERR(HPC_ERR_ARG, "%s: root %d out of range for %d ranks", cn, a->root, cc->size);
     if (a->coll == HPC_COLL_BARRIER) return 0;
-    if (a->count > (size_t)INT32_MAX)
-        return HPC_ERR(HPC_ERR_ARG, "%s: count %zu too large", cn, a->count);
     size_t es = hpc_dtype_size(a->dtype), sc, rc;
+    /* any count whose buffers fit in memory (big ones go in pieces) */
+    if (a->count > SIZE_MAX / es / (size_t)cc->size)
+        return HPC_ERR(HPC_ERR_ARG, "%s: count %zu too large", cn, a->count);
     hpc_coll_buf_counts(a, cc->rank, cc->size, &sc, &rc);
     int root = cc->rank == a->root;
     int inplace_send = a->sendbuf == HPC_IN_PLACE;

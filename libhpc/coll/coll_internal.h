@@ -97,7 +97,8 @@ typedef struct coll_ext {
     int (*post)(hpc_request_t *r, struct coll_ext *x);
     int (*test)(hpc_request_t *r, struct coll_ext *x, int *done);
     int blocking;           /* post may block (native blocking call) */
-    MPI_Request mreq;
+    MPI_Request *mreqs;     /* native: the calls in flight */
+    int nmreq, mcap;
     void *event;            /* cudaEvent_t for NCCL */
 } coll_ext_t;
 
@@ -225,6 +226,8 @@ void coll_tmp_release(hpc_request_t *r);
 void coll_pool_free(coll_comm_t *cc);
 
 /* sched.c */
+extern size_t coll_max_message;     /* bytes per message (1 GiB; tests lower it) */
+extern long coll_pieces;            /* extra messages from cutting steps */
 void coll_sched_init(coll_sched_t *s);
 void coll_sched_free(coll_sched_t *s);
 int coll_send(coll_build_t *b, int peer, const void *buf, size_t bytes);
@@ -250,6 +253,8 @@ int coll_requests_in_flight(void);
 int coll_request_run(hpc_request_t *r, int blocking, hpc_request_t **out);
 
 /* native MPI (native.c) */
+extern size_t coll_max_count;       /* elements per MPI call (INT_MAX; tests lower it) */
+extern long coll_native_splits;     /* calls beyond it, split or with a big type */
 MPI_Datatype coll_mpi_dtype(hpc_dtype_t dt);
 int coll_mpi_op(hpc_dtype_t dt, hpc_op_t op, MPI_Op *out);
 

@@ -54,6 +54,7 @@ void coll_request_free(hpc_request_t *r)
         }
     coll_tmp_release(r);
     coll_sched_free(&r->s);
+    free(r->ext.mreqs);
     free(r);
 }
 

@@ -10,7 +10,6 @@
 #include "hpc.h"
 #include "coll_internal.h"
 
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,33 +56,59 @@ int coll_round(coll_sched_t *s)
     return 0;
 }
 
+/* Bytes one message may carry: MPI counts are ints, so a step of 2 GiB
+ * or more goes as several messages (1 GiB by default; the tests lower
+ * it).  Sender and receiver cut a step at the same whole-element
+ * boundaries, and MPI keeps messages between two ranks with one tag in
+ * order, so the pieces match one to one. */
+size_t coll_max_message = (size_t)1 << 30;
+long coll_pieces;               /* extra messages made by cutting (tests) */
+
+static size_t piece(const coll_build_t *b)
+{
+    size_t es = b->es ? b->es : 1, m = coll_max_message / es * es;
+    return m ? m : es;
+}
+
+/* A point-to-point step of bytes at buf, cut into pieces; recv-reduce
+ * steps reduce each piece as it arrives (dst and x advance with it). */
+static int p2p(coll_build_t *b, int kind, int peer, const char *buf, size_t bytes, char *dst,
+               const char *x)
+{
+    size_t m = piece(b), es = b->es ? b->es : 1;
+    for (size_t off = 0; off < bytes; off += m) {
+        size_t len = bytes - off < m ? bytes - off : m;
+        coll_step_t st = {.kind = kind, .peer = peer, .n = len};
+        if (kind == ST_SEND) st.a = buf + off;
+        else st.dst = (char *)buf + off;
+        if (dst) {
+            st.dev = b->dev;
+            st.rdst = dst + off;
+            st.ra = x + off;
+            st.rn = len / es;
+        }
+        HPC_TRY(add_step(b->s, &st));
+        if (off) coll_pieces++;
+    }
+    return 0;
+}
+
 int coll_send(coll_build_t *b, int peer, const void *buf, size_t bytes)
 {
     if (bytes == 0 || peer == b->rank) return 0;
-    if (bytes > INT_MAX)
-        return HPC_ERR(HPC_ERR_UNSUPPORTED, "one message of %zu bytes (more than 2 GiB)", bytes);
-    coll_step_t st = {.kind = ST_SEND, .peer = peer, .n = bytes, .a = buf};
-    return add_step(b->s, &st);
+    return p2p(b, ST_SEND, peer, buf, bytes, NULL, NULL);
 }
 
 int coll_recv(coll_build_t *b, int peer, void *buf, size_t bytes)
 {
     if (bytes == 0 || peer == b->rank) return 0;
-    if (bytes > INT_MAX)
-        return HPC_ERR(HPC_ERR_UNSUPPORTED, "one message of %zu bytes (more than 2 GiB)", bytes);
-    coll_step_t st = {.kind = ST_RECV, .peer = peer, .n = bytes, .dst = buf};
-    return add_step(b->s, &st);
+    return p2p(b, ST_RECV, peer, buf, bytes, NULL, NULL);
 }
 
 int coll_recv_reduce(coll_build_t *b, int peer, void *buf, size_t n, void *dst, const void *x)
 {
-    size_t bytes = n * b->es;
-    if (bytes == 0 || peer == b->rank) return 0;
-    if (bytes > INT_MAX)
-        return HPC_ERR(HPC_ERR_UNSUPPORTED, "one message of %zu bytes (more than 2 GiB)", bytes);
-    coll_step_t st = {.kind = ST_RECV, .peer = peer, .n = bytes, .dst = buf, .dev = b->dev,
-                      .rdst = dst, .ra = x, .rn = n};
-    return add_step(b->s, &st);
+    if (n == 0 || peer == b->rank) return 0;
+    return p2p(b, ST_RECV, peer, buf, n * b->es, dst, x);
 }
 
 int coll_reduce(coll_build_t *b, void *dst, const void *x, const void *y, size_t n)

@@ -35,3 +35,15 @@ void hpc_coll_test_reload_settings(void)
 {
     coll_settings_reload();
 }
+
+void hpc_coll_test_limits(size_t max_message, size_t max_count)
+{
+    coll_max_message = max_message;
+    coll_max_count = max_count;
+}
+
+void hpc_coll_test_split_counts(long *pieces, long *native)
+{
+    *pieces = coll_pieces;
+    *native = coll_native_splits;
+}

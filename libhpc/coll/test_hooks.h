@@ -27,6 +27,13 @@ HPC_EXPORT double hpc_coll_test_row_cost(int i, size_t bytes, int p);
 /* The self-test of row i alone (collective over comm): *ncases run. */
 HPC_EXPORT int hpc_coll_test_row_selftest(MPI_Comm comm, int i, int include_device, int *ncases,
                                           int *nfail);
+/* Lower the limits meant for 2 GiB messages: bytes per point-to-point
+ * message (default 1 GiB) and elements per MPI collective call (default
+ * INT_MAX), so small buffers exercise the splitting.  Same on all ranks. */
+HPC_EXPORT void hpc_coll_test_limits(size_t max_message, size_t max_count);
+/* How often they cut: extra messages, MPI calls split or given a big type. */
+HPC_EXPORT void hpc_coll_test_split_counts(long *pieces, long *native);
+
 /* Read the HPC_* settings again (they are read once, on first use), for
  * tests that change them with setenv. */
 HPC_EXPORT void hpc_coll_test_reload_settings(void);
