@@ -39,6 +39,10 @@
  *   HPC_COLL_YIELD=0|1     yield the core while waiting (default: when the
  *                          node has more ranks than cores)
  *   HPC_COLL_ALPHA/_BETA/_GAMMA  cost model constants (s, s/byte, s/byte)
+ *   HPC_COLL_POOL_MAX=BYTES  scratch buffers kept per communicator for
+ *                          reuse (default 256M; larger ones are freed)
+ *   HPC_COLL_POOL_IDLE=SECONDS  free kept buffers unused this long (10)
+ * All are read once, at the first collective.
  */
 #ifndef HPC_COLL_H
 #define HPC_COLL_H

@@ -45,6 +45,15 @@ typedef struct {
     void (*fini)(struct coll_comm *cc);
 } coll_hook_t;
 
+/* A scratch buffer kept for reuse: kind 0 host, 1 pinned host, 2 device. */
+#define COLL_POOL_SLOTS 6
+typedef struct {
+    void *p;
+    size_t size;
+    int kind;
+    double last;            /* MPI_Wtime when it was given back */
+} coll_pooled_t;
+
 /* Per-communicator state, cached as an attribute on the user's comm. */
 typedef struct coll_comm {
     struct coll_comm *next; /* all cached states, freed at MPI_Finalize */
@@ -58,12 +67,8 @@ typedef struct coll_comm {
     char nccl_why[256];     /* why NCCL was refused */
     void *stream;           /* cudaStream_t of this comm's device work */
     int yield;              /* more ranks on this node than cores: yield when idle */
-    /* scratch buffers kept for reuse: a training loop repeats the same
-     * collectives, and fresh large buffers cost page faults (host) or
-     * milliseconds of cudaMallocHost/cudaMalloc (pinned, device) */
-    void *pool[6];
-    size_t poolsz[6];
-    int poolkind[6];
+    coll_pooled_t pool[COLL_POOL_SLOTS];   /* scratch kept for reuse (comm.c) */
+    size_t pool_bytes;
     coll_hook_t hook[COLL_NHOOKS];
 } coll_comm_t;
 
@@ -180,6 +185,8 @@ typedef struct {
     int yield;              /* HPC_COLL_YIELD (-1: not set) */
     double alpha, beta, gamma;   /* HPC_COLL_ALPHA/_BETA/_GAMMA */
     char tuning[1024];      /* HPC_COLL_TUNING ("" : none) */
+    size_t pool_max;        /* HPC_COLL_POOL_MAX: scratch kept per communicator, bytes */
+    double pool_idle;       /* HPC_COLL_POOL_IDLE: seconds a kept buffer may sit unused */
     char force_var[HPC_COLL_COUNT][32];   /* "HPC_COLL_ALLREDUCE" ... */
     char force[HPC_COLL_COUNT][64];       /* its value as written ("" : none) */
     unsigned generation;    /* bumped by every reload */

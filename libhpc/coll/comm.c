@@ -130,10 +130,61 @@ int coll_get_comm(MPI_Comm comm, coll_comm_t **out)
 /* ------------------------------------------------------------------ */
 /* Scratch buffers                                                      */
 /* ------------------------------------------------------------------ */
+/* The pool.  A training loop repeats the same collectives, and fresh
+ * large buffers cost page faults (host) or milliseconds of cudaMallocHost
+ * or cudaMalloc (pinned, device), so a request's scratch buffers go back
+ * to its communicator's pool when it completes, and later requests take
+ * the smallest pooled buffer of the kind that is big enough.  But the pool
+ * must not hold on to memory the program needs:
+ *  - per communicator at most COLL_POOL_SLOTS buffers and HPC_COLL_POOL_MAX
+ *    bytes (default 256 MiB): a buffer that would pass either evicts the
+ *    least recently used ones; one larger than the cap is freed, not kept;
+ *  - a buffer unused for HPC_COLL_POOL_IDLE seconds (default 10) is freed
+ *    the next time the communicator's pool is used (there is no timer: an
+ *    idle communicator keeps its buffers until then);
+ *  - all of them go when the communicator is freed, or at MPI_Finalize.
+ */
 static void tmp_free(void *p, int kind)
 {
     if (kind == 0) free(p);
     else coll_dev_free(p, kind);
+}
+
+static void evict(coll_comm_t *cc, int i)
+{
+    tmp_free(cc->pool[i].p, cc->pool[i].kind);
+    cc->pool_bytes -= cc->pool[i].size;
+    cc->pool[i].p = NULL;
+}
+
+/* free what has been idle too long */
+static void pool_trim(coll_comm_t *cc, double now)
+{
+    double idle = coll_settings()->pool_idle;
+    for (int i = 0; i < COLL_POOL_SLOTS; i++)
+        if (cc->pool[i].p && now - cc->pool[i].last > idle) evict(cc, i);
+}
+
+static void pool_put(coll_comm_t *cc, void *p, size_t size, int kind, double now)
+{
+    size_t cap = coll_settings()->pool_max;
+    if (size > cap) {
+        tmp_free(p, kind);
+        return;
+    }
+    for (;;) {
+        int free_slot = -1, lru = -1;
+        for (int i = 0; i < COLL_POOL_SLOTS; i++) {
+            if (!cc->pool[i].p) free_slot = i;
+            else if (lru < 0 || cc->pool[i].last < cc->pool[lru].last) lru = i;
+        }
+        if (free_slot >= 0 && cc->pool_bytes + size <= cap) {
+            cc->pool[free_slot] = (coll_pooled_t){.p = p, .size = size, .kind = kind, .last = now};
+            cc->pool_bytes += size;
+            return;
+        }
+        evict(cc, lru);
+    }
 }
 
 int coll_tmp_kind(hpc_request_t *r, size_t bytes, int kind, void **out)
@@ -143,15 +194,17 @@ int coll_tmp_kind(hpc_request_t *r, size_t bytes, int kind, void **out)
     coll_comm_t *cc = r->cc;
     void *p = NULL;
     if (bytes == 0) bytes = 1;
+    pool_trim(cc, MPI_Wtime());
     /* the smallest pooled buffer of this kind that is big enough */
     int best = -1;
-    for (int i = 0; i < 6; i++)
-        if (cc->pool[i] && cc->poolkind[i] == kind && cc->poolsz[i] >= bytes &&
-            (best < 0 || cc->poolsz[i] < cc->poolsz[best])) best = i;
+    for (int i = 0; i < COLL_POOL_SLOTS; i++)
+        if (cc->pool[i].p && cc->pool[i].kind == kind && cc->pool[i].size >= bytes &&
+            (best < 0 || cc->pool[i].size < cc->pool[best].size)) best = i;
     if (best >= 0) {
-        p = cc->pool[best];
-        bytes = cc->poolsz[best];
-        cc->pool[best] = NULL;
+        p = cc->pool[best].p;
+        bytes = cc->pool[best].size;
+        cc->pool[best].p = NULL;
+        cc->pool_bytes -= bytes;
     } else if (kind == 0) {
         /* 64-byte aligned: reduction loops vectorise, device-like alignment */
         if (posix_memalign(&p, 64, bytes) != 0) p = NULL;
@@ -169,34 +222,17 @@ int coll_tmp_kind(hpc_request_t *r, size_t bytes, int kind, void **out)
 void coll_tmp_release(hpc_request_t *r)
 {
     coll_comm_t *cc = r->cc;
-    for (int k = 0; k < r->ntmp; k++) {
-        void *p = r->tmp[k];
-        /* keep it in a free slot, else in place of the smallest smaller one */
-        int slot = -1;
-        for (int i = 0; i < 6 && slot < 0; i++)
-            if (!cc->pool[i]) slot = i;
-        if (slot < 0)
-            for (int i = 0; i < 6; i++)
-                if (cc->poolsz[i] < r->tmpsz[k] && (slot < 0 || cc->poolsz[i] < cc->poolsz[slot])) slot = i;
-        if (slot < 0) {
-            tmp_free(p, r->tmpkind[k]);
-            continue;
-        }
-        if (cc->pool[slot]) tmp_free(cc->pool[slot], cc->poolkind[slot]);
-        cc->pool[slot] = p;
-        cc->poolsz[slot] = r->tmpsz[k];
-        cc->poolkind[slot] = r->tmpkind[k];
-    }
+    if (!r->ntmp) return;
+    double now = MPI_Wtime();
+    pool_trim(cc, now);
+    for (int k = 0; k < r->ntmp; k++) pool_put(cc, r->tmp[k], r->tmpsz[k], r->tmpkind[k], now);
     r->ntmp = 0;
 }
 
 void coll_pool_free(coll_comm_t *cc)
 {
-    for (int i = 0; i < 6; i++)
-        if (cc->pool[i]) {
-            tmp_free(cc->pool[i], cc->poolkind[i]);
-            cc->pool[i] = NULL;
-        }
+    for (int i = 0; i < COLL_POOL_SLOTS; i++)
+        if (cc->pool[i].p) evict(cc, i);
 }
 
 int coll_tmp(hpc_request_t *r, size_t bytes, void **out)

@@ -80,6 +80,8 @@ static void load(void)
     set.alpha = env_double("HPC_COLL_ALPHA", 2e-6, 0);
     set.beta = env_double("HPC_COLL_BETA", 2e-10, 0);
     set.gamma = env_double("HPC_COLL_GAMMA", 2.5e-10, 0);
+    set.pool_max = env_size("HPC_COLL_POOL_MAX", (size_t)256 << 20, 0);
+    set.pool_idle = env_double("HPC_COLL_POOL_IDLE", 10, 0);
     const char *t = getenv("HPC_COLL_TUNING");
     snprintf(set.tuning, sizeof set.tuning, "%s", t ? t : "");
     for (int c = 0; c < HPC_COLL_COUNT; c++) env_force((hpc_coll_t)c);

@@ -47,3 +47,10 @@ void hpc_coll_test_split_counts(long *pieces, long *native)
     *pieces = coll_pieces;
     *native = coll_native_splits;
 }
+
+size_t hpc_coll_test_pool_bytes(MPI_Comm comm)
+{
+    coll_comm_t *cc = NULL;
+    if (coll_get_comm(comm, &cc) < 0) return (size_t)-1;
+    return cc->pool_bytes;
+}

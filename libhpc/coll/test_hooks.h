@@ -34,6 +34,9 @@ HPC_EXPORT void hpc_coll_test_limits(size_t max_message, size_t max_count);
 /* How often they cut: extra messages, MPI calls split or given a big type. */
 HPC_EXPORT void hpc_coll_test_split_counts(long *pieces, long *native);
 
+/* Bytes of scratch buffers comm's pool holds now. */
+HPC_EXPORT size_t hpc_coll_test_pool_bytes(MPI_Comm comm);
+
 /* Read the HPC_* settings again (they are read once, on first use), for
  * tests that change them with setenv. */
 HPC_EXPORT void hpc_coll_test_reload_settings(void);
