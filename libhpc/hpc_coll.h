@@ -176,6 +176,16 @@ HPC_EXPORT int hpc_test(hpc_request_t **req, int *done);
 HPC_EXPORT int hpc_wait(hpc_request_t **req);
 /* Complete all n requests (NULL entries skipped); first error returned. */
 HPC_EXPORT int hpc_waitall(int n, hpc_request_t **reqs);
+/* Let go of *req without waiting (as MPI_Request_free): *req = NULL (NULL
+ * is a no-op).  The operation still completes and is freed then: it is
+ * advanced whenever this rank calls hpc_test, hpc_wait or any collective
+ * of libhpc (MPI's own calls do not advance it: there is no progress
+ * thread), and finished when its communicator is freed.  An error it
+ * meets goes to the log (hpc_warn), not to a caller.  Its buffers must
+ * stay valid and untouched until it has completed, which the caller must
+ * know otherwise (a later collective that needs its result on every rank,
+ * hpc_request_stream_wait). */
+HPC_EXPORT int hpc_request_free(hpc_request_t **req);
 
 /* ------------------------------------------------------------------ */
 /* Generic form (benchmarks, tests): one struct for every collective.   */

@@ -9,6 +9,8 @@
 #   a few bytes, so splitting runs (and is checked) on small buffers.
 # coll_pool: the scratch pool keeps no more than its cap and frees what
 #   sat unused, at 2 ranks.
+# coll_request_free: hpc_request_free, freed requests complete in the
+#   background and before their communicator is freed; 2 and 3 ranks.
 # coll_wrap: int32/int64 sums and products that overflow wrap around, every
 #   algorithm, against known answers, at 2 and 3 ranks.
 # coll_registry: the table of algorithms is complete, everything derived
@@ -18,7 +20,7 @@
 # coll_bench.sh: hpc-collbench options, outputs and usage errors.
 check_PROGRAMS += tests/coll_ops tests/coll_errors tests/coll_selftest tests/coll_device \
 	tests/coll_misuse tests/coll_registry tests/coll_wrap tests/coll_split \
-	tests/coll_pool
+	tests/coll_pool tests/coll_request_free
 tests_coll_ops_SOURCES = tests/coll_ops.c tests/coll_testlib.h
 tests_coll_errors_SOURCES = tests/coll_errors.c
 tests_coll_selftest_SOURCES = tests/coll_selftest.c
@@ -27,6 +29,7 @@ tests_coll_misuse_SOURCES = tests/coll_misuse.c
 tests_coll_registry_SOURCES = tests/coll_registry.c
 tests_coll_wrap_SOURCES = tests/coll_wrap.c
 tests_coll_pool_SOURCES = tests/coll_pool.c
+tests_coll_request_free_SOURCES = tests/coll_request_free.c
 tests_coll_split_SOURCES = tests/coll_ops.c tests/coll_testlib.h
 tests_coll_split_CPPFLAGS = $(AM_CPPFLAGS) -DCOLL_SPLIT
 TESTS += tests/coll_ops-np1.mpi tests/coll_ops-np2.mpi tests/coll_ops-np3.mpi tests/coll_ops-np4.mpi \
@@ -35,6 +38,7 @@ TESTS += tests/coll_ops-np1.mpi tests/coll_ops-np2.mpi tests/coll_ops-np3.mpi te
 	 tests/coll_selftest-np1.mpi tests/coll_selftest-np3.mpi tests/coll_registry-np3.mpi \
 	 tests/coll_wrap-np2.mpi tests/coll_wrap-np3.mpi \
 	 tests/coll_split-np2.mpi tests/coll_split-np3.mpi tests/coll_pool-np2.mpi \
+	 tests/coll_request_free-np2.mpi tests/coll_request_free-np3.mpi \
 	 tests/coll_device-np1.mpi tests/coll_device-np2.mpi
 dist_check_SCRIPTS += tests/coll_misuse.sh tests/coll_bench.sh
 TESTS += tests/coll_misuse.sh tests/coll_bench.sh

@@ -40,7 +40,7 @@
 struct coll_comm;
 /* What a file hangs on a communicator's state and how to undo it: comm.c
  * calls every fini, in this order, when the communicator is freed. */
-enum { COLL_HOOK_NCCL, COLL_HOOK_DEVICE, COLL_NHOOKS };
+enum { COLL_HOOK_REQUESTS, COLL_HOOK_NCCL, COLL_HOOK_DEVICE, COLL_NHOOKS };
 typedef struct {
     void (*fini)(struct coll_comm *cc);
 } coll_hook_t;
@@ -146,6 +146,7 @@ struct hpc_request {
     int ntmp;
     double t0;
     int completed;          /* finished (successfully or not) */
+    int detached;           /* hpc_request_free: freed when it completes */
     int err;                /* its error code when it failed */
 };
 
@@ -255,7 +256,7 @@ int coll_desync_check(coll_comm_t *cc, const hpc_coll_args_t *a, hpc_alg_t alg);
 
 /* request.c */
 void coll_request_free(hpc_request_t *r);
-int coll_requests_in_flight(void);
+int coll_requests_in_flight(void);       /* how many */
 /* run r to its end (blocking; r freed) or return it in flight in *out */
 int coll_request_run(hpc_request_t *r, int blocking, hpc_request_t **out);
 

@@ -2,7 +2,7 @@
  * communicator (so our messages never match the user's), cached as an
  * attribute on it and freed with it; the scratch-buffer pool; and the
  * hooks through which other files undo what they hung on a communicator
- * (NCCL communicator, CUDA streams), so this file
+ * (requests in flight, NCCL communicator, CUDA streams), so this file
  * depends on none of them.
  */
 #include "config.h"

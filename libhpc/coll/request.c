@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 static hpc_request_t *active;     /* doubly linked list */
+static int nactive;
 
 /* Waiting with nothing to do: spin (a message is microseconds away, and
  * a core given away to another program comes back a time slice later),
@@ -32,6 +33,7 @@ static void list_add(hpc_request_t *r)
     r->next = active;
     if (active) active->prev = r;
     active = r;
+    nactive++;
 }
 
 static void list_del(hpc_request_t *r)
@@ -40,6 +42,7 @@ static void list_del(hpc_request_t *r)
     else if (active == r) active = r->next;
     if (r->next) r->next->prev = r->prev;
     r->prev = r->next = NULL;
+    nactive--;
 }
 
 void coll_request_free(hpc_request_t *r)
@@ -102,6 +105,23 @@ static void watchdog_fire(hpc_request_t *r, double waited)
     hpc_abort(1);
 }
 
+/* A request completed: off the list, its scratch back to the pool at once
+ * (so nothing of it touches its communicator after this); one the caller
+ * has let go of (hpc_request_free) is freed now, its error told in the
+ * log since no one will ask for it. */
+static void finish(hpc_request_t *q, int err)
+{
+    q->err = err;
+    q->completed = 1;
+    list_del(q);
+    coll_tmp_release(q);
+    if (!q->detached) return;
+    if (err < 0)
+        hpc_warn("a freed request (%s #%llu) failed: %s", hpc_coll_name(q->coll),
+                 (unsigned long long)q->seq, hpc_last_error());
+    coll_request_free(q);
+}
+
 /* Advance every request in flight once.  Errors stay with their request. */
 static void progress_all(double timeout, double now)
 {
@@ -109,20 +129,29 @@ static void progress_all(double timeout, double now)
         nx = q->next;
         int done = 0;
         int e = req_progress(q, &done);
-        if (done) {
-            q->err = e;
-            q->completed = 1;
-            list_del(q);
-        } else if (timeout > 0 && now - q->t0 > timeout) {
-            watchdog_fire(q, now - q->t0);
-        }
+        if (done) finish(q, e);
+        else if (timeout > 0 && now - q->t0 > timeout) watchdog_fire(q, now - q->t0);
+    }
+}
+
+/* cc is being freed: complete its requests first - freed ones are the
+ * library's to finish, and the others must not touch cc afterwards (their
+ * scratch goes back to the pool now). */
+static void drain(coll_comm_t *cc)
+{
+    double t = coll_timeout();
+    for (;;) {
+        int left = 0;
+        for (hpc_request_t *q = active; q; q = q->next) left += q->cc == cc;
+        if (!left) break;
+        progress_all(t, t > 0 ? MPI_Wtime() : 0);
     }
 }
 
 
 int coll_requests_in_flight(void)
 {
-    return active != NULL;
+    return nactive;
 }
 
 /* Run r: to its end (blocking; r is freed) or post its first round and
@@ -137,8 +166,9 @@ int coll_request_run(hpc_request_t *r, int blocking, hpc_request_t **out)
         for (;;) {
             int done = 0, cur = r->s.cur;
             e = req_progress(r, &done);
-            if (done) break;
+            /* the others advance at least once per call, freed ones too */
             if (active) progress_all(t, t > 0 ? MPI_Wtime() : 0);
+            if (done) break;
             spins = r->s.cur == cur ? spins + 1 : 0;
             idle(r->cc, spins);
             if (t > 0) {
@@ -153,12 +183,9 @@ int coll_request_run(hpc_request_t *r, int blocking, hpc_request_t **out)
     /* nonblocking: post the first round now so the transfer starts */
     int done = 0;
     e = req_progress(r, &done);
-    if (done) {
-        r->err = e;
-        r->completed = 1;
-    } else {
-        list_add(r);
-    }
+    list_add(r);
+    r->cc->hook[COLL_HOOK_REQUESTS].fini = drain;
+    if (done) finish(r, e);
     *out = r;
     return 0;
 }
@@ -192,6 +219,23 @@ int hpc_wait(hpc_request_t **req)
         int e = hpc_test(req, &done);
         if (e < 0) return e;
         if (!done) idle(cc, ++spins);
+    }
+    return 0;
+}
+
+int hpc_request_free(hpc_request_t **req)
+{
+    if (!req) return HPC_ERR(HPC_ERR_ARG, "NULL request pointer");
+    hpc_request_t *r = *req;
+    *req = NULL;
+    if (!r) return 0;
+    r->detached = 1;
+    /* done already (it is off the list): free it now; as for one that
+     * completes later, its error is for the log, not the caller */
+    if (r->completed) {
+        if (r->err < 0) hpc_warn("a freed request (%s #%llu) had failed", hpc_coll_name(r->coll),
+                                 (unsigned long long)r->seq);
+        coll_request_free(r);
     }
     return 0;
 }

@@ -54,3 +54,8 @@ size_t hpc_coll_test_pool_bytes(MPI_Comm comm)
     if (coll_get_comm(comm, &cc) < 0) return (size_t)-1;
     return cc->pool_bytes;
 }
+
+int hpc_coll_test_in_flight(void)
+{
+    return coll_requests_in_flight();
+}

@@ -37,6 +37,9 @@ HPC_EXPORT void hpc_coll_test_split_counts(long *pieces, long *native);
 /* Bytes of scratch buffers comm's pool holds now. */
 HPC_EXPORT size_t hpc_coll_test_pool_bytes(MPI_Comm comm);
 
+/* Requests in flight (freed ones included). */
+HPC_EXPORT int hpc_coll_test_in_flight(void);
+
 /* Read the HPC_* settings again (they are read once, on first use), for
  * tests that change them with setenv. */
 HPC_EXPORT void hpc_coll_test_reload_settings(void);
