@@ -35,6 +35,11 @@
  *   HPC_COLL_SEGMENT=BYTES pipeline segment of ring/tree (default 128K)
  *   HPC_DEBUG=coll         desync check before every collective
  *   HPC_TIMEOUT=SECONDS    watchdog: abort a collective not done in time
+ *   HPC_COLL_STALL=SECONDS a call that makes no progress this long (default
+ *                          1; 0 = never) looks for ranks that run it with
+ *                          another algorithm (e.g. one rank passed host
+ *                          memory where the others passed device memory):
+ *                          one line naming both, and the job ends
  *   HPC_CUDA_AWARE=0|1     override detection of CUDA-aware MPI
  *   HPC_COLL_YIELD=0|1     yield the core while waiting (default: when the
  *                          node has more ranks than cores)

@@ -1,11 +1,14 @@
 /* coll_misuse.c - programs that misuse collectives on purpose, for
  * coll_misuse.sh: "desync" (ranks disagree on the count, or call different
- * collectives), "timeout" (rank 1 never joins), "ok" (correct calls under
+ * collectives), "timeout" (rank 1 never joins), "algmix" (auto runs
+ * another algorithm on the last rank, as host memory among device memory
+ * would make it: HPC_COLL_ALLREDUCE differs), "ok" (correct calls under
  * HPC_DEBUG=coll, including nonblocking ones in flight). */
 #include "config.h"
 #include "hpc_coll.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -25,6 +28,12 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "desync-op")) {
         if (rank == p - 1) e |= hpc_bcast(x, 8, HPC_FLOAT32, 0, MPI_COMM_WORLD, HPC_ALG_TREE);
         else e |= hpc_allreduce(x, y, 8, HPC_FLOAT32, HPC_MAX, MPI_COMM_WORLD, HPC_ALG_TREE);
+    } else if (!strcmp(mode, "algmix")) {
+        /* settings are read at the first collective: set them before it */
+        setenv("HPC_COLL_ALLREDUCE", rank == p - 1 ? "tree" : "ring", 1);
+        float big[4096] = {0}, out[4096];
+        for (int i = 0; i < 3; i++) e |= hpc_barrier(MPI_COMM_WORLD, HPC_ALG_BUTTERFLY);
+        e |= hpc_allreduce(big, out, 4096, HPC_FLOAT32, HPC_SUM, MPI_COMM_WORLD, HPC_ALG_AUTO);
     } else if (!strcmp(mode, "timeout")) {
         e |= hpc_barrier(MPI_COMM_WORLD, HPC_ALG_BUTTERFLY);
         if (rank == 1) sleep(30);        /* never joins; the watchdog ends the job */

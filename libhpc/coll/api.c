@@ -107,7 +107,8 @@ static int coll_start(const hpc_coll_args_t *a0, MPI_Comm comm, int blocking, hp
     if (!r) return HPC_ERR(HPC_ERR_NOMEM, "request");
     r->cc = cc;
     r->seq = cc->seq++;
-    r->tag = (int)(r->seq % (uint64_t)cc->tag_ub);
+    r->tag = coll_tag(cc, r->seq, alg);
+    r->automatic = a.alg == HPC_ALG_AUTO;
     r->coll = a.coll;
     r->alg = alg;
     r->dt = a.dtype;
@@ -118,7 +119,7 @@ static int coll_start(const hpc_coll_args_t *a0, MPI_Comm comm, int blocking, hp
     r->blocking = blocking;
     r->sendbuf = a.sendbuf;
     r->recvbuf = a.recvbuf;
-    r->t0 = MPI_Wtime();
+    r->t0 = r->t_round = MPI_Wtime();
     coll_sched_init(&r->s);
     int e = coll_build(r, &a);
     if (e < 0) {

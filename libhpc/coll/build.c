@@ -152,8 +152,10 @@ int coll_build(hpc_request_t *r, const hpc_coll_args_t *a)
      * where MPI is CUDA-aware, else through pinned host shadows */
     int stage = r->dev && row->backend != COLL_BE_NCCL && !hpc_coll_cuda_aware();
     /* native blocking = MPI's blocking call, unless requests of ours are in
-     * flight: then MPI's nonblocking call, progressed with them */
-    r->ext.blocking = r->blocking && !coll_requests_in_flight();
+     * flight: then MPI's nonblocking call, progressed with them; and where
+     * auto could have sent other ranks to NCCL, so that a mismatch can be
+     * seen (mismatch.c) */
+    r->ext.blocking = r->blocking && !coll_requests_in_flight() && !(r->automatic && hpc_have_nccl());
     if (row->backend == COLL_BE_P2P || stage) return build_own(r, row, a, stage);
     coll_build_t b = build_args(r, a);
     return row->build(&b);

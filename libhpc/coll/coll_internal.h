@@ -23,6 +23,7 @@
  *   native.c nccl.c                         backends (builders)
  *   request.c      requests in flight, progress, watchdog, test/wait
  *   desync.c       HPC_DEBUG=coll: ranks compare their calls
+ *   mismatch.c     ranks that run one call with different algorithms
  *   sched.c        schedules: steps and rounds, built and advanced
  *   comm.c         per-communicator state, scratch pool, cleanup hooks
  *   device.c cuda.cu   CUDA memory, streams, kernels (stubs without CUDA)
@@ -40,10 +41,13 @@
 struct coll_comm;
 /* What a file hangs on a communicator's state and how to undo it: comm.c
  * calls every fini, in this order, when the communicator is freed. */
-enum { COLL_HOOK_REQUESTS, COLL_HOOK_NCCL, COLL_HOOK_DEVICE, COLL_NHOOKS };
+enum { COLL_HOOK_REQUESTS, COLL_HOOK_BEACONS, COLL_HOOK_NCCL, COLL_HOOK_DEVICE, COLL_NHOOKS };
 typedef struct {
     void (*fini)(struct coll_comm *cc);
+    void (*abort)(struct coll_comm *cc);    /* the job ends: stop now (coll_abort_all) */
 } coll_hook_t;
+typedef struct coll_beacon_out coll_beacon_out_t;   /* mismatch.c */
+#define COLL_BEACONS_KEPT 16
 
 /* A scratch buffer kept for reuse: kind 0 host, 1 pinned host, 2 device. */
 #define COLL_POOL_SLOTS 6
@@ -69,6 +73,9 @@ typedef struct coll_comm {
     int yield;              /* more ranks on this node than cores: yield when idle */
     coll_pooled_t pool[COLL_POOL_SLOTS];   /* scratch kept for reuse (comm.c) */
     size_t pool_bytes;
+    coll_beacon_out_t *bout;                /* beacons sent (mismatch.c) */
+    unsigned char bin[COLL_BEACONS_KEPT][32];   /* the latest beacons received */
+    unsigned nbin;
     coll_hook_t hook[COLL_NHOOKS];
 } coll_comm_t;
 
@@ -147,6 +154,11 @@ struct hpc_request {
     double t0;
     int completed;          /* finished (successfully or not) */
     int detached;           /* hpc_request_free: freed when it completes */
+    int automatic;          /* the algorithm is auto's choice */
+    /* stalls (request.c) and what they found (mismatch.c) */
+    int stall_round;        /* the round t_round belongs to */
+    double t_round, t_check, mismatch_t;
+    int beaconed;
     int err;                /* its error code when it failed */
 };
 
@@ -182,6 +194,8 @@ typedef struct {
     size_t segment;         /* HPC_COLL_SEGMENT: pipeline segment, bytes */
     int debug;              /* HPC_DEBUG names coll */
     double timeout;         /* HPC_TIMEOUT, seconds (0: no watchdog) */
+    double stall;           /* HPC_COLL_STALL: seconds without progress before
+                             * looking for a mismatch (0: never) */
     int cuda_aware;         /* HPC_CUDA_AWARE (-1: not set) */
     int yield;              /* HPC_COLL_YIELD (-1: not set) */
     double alpha, beta, gamma;   /* HPC_COLL_ALPHA/_BETA/_GAMMA */
@@ -224,6 +238,9 @@ int coll_cuda_scale(void *stream, int dt, void *buf, size_t n, int div);
 
 /* comm.c */
 int coll_get_comm(MPI_Comm comm, coll_comm_t **out);
+/* The job is ending (hpc_abort): every communicator's abort hooks (NCCL's
+ * ncclCommAbort), so no GPU work waits for peers that are gone. */
+void coll_abort_all(void);
 /* fn runs once at MPI_Finalize, before MPI goes away */
 int coll_at_mpi_finalize(void (*fn)(void));
 /* Scratch memory of r's kind (host or device), freed with r. */
@@ -250,6 +267,12 @@ int coll_ext_step(coll_sched_t *s);
 int coll_round(coll_sched_t *s);   /* close the current round */
 /* Advance r one or more rounds without blocking; *done at the end. */
 int coll_sched_progress(hpc_request_t *r, int *done);
+
+/* mismatch.c: the tag of call seq's messages under alg */
+int coll_tag(const coll_comm_t *cc, uint64_t seq, hpc_alg_t alg);
+/* r is stalled: does some rank run it with another algorithm?  If so, one
+ * line and the job ends. */
+void coll_mismatch_check(hpc_request_t *r, double now);
 
 /* desync.c: the call about to start on cc (HPC_DEBUG=coll) */
 int coll_desync_check(coll_comm_t *cc, const hpc_coll_args_t *a, hpc_alg_t alg);

@@ -64,6 +64,13 @@ static int self_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
     return MPI_SUCCESS;
 }
 
+void coll_abort_all(void)
+{
+    for (coll_comm_t *cc = all_comms; cc; cc = cc->next)
+        for (int i = 0; i < COLL_NHOOKS; i++)
+            if (cc->hook[i].abort) cc->hook[i].abort(cc);
+}
+
 int coll_get_comm(MPI_Comm comm, coll_comm_t **out)
 {
     int flag = 0, inter = 0;

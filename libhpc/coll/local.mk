@@ -14,6 +14,7 @@ libhpc_libhpc_la_SOURCES += \
 	libhpc/coll/nccl.c \
 	libhpc/coll/request.c \
 	libhpc/coll/desync.c \
+	libhpc/coll/mismatch.c \
 	libhpc/coll/sched.c \
 	libhpc/coll/comm.c \
 	libhpc/coll/device.c \

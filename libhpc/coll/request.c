@@ -122,15 +122,33 @@ static void finish(hpc_request_t *q, int err)
     coll_request_free(q);
 }
 
-/* Advance every request in flight once.  Errors stay with their request. */
-static void progress_all(double timeout, double now)
+/* r is not done at time now: the watchdog, and a look for a mismatch
+ * (mismatch.c) once it has completed no round for HPC_COLL_STALL seconds
+ * - then every quarter of that while the stall lasts. */
+static void waiting(hpc_request_t *r, double now)
 {
+    const coll_settings_t *st = coll_settings();
+    if (st->timeout > 0 && now - r->t0 > st->timeout) watchdog_fire(r, now - r->t0);
+    if (r->s.cur != r->stall_round) {
+        r->stall_round = r->s.cur;
+        r->t_round = now;
+        return;
+    }
+    if (st->stall <= 0 || now - r->t_round < st->stall || now < r->t_check) return;
+    r->t_check = now + st->stall / 4;
+    coll_mismatch_check(r, now);
+}
+
+/* Advance every request in flight once.  Errors stay with their request. */
+static void progress_all(void)
+{
+    double now = MPI_Wtime();
     for (hpc_request_t *q = active, *nx; q; q = nx) {
         nx = q->next;
         int done = 0;
         int e = req_progress(q, &done);
         if (done) finish(q, e);
-        else if (timeout > 0 && now - q->t0 > timeout) watchdog_fire(q, now - q->t0);
+        else waiting(q, now);
     }
 }
 
@@ -139,12 +157,11 @@ static void progress_all(double timeout, double now)
  * scratch goes back to the pool now). */
 static void drain(coll_comm_t *cc)
 {
-    double t = coll_timeout();
     for (;;) {
         int left = 0;
         for (hpc_request_t *q = active; q; q = q->next) left += q->cc == cc;
         if (!left) break;
-        progress_all(t, t > 0 ? MPI_Wtime() : 0);
+        progress_all();
     }
 }
 
@@ -161,20 +178,16 @@ int coll_request_run(hpc_request_t *r, int blocking, hpc_request_t **out)
     int e = 0;
     if (blocking) {
         /* progress this one and everything else in flight until it is done */
-        double t = coll_timeout();
         int spins = 0;
         for (;;) {
             int done = 0, cur = r->s.cur;
             e = req_progress(r, &done);
             /* the others advance at least once per call, freed ones too */
-            if (active) progress_all(t, t > 0 ? MPI_Wtime() : 0);
+            if (active) progress_all();
             if (done) break;
             spins = r->s.cur == cur ? spins + 1 : 0;
             idle(r->cc, spins);
-            if (t > 0) {
-                double now = MPI_Wtime();
-                if (now - r->t0 > t) watchdog_fire(r, now - r->t0);
-            }
+            waiting(r, MPI_Wtime());
         }
         coll_request_free(r);
         if (e < 0) return hpc_error_push(e, __FILE__, __LINE__, __func__);
@@ -199,8 +212,7 @@ int hpc_test(hpc_request_t **req, int *done)
         *done = 1;
         return 0;
     }
-    double t = coll_timeout();
-    progress_all(t, t > 0 ? MPI_Wtime() : 0);
+    progress_all();
     if (!r->completed) return 0;
     int e = r->err;
     coll_request_free(r);

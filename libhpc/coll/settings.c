@@ -74,6 +74,7 @@ static void load(void)
     set.segment = env_size("HPC_COLL_SEGMENT", 128 * 1024, 64);
     set.debug = env_debug();
     set.timeout = env_double("HPC_TIMEOUT", 0, 0);
+    set.stall = env_double("HPC_COLL_STALL", 1, 0);
     set.cuda_aware = env_flag("HPC_CUDA_AWARE");
     set.yield = env_flag("HPC_COLL_YIELD");
     /* one shared-memory message ~2 us; ~5 GB/s copy; ~4 GB/s reduce */
