@@ -213,6 +213,46 @@ HPC_EXPORT void hpc_coll_buf_counts(const hpc_coll_args_t *a, int rank, int nran
                          size_t *send_count, size_t *recv_count);
 
 /* ------------------------------------------------------------------ */
+/* Stream-ordered collectives (device buffers; built here without any   */
+/* CUDA header).  The call is ordered after the work already queued on */
+/* stream and returns at once with a request: NCCL's work goes on the   */
+/* stream itself (no host synchronisation); MPI and hpckit's schedules  */
+/* record an event on the stream and their first round waits for it by  */
+/* polling, as the requests in flight advance.  Complete the request    */
+/* with hpc_test/hpc_wait, or let go of it with hpc_request_free; for   */
+/* later work on a stream to wait for it without the host, use          */
+/* hpc_request_stream_wait.  stream NULL is the legacy default stream.  */
+/* Without a GPU only NULL is accepted, and the call is hpc_icoll's.    */
+/* ------------------------------------------------------------------ */
+typedef void *hpc_stream_t;   /* a cudaStream_t */
+
+HPC_EXPORT int hpc_icoll_stream(const hpc_coll_args_t *a, MPI_Comm comm, hpc_stream_t stream,
+                                hpc_request_t **req);
+HPC_EXPORT int hpc_iallreduce_stream(const void *sendbuf, void *recvbuf, size_t count,
+                                     hpc_dtype_t dt, hpc_op_t op, MPI_Comm comm, hpc_alg_t alg,
+                                     hpc_stream_t stream, hpc_request_t **req);
+HPC_EXPORT int hpc_ibcast_stream(void *buf, size_t count, hpc_dtype_t dt, int root, MPI_Comm comm,
+                                 hpc_alg_t alg, hpc_stream_t stream, hpc_request_t **req);
+HPC_EXPORT int hpc_ireduce_stream(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
+                                  hpc_op_t op, int root, MPI_Comm comm, hpc_alg_t alg,
+                                  hpc_stream_t stream, hpc_request_t **req);
+HPC_EXPORT int hpc_iallgather_stream(const void *sendbuf, void *recvbuf, size_t count,
+                                     hpc_dtype_t dt, MPI_Comm comm, hpc_alg_t alg,
+                                     hpc_stream_t stream, hpc_request_t **req);
+HPC_EXPORT int hpc_ireduce_scatter_stream(const void *sendbuf, void *recvbuf, size_t count,
+                                          hpc_dtype_t dt, hpc_op_t op, MPI_Comm comm,
+                                          hpc_alg_t alg, hpc_stream_t stream,
+                                          hpc_request_t **req);
+/* Work queued on stream after this waits for req to complete, the host
+ * not blocked: NCCL's work, by its event; a request the host progresses
+ * (MPI, hpckit's schedules), by a one-thread kernel on the stream that
+ * waits until the host has completed it - so this rank must keep calling
+ * libhpc (hpc_test, any collective) until then.  On the legacy default
+ * stream (NULL) the host waits instead.  req stays the caller's to
+ * complete or free; a completed request has nothing left to wait for. */
+HPC_EXPORT int hpc_request_stream_wait(hpc_request_t *req, hpc_stream_t stream);
+
+/* ------------------------------------------------------------------ */
 /* Self-test (hpc-info --selftest): every collective x every algorithm, */
 /* blocking and nonblocking (test-polled), small sizes, several dtypes  */
 /* and ops, on host buffers and, with include_device and a GPU, device  */

@@ -16,11 +16,13 @@
 # coll_registry: the table of algorithms is complete, everything derived
 #   from it agrees with it, and every row passes the self-test.
 # coll_device: device buffers and NCCL; skips without a GPU.
+# coll_stream: stream-ordered calls and hpc_request_stream_wait: the host
+#   part everywhere, the device part where every rank has a GPU.
 # coll_misuse.sh: HPC_DEBUG=coll desync check and HPC_TIMEOUT watchdog.
 # coll_bench.sh: hpc-collbench options, outputs and usage errors.
 check_PROGRAMS += tests/coll_ops tests/coll_errors tests/coll_selftest tests/coll_device \
 	tests/coll_misuse tests/coll_registry tests/coll_wrap tests/coll_split \
-	tests/coll_pool tests/coll_request_free
+	tests/coll_pool tests/coll_request_free tests/coll_stream
 tests_coll_ops_SOURCES = tests/coll_ops.c tests/coll_testlib.h
 tests_coll_errors_SOURCES = tests/coll_errors.c
 tests_coll_selftest_SOURCES = tests/coll_selftest.c
@@ -30,6 +32,7 @@ tests_coll_registry_SOURCES = tests/coll_registry.c
 tests_coll_wrap_SOURCES = tests/coll_wrap.c
 tests_coll_pool_SOURCES = tests/coll_pool.c
 tests_coll_request_free_SOURCES = tests/coll_request_free.c
+tests_coll_stream_SOURCES = tests/coll_stream.c
 tests_coll_split_SOURCES = tests/coll_ops.c tests/coll_testlib.h
 tests_coll_split_CPPFLAGS = $(AM_CPPFLAGS) -DCOLL_SPLIT
 TESTS += tests/coll_ops-np1.mpi tests/coll_ops-np2.mpi tests/coll_ops-np3.mpi tests/coll_ops-np4.mpi \
@@ -39,6 +42,7 @@ TESTS += tests/coll_ops-np1.mpi tests/coll_ops-np2.mpi tests/coll_ops-np3.mpi te
 	 tests/coll_wrap-np2.mpi tests/coll_wrap-np3.mpi \
 	 tests/coll_split-np2.mpi tests/coll_split-np3.mpi tests/coll_pool-np2.mpi \
 	 tests/coll_request_free-np2.mpi tests/coll_request_free-np3.mpi \
-	 tests/coll_device-np1.mpi tests/coll_device-np2.mpi
+	 tests/coll_device-np1.mpi tests/coll_device-np2.mpi \
+	 tests/coll_stream-np1.mpi tests/coll_stream-np2.mpi
 dist_check_SCRIPTS += tests/coll_misuse.sh tests/coll_bench.sh
 TESTS += tests/coll_misuse.sh tests/coll_bench.sh

@@ -60,7 +60,51 @@ static int validate(const hpc_coll_args_t *a, const coll_comm_t *cc)
     return 0;
 }
 
-static int coll_start(const hpc_coll_args_t *a0, MPI_Comm comm, int blocking, hpc_request_t **out)
+/* Device memory if either buffer is (checked: not one of each). */
+static int memory_kind(const hpc_coll_args_t *a, const coll_comm_t *cc, int *dev)
+{
+    int sdev = a->sendbuf && a->sendbuf != HPC_IN_PLACE && coll_is_device_ptr(a->sendbuf);
+    int rdev = a->recvbuf && a->recvbuf != HPC_IN_PLACE && coll_is_device_ptr(a->recvbuf);
+    size_t sc, rc;
+    hpc_coll_buf_counts(a, cc->rank, cc->size, &sc, &rc);
+    if (sc && rc && a->sendbuf && a->recvbuf && a->sendbuf != HPC_IN_PLACE &&
+        a->recvbuf != HPC_IN_PLACE && sdev != rdev)
+        return HPC_ERR(HPC_ERR_ARG, "%s: sendbuf and recvbuf must both be host or both be device memory",
+                       hpc_coll_name(a->coll));
+    *dev = sdev || rdev;
+    return 0;
+}
+
+/* The algorithm to run; *dev may turn to 1 for NCCL on empty buffers. */
+static int resolve(const hpc_coll_args_t *a, coll_comm_t *cc, int *dev, hpc_alg_t *out)
+{
+    /* may NCCL run on cc?  Asked where every rank asks alike: at the
+     * first call that auto or nccl could send to NCCL, whatever the
+     * memory kind (nccl_comm.c) */
+    if (hpc_have_nccl() && (a->alg == HPC_ALG_AUTO || a->alg == HPC_ALG_NCCL))
+        HPC_TRY(coll_nccl_probe(cc));
+    hpc_alg_t alg = a->alg;
+    if (alg == HPC_ALG_AUTO) {
+        size_t bytes = a->count * hpc_dtype_size(a->dtype);
+        HPC_TRY(coll_select(a->coll, bytes, cc->size, *dev, &alg));
+        /* NCCL refused here (ranks share a GPU): auto falls back to ours */
+        if (alg == HPC_ALG_NCCL && !coll_nccl_ready(cc))
+            HPC_TRY(coll_select(a->coll, bytes, cc->size, 0, &alg));
+    }
+    if (alg == HPC_ALG_NCCL && !*dev) {
+        /* an empty buffer has no memory kind: decide by what NCCL needs */
+        if (a->count == 0 || a->coll == HPC_COLL_BARRIER) *dev = hpc_have_nccl();
+        if (!*dev)
+            return HPC_ERR(HPC_ERR_ARG, "%s: algorithm 'nccl' needs device buffers", hpc_coll_name(a->coll));
+    }
+    *out = alg;
+    return 0;
+}
+
+/* Start the call a: blocking, or return it in flight in *out; stream:
+ * stream-ordered on the CUDA stream *stream (NULL: not). */
+static int coll_start(const hpc_coll_args_t *a0, MPI_Comm comm, int blocking, hpc_stream_t *stream,
+                      hpc_request_t **out)
 {
     if (!a0) return HPC_ERR(HPC_ERR_ARG, "NULL arguments");
     hpc_coll_args_t a = *a0;
@@ -74,33 +118,15 @@ static int coll_start(const hpc_coll_args_t *a0, MPI_Comm comm, int blocking, hp
     if (!hpc_coll_reduces(a.coll)) a.op = HPC_SUM;
     if (!coll_rooted(a.coll)) a.root = 0;
     HPC_TRY(validate(&a, cc));
-
-    /* memory kind: device if either buffer is */
-    int sdev = a.sendbuf && a.sendbuf != HPC_IN_PLACE && coll_is_device_ptr(a.sendbuf);
-    int rdev = a.recvbuf && a.recvbuf != HPC_IN_PLACE && coll_is_device_ptr(a.recvbuf);
-    size_t sc, rc;
-    hpc_coll_buf_counts(&a, cc->rank, cc->size, &sc, &rc);
-    if (sc && rc && a.sendbuf && a.recvbuf && a.sendbuf != HPC_IN_PLACE &&
-        a.recvbuf != HPC_IN_PLACE && sdev != rdev)
-        return HPC_ERR(HPC_ERR_ARG, "%s: sendbuf and recvbuf must both be host or both be device memory",
-                       hpc_coll_name(a.coll));
-    int dev = sdev || rdev;
-
-    hpc_alg_t alg = a.alg;
-    if (alg == HPC_ALG_AUTO) {
-        size_t bytes = a.count * hpc_dtype_size(a.dtype);
-        HPC_TRY(coll_select(a.coll, bytes, cc->size, dev, &alg));
-        /* NCCL refused here (ranks share a GPU): auto falls back to ours */
-        if (alg == HPC_ALG_NCCL && !coll_nccl_ready(cc))
-            HPC_TRY(coll_select(a.coll, bytes, cc->size, 0, &alg));
-    }
-    if (alg == HPC_ALG_NCCL && !dev) {
-        /* an empty buffer has no memory kind: decide by what NCCL needs */
-        if (a.count == 0 || a.coll == HPC_COLL_BARRIER) dev = hpc_have_nccl();
-        if (!dev)
-            return HPC_ERR(HPC_ERR_ARG, "%s: algorithm 'nccl' needs device buffers", hpc_coll_name(a.coll));
-    }
-
+    /* no GPU: no stream can hold work, and the legacy one (NULL) is none */
+    int streamed = stream && coll_dev_count() > 0;
+    if (stream && !streamed && *stream)
+        return HPC_ERR(HPC_ERR_NOGPU, "%s: a CUDA stream, but %s", hpc_coll_name(a.coll),
+                       hpc_have_cuda() ? "this process sees no GPU" : "this build has no CUDA");
+    int dev = 0;
+    hpc_alg_t alg = HPC_ALG_AUTO;
+    HPC_TRY(memory_kind(&a, cc, &dev));
+    HPC_TRY(resolve(&a, cc, &dev, &alg));
     if (coll_debug_enabled()) HPC_TRY(coll_desync_check(cc, &a, alg));
 
     hpc_request_t *r = calloc(1, sizeof *r);
@@ -117,6 +143,8 @@ static int coll_start(const hpc_coll_args_t *a0, MPI_Comm comm, int blocking, hp
     r->root = a.root;
     r->dev = dev;
     r->blocking = blocking;
+    r->streamed = streamed;
+    r->ustream = streamed ? *stream : NULL;
     r->sendbuf = a.sendbuf;
     r->recvbuf = a.recvbuf;
     r->t0 = r->t_round = MPI_Wtime();
@@ -132,7 +160,7 @@ static int coll_start(const hpc_coll_args_t *a0, MPI_Comm comm, int blocking, hp
 
 int hpc_coll(const hpc_coll_args_t *a, MPI_Comm comm)
 {
-    HPC_TRY(coll_start(a, comm, 1, NULL));
+    HPC_TRY(coll_start(a, comm, 1, NULL, NULL));
     return 0;
 }
 
@@ -140,7 +168,16 @@ int hpc_icoll(const hpc_coll_args_t *a, MPI_Comm comm, hpc_request_t **req)
 {
     if (!req) return HPC_ERR(HPC_ERR_ARG, "NULL request pointer");
     hpc_request_t *r = NULL;
-    HPC_TRY(coll_start(a, comm, 0, &r));
+    HPC_TRY(coll_start(a, comm, 0, NULL, &r));
+    *req = r;
+    return 0;
+}
+
+int hpc_icoll_stream(const hpc_coll_args_t *a, MPI_Comm comm, hpc_stream_t stream, hpc_request_t **req)
+{
+    if (!req) return HPC_ERR(HPC_ERR_ARG, "NULL request pointer");
+    hpc_request_t *r = NULL;
+    HPC_TRY(coll_start(a, comm, 0, &stream, &r));
     *req = r;
     return 0;
 }
@@ -259,3 +296,38 @@ int hpc_ialltoall(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t 
     return hpc_icoll(&a, comm, req);
 }
 
+
+/* ---- stream-ordered ------------------------------------------------ */
+int hpc_iallreduce_stream(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
+                          hpc_op_t op, MPI_Comm comm, hpc_alg_t alg, hpc_stream_t stream,
+                          hpc_request_t **req)
+{
+    ARGS(HPC_COLL_ALLREDUCE, sendbuf, recvbuf, count, dt, op, 0, alg);
+    return hpc_icoll_stream(&a, comm, stream, req);
+}
+int hpc_ibcast_stream(void *buf, size_t count, hpc_dtype_t dt, int root, MPI_Comm comm,
+                      hpc_alg_t alg, hpc_stream_t stream, hpc_request_t **req)
+{
+    ARGS(HPC_COLL_BCAST, NULL, buf, count, dt, HPC_SUM, root, alg);
+    return hpc_icoll_stream(&a, comm, stream, req);
+}
+int hpc_ireduce_stream(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
+                       hpc_op_t op, int root, MPI_Comm comm, hpc_alg_t alg, hpc_stream_t stream,
+                       hpc_request_t **req)
+{
+    ARGS(HPC_COLL_REDUCE, sendbuf, recvbuf, count, dt, op, root, alg);
+    return hpc_icoll_stream(&a, comm, stream, req);
+}
+int hpc_iallgather_stream(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
+                          MPI_Comm comm, hpc_alg_t alg, hpc_stream_t stream, hpc_request_t **req)
+{
+    ARGS(HPC_COLL_ALLGATHER, sendbuf, recvbuf, count, dt, HPC_SUM, 0, alg);
+    return hpc_icoll_stream(&a, comm, stream, req);
+}
+int hpc_ireduce_scatter_stream(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
+                               hpc_op_t op, MPI_Comm comm, hpc_alg_t alg, hpc_stream_t stream,
+                               hpc_request_t **req)
+{
+    ARGS(HPC_COLL_REDUCE_SCATTER, sendbuf, recvbuf, count, dt, op, 0, alg);
+    return hpc_icoll_stream(&a, comm, stream, req);
+}

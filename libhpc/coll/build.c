@@ -156,6 +156,13 @@ int coll_build(hpc_request_t *r, const hpc_coll_args_t *a)
      * auto could have sent other ranks to NCCL, so that a mismatch can be
      * seen (mismatch.c) */
     r->ext.blocking = r->blocking && !coll_requests_in_flight() && !(r->automatic && hpc_have_nccl());
+    /* stream-ordered: the first round waits for the input, which the
+     * caller's stream is still making (NCCL waits on that stream itself) */
+    if (r->streamed && row->backend != COLL_BE_NCCL) {
+        HPC_TRY(coll_dev_event_record(r->ustream, &r->ready_ev));
+        HPC_TRY(coll_gate_step(&r->s));
+        HPC_TRY(coll_round(&r->s));
+    }
     if (row->backend == COLL_BE_P2P || stage) return build_own(r, row, a, stage);
     coll_build_t b = build_args(r, a);
     return row->build(&b);

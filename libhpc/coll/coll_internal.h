@@ -21,11 +21,13 @@
  *                  is derived from it: names, parsers, lists, costs
  *   alg/tree.c alg/ring.c alg/butterfly.c   own algorithms (builders)
  *   native.c nccl.c                         backends (builders)
+ *   nccl_comm.c    NCCL communicators: probe, nonblocking setup, abort
  *   request.c      requests in flight, progress, watchdog, test/wait
  *   desync.c       HPC_DEBUG=coll: ranks compare their calls
  *   mismatch.c     ranks that run one call with different algorithms
  *   sched.c        schedules: steps and rounds, built and advanced
  *   comm.c         per-communicator state, scratch pool, cleanup hooks
+ *   devsync.c      events requests poll, flags streams wait on
  *   device.c cuda.cu   CUDA memory, streams, kernels (stubs without CUDA)
  *   reduce.c       host reductions
  *   settings.c     the HPC_* environment
@@ -66,10 +68,14 @@ typedef struct coll_comm {
     int rank, size;
     uint64_t seq;           /* collectives started on this comm (same on every rank) */
     int tag_ub;
-    void *nccl;             /* ncclComm_t, created on first use */
-    int nccl_state;         /* 0 untried, 1 ready, <0 refused (error code) */
+    void *nccl;             /* ncclComm_t, created on first use (nccl_comm.c) */
+    int nccl_state;         /* 0 not probed, 1 usable, 2 ready, <0 refused or broken */
+    int nccl_setup;         /* setting up: 0 no, 1 unique id in flight, 2 NCCL init */
+    unsigned char nccl_id[128];     /* ncclUniqueId */
+    MPI_Request nccl_idreq;
     char nccl_why[256];     /* why NCCL was refused */
-    void *stream;           /* cudaStream_t of this comm's device work */
+    void *stream;           /* cudaStream_t of this comm's device work (blocking) */
+    void *nbstream;         /* and of stream-ordered calls (non-blocking) */
     int yield;              /* more ranks on this node than cores: yield when idle */
     coll_pooled_t pool[COLL_POOL_SLOTS];   /* scratch kept for reuse (comm.c) */
     size_t pool_bytes;
@@ -84,7 +90,8 @@ enum {
     ST_EXT,                 /* an external operation (native MPI, NCCL) */
     ST_REDUCE,              /* dst = a (op) b, elements */
     ST_COPY,                /* dst = a, bytes (any memory kinds) */
-    ST_SCALE                /* dst /= n_div (AVG), elements */
+    ST_SCALE,               /* dst /= n_div (AVG), elements */
+    ST_GATE                 /* the round waits for the call's input (stream-ordered) */
 };
 
 typedef struct coll_step {
@@ -111,7 +118,8 @@ typedef struct coll_ext {
     int blocking;           /* post may block (native blocking call) */
     MPI_Request *mreqs;     /* native: the calls in flight */
     int nmreq, mcap;
-    void *event;            /* cudaEvent_t for NCCL */
+    void *event;            /* NCCL: cudaEvent_t recorded after its work */
+    int stage;              /* NCCL: 0 waits for the communicator, 1 launching, 2 launched */
 } coll_ext_t;
 
 typedef struct coll_sched {
@@ -126,6 +134,8 @@ typedef struct coll_sched {
     int nreq, reqcap;
     int nleft;              /* requests of the round not yet complete */
     int arrival;            /* the round has reductions on arrival */
+    int dev_pending;        /* device work queued in this round */
+    int fence;              /* the fence event marks device work not yet seen done */
 } coll_sched_t;
 
 struct hpc_request {
@@ -160,6 +170,14 @@ struct hpc_request {
     double t_round, t_check, mismatch_t;
     int beaconed;
     int err;                /* its error code when it failed */
+    /* device work (devsync.c) */
+    int streamed;           /* stream-ordered call (hpc_icoll_stream) */
+    void *ustream;          /* its caller's cudaStream_t */
+    void *lstream;          /* the stream of r's own device steps */
+    void *ready_ev;         /* recorded on ustream at the call: input ready */
+    void *fence_ev;         /* after a round's device work */
+    int flag[4], nflag;     /* streams waiting for r (hpc_request_stream_wait) */
+    int enqueued;           /* NCCL: its work is on its stream (ext.event recorded) */
 };
 
 /* Segments of one step in flight at a time in the reduce-on-arrival
@@ -217,14 +235,14 @@ void coll_reduce_host(hpc_dtype_t dt, hpc_op_t op, void *dst, const void *a,
                       const void *b, size_t n);
 void coll_scale_host(hpc_dtype_t dt, void *buf, size_t n, int div);
 
-/* device.c (stubs without CUDA) */
+/* device.c (stubs without CUDA): streams take cudaStream_t as void * */
 int coll_is_device_ptr(const void *p);
-int coll_dev_stream(coll_comm_t *cc, void **out);   /* cc's cudaStream_t */
-int coll_dev_reduce(coll_comm_t *cc, hpc_dtype_t dt, hpc_op_t op, void *dst,
+/* cc's stream: blocking (legacy semantics) or non-blocking (stream-ordered) */
+int coll_dev_stream(coll_comm_t *cc, int nonblocking, void **out);
+int coll_dev_reduce(void *stream, hpc_dtype_t dt, hpc_op_t op, void *dst,
                     const void *a, const void *b, size_t n);
-int coll_dev_scale(coll_comm_t *cc, hpc_dtype_t dt, void *buf, size_t n, int div);
-int coll_dev_copy(coll_comm_t *cc, void *dst, const void *src, size_t bytes);
-int coll_dev_sync(coll_comm_t *cc);
+int coll_dev_scale(void *stream, hpc_dtype_t dt, void *buf, size_t n, int div);
+int coll_dev_copy(void *stream, void *dst, const void *src, size_t bytes);
 int coll_dev_alloc(size_t bytes, int kind, void **out);
 void coll_dev_free(void *p, int kind);
 int coll_dev_memcpy(void *dst, const void *src, size_t bytes);
@@ -234,7 +252,18 @@ int coll_dev_count(void);
 int coll_cuda_reduce(void *stream, int dt, int op, void *dst, const void *a,
                      const void *b, size_t n);
 int coll_cuda_scale(void *stream, int dt, void *buf, size_t n, int div);
+int coll_cuda_wait_flag(void *stream, volatile unsigned *flag, volatile unsigned *ack);
 #endif
+
+/* devsync.c: events polled by requests, flags streams wait on */
+int coll_dev_event_record(void *stream, void **ev);    /* creates *ev if NULL */
+int coll_dev_event_done(void *ev, int *done);
+void coll_dev_event_free(void *ev);
+int coll_dev_stream_wait_event(void *stream, void *ev);
+void coll_dev_stream_sync(void *stream);   /* error paths only: blocks */
+/* a kernel on stream waits until coll_dev_flag_set(*slot) */
+int coll_dev_flag_wait(void *stream, int *slot);
+void coll_dev_flag_set(int slot);
 
 /* comm.c */
 int coll_get_comm(MPI_Comm comm, coll_comm_t **out);
@@ -264,6 +293,7 @@ int coll_copy(coll_build_t *b, void *dst, const void *src, size_t bytes);
 int coll_copy_k(coll_sched_t *s, void *dst, const void *src, size_t bytes, int dev);
 int coll_scale(coll_sched_t *s, void *buf, size_t n, int div, int dev);
 int coll_ext_step(coll_sched_t *s);
+int coll_gate_step(coll_sched_t *s);   /* a round that waits for r->ready_ev */
 int coll_round(coll_sched_t *s);   /* close the current round */
 /* Advance r one or more rounds without blocking; *done at the end. */
 int coll_sched_progress(hpc_request_t *r, int *done);
@@ -289,9 +319,17 @@ extern long coll_native_splits;     /* calls beyond it, split or with a big type
 MPI_Datatype coll_mpi_dtype(hpc_dtype_t dt);
 int coll_mpi_op(hpc_dtype_t dt, hpc_op_t op, MPI_Op *out);
 
-/* NCCL (nccl.c) */
-/* 1 if NCCL works on cc (created now if need be; collective), else 0 */
-int coll_nccl_ready(coll_comm_t *cc);
+/* NCCL communicators (nccl_comm.c) */
+/* may NCCL run on cc?  Collective, once per communicator: at its first
+ * call whose algorithm is auto or nccl */
+int coll_nccl_probe(coll_comm_t *cc);
+int coll_nccl_ready(coll_comm_t *cc);   /* 1: the probe said yes */
+#ifdef HPC_HAVE_NCCL
+/* advance cc's setup; *ready (and *nc, an ncclComm_t) once it can work */
+int coll_nccl_setup(coll_comm_t *cc, void **nc, int *ready);
+/* result (ncclResult_t) failed what: abort cc's NCCL, HPC_ERR_NCCL */
+int coll_nccl_broken(coll_comm_t *cc, int result, const char *what);
+#endif
 
 /* algorithms (alg/) and backends (native.c, nccl.c): one builder per
  * row of the registry, declared from it */

@@ -1,4 +1,5 @@
-// cuda.cu - reduction and averaging kernels for device buffers.
+// cuda.cu - reduction and averaging kernels for device buffers, and the
+// kernel a stream waits in for a request the host progresses.
 //
 // Compiled by nvcc, so it includes no MPI header: dtype and op arrive as
 // the integer values of hpc_dtype_t / hpc_op_t (hpc_coll.h), spelled out
@@ -61,6 +62,20 @@ __global__ void scale_kernel(T *buf, size_t n, int div)
         buf[i] = narrow<T, A>(widen<T>(buf[i]) / (A)div);
 }
 
+// A stream waits here for a request the host progresses (devsync.c):
+// until the host sets *flag, then it says so in *ack (mapped pinned
+// memory, read through volatile so every look goes to the host).
+__global__ void wait_flag_kernel(const volatile unsigned *flag, volatile unsigned *ack)
+{
+    while (*flag == 0) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+        __nanosleep(2000);
+#endif
+    }
+    *ack = 1;
+    __threadfence_system();
+}
+
 void grid(size_t n, unsigned *blocks, unsigned *threads)
 {
     *threads = 256;
@@ -109,6 +124,12 @@ extern "C" int coll_cuda_reduce(void *stream, int dt, int op, void *dst, const v
     case BF16: return launch_reduce<__nv_bfloat16>(s, op, dst, a, b, n);
     default: return cudaErrorInvalidValue;
     }
+}
+
+extern "C" int coll_cuda_wait_flag(void *stream, volatile unsigned *flag, volatile unsigned *ack)
+{
+    wait_flag_kernel<<<1, 1, 0, static_cast<cudaStream_t>(stream)>>>(flag, ack);
+    return cudaGetLastError();
 }
 
 extern "C" int coll_cuda_scale(void *stream, int dt, void *buf, size_t n, int div)

@@ -84,10 +84,12 @@ int coll_desync_check(coll_comm_t *cc, const hpc_coll_args_t *a, hpc_alg_t alg)
         }
         free(seen);
         fprintf(stderr, "%s\n", line);
+        coll_abort_all();
         hpc_abort(1);
     }
     /* Other ranks give rank 0 time to print, then abort themselves. */
     sleep(3);
+    coll_abort_all();
     MPI_Abort(MPI_COMM_WORLD, 1);
     free(all);
     return HPC_ERR(HPC_ERR_MISMATCH, "collective desync");

@@ -66,67 +66,53 @@ int coll_is_device_ptr(const void *p)
 static void dev_comm_free(coll_comm_t *cc)
 {
     if (cc->stream) cudaStreamDestroy((cudaStream_t)cc->stream);
-    cc->stream = NULL;
+    if (cc->nbstream) cudaStreamDestroy((cudaStream_t)cc->nbstream);
+    cc->stream = cc->nbstream = NULL;
 }
 
-/* A blocking stream (not cudaStreamNonBlocking) on purpose: work on it
- * waits for the legacy default stream, so data a caller's kernels wrote
- * there is complete before we copy, reduce or hand it to NCCL. */
-int coll_dev_stream(coll_comm_t *cc, void **out)
+/* cc's streams for its device work.  The plain one is a blocking stream
+ * (not cudaStreamNonBlocking) on purpose: calls without a stream promise
+ * legacy default stream semantics, and work on it waits for the legacy
+ * default stream, so data a caller's kernels wrote there is complete
+ * before we copy, reduce or hand it to NCCL.  Stream-ordered calls order
+ * themselves with events instead and use the non-blocking one, which no
+ * work on the legacy stream (a stream waiting for them, say) can hold up. */
+int coll_dev_stream(coll_comm_t *cc, int nonblocking, void **out)
 {
-    if (!cc->stream) {
+    void **sp = nonblocking ? &cc->nbstream : &cc->stream;
+    if (!*sp) {
         cudaStream_t s;
-        HPC_CUDA(cudaStreamCreate(&s));
-        cc->stream = s;
+        if (nonblocking) HPC_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+        else HPC_CUDA(cudaStreamCreate(&s));
+        *sp = s;
         cc->hook[COLL_HOOK_DEVICE].fini = dev_comm_free;
     }
-    *out = cc->stream;
+    *out = *sp;
     return 0;
 }
 
-static int stream_of(coll_comm_t *cc, cudaStream_t *out)
-{
-    void *s = NULL;
-    HPC_TRY(coll_dev_stream(cc, &s));
-    *out = (cudaStream_t)s;
-    return 0;
-}
-
-int coll_dev_reduce(coll_comm_t *cc, hpc_dtype_t dt, hpc_op_t op, void *dst, const void *a,
+int coll_dev_reduce(void *stream, hpc_dtype_t dt, hpc_op_t op, void *dst, const void *a,
                     const void *b, size_t n)
 {
-    cudaStream_t s = NULL;
-    HPC_TRY(stream_of(cc, &s));
-    int e = coll_cuda_reduce(s, (int)dt, (int)op, dst, a, b, n);
+    int e = coll_cuda_reduce(stream, (int)dt, (int)op, dst, a, b, n);
     if (e != cudaSuccess)
         return HPC_ERR(HPC_ERR_CUDA, "reduction kernel (%s, %s, %zu elements): %s",
                        hpc_dtype_name(dt), hpc_op_name(op), n, cudaGetErrorString((cudaError_t)e));
     return 0;
 }
 
-int coll_dev_scale(coll_comm_t *cc, hpc_dtype_t dt, void *buf, size_t n, int div)
+int coll_dev_scale(void *stream, hpc_dtype_t dt, void *buf, size_t n, int div)
 {
-    cudaStream_t s = NULL;
-    HPC_TRY(stream_of(cc, &s));
-    int e = coll_cuda_scale(s, (int)dt, buf, n, div);
+    int e = coll_cuda_scale(stream, (int)dt, buf, n, div);
     if (e != cudaSuccess)
         return HPC_ERR(HPC_ERR_CUDA, "average kernel (%s): %s", hpc_dtype_name(dt),
                        cudaGetErrorString((cudaError_t)e));
     return 0;
 }
 
-int coll_dev_copy(coll_comm_t *cc, void *dst, const void *src, size_t bytes)
+int coll_dev_copy(void *stream, void *dst, const void *src, size_t bytes)
 {
-    cudaStream_t s = NULL;
-    HPC_TRY(stream_of(cc, &s));
-    HPC_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s));
-    return 0;
-}
-
-int coll_dev_sync(coll_comm_t *cc)
-{
-    if (!cc->stream) return 0;
-    HPC_CUDA(cudaStreamSynchronize((cudaStream_t)cc->stream));
+    HPC_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, (cudaStream_t)stream));
     return 0;
 }
 
@@ -152,26 +138,26 @@ int coll_is_device_ptr(const void *p)
     (void)p;
     return 0;
 }
-int coll_dev_reduce(coll_comm_t *cc, hpc_dtype_t dt, hpc_op_t op, void *dst, const void *a,
+int coll_dev_stream(coll_comm_t *cc, int nonblocking, void **out)
+{
+    (void)cc; (void)nonblocking; (void)out;
+    return HPC_ERR(HPC_ERR_NOGPU, "CUDA stream in a build without CUDA");
+}
+int coll_dev_reduce(void *stream, hpc_dtype_t dt, hpc_op_t op, void *dst, const void *a,
                     const void *b, size_t n)
 {
-    (void)cc; (void)dt; (void)op; (void)dst; (void)a; (void)b; (void)n;
+    (void)stream; (void)dt; (void)op; (void)dst; (void)a; (void)b; (void)n;
     return HPC_ERR(HPC_ERR_NOGPU, "device reduction in a build without CUDA");
 }
-int coll_dev_scale(coll_comm_t *cc, hpc_dtype_t dt, void *buf, size_t n, int div)
+int coll_dev_scale(void *stream, hpc_dtype_t dt, void *buf, size_t n, int div)
 {
-    (void)cc; (void)dt; (void)buf; (void)n; (void)div;
+    (void)stream; (void)dt; (void)buf; (void)n; (void)div;
     return HPC_ERR(HPC_ERR_NOGPU, "device scaling in a build without CUDA");
 }
-int coll_dev_copy(coll_comm_t *cc, void *dst, const void *src, size_t bytes)
+int coll_dev_copy(void *stream, void *dst, const void *src, size_t bytes)
 {
-    (void)cc; (void)dst; (void)src; (void)bytes;
+    (void)stream; (void)dst; (void)src; (void)bytes;
     return HPC_ERR(HPC_ERR_NOGPU, "device copy in a build without CUDA");
-}
-int coll_dev_sync(coll_comm_t *cc)
-{
-    (void)cc;
-    return 0;
 }
 int coll_dev_alloc(size_t bytes, int kind, void **out)
 {
@@ -181,11 +167,6 @@ int coll_dev_alloc(size_t bytes, int kind, void **out)
 void coll_dev_free(void *p, int kind)
 {
     (void)p; (void)kind;
-}
-int coll_dev_stream(coll_comm_t *cc, void **out)
-{
-    (void)cc; (void)out;
-    return HPC_ERR(HPC_ERR_NOGPU, "CUDA stream in a build without CUDA");
 }
 #endif
 

@@ -12,11 +12,13 @@ libhpc_libhpc_la_SOURCES += \
 	libhpc/coll/alg/butterfly.c \
 	libhpc/coll/native.c \
 	libhpc/coll/nccl.c \
+	libhpc/coll/nccl_comm.c \
 	libhpc/coll/request.c \
 	libhpc/coll/desync.c \
 	libhpc/coll/mismatch.c \
 	libhpc/coll/sched.c \
 	libhpc/coll/comm.c \
+	libhpc/coll/devsync.c \
 	libhpc/coll/device.c \
 	libhpc/coll/reduce.c \
 	libhpc/coll/settings.c \

@@ -45,9 +45,27 @@ static void list_del(hpc_request_t *r)
     nactive--;
 }
 
+/* Streams waiting for r may go on (also when r failed: they must not wait
+ * forever; the error is the host's to report). */
+static void release_streams(hpc_request_t *r)
+{
+    for (int i = 0; i < r->nflag; i++) coll_dev_flag_set(r->flag[i]);
+    r->nflag = 0;
+}
+
+/* r failed with device work maybe still queued: let it end before its
+ * scratch goes back to the pool (a rare path; it may block). */
+static void quiesce(hpc_request_t *r)
+{
+    if (r->lstream && (r->s.fence || r->s.dev_pending)) coll_dev_stream_sync(r->lstream);
+    r->s.fence = r->s.dev_pending = 0;
+}
+
 void coll_request_free(hpc_request_t *r)
 {
     if (!r) return;
+    release_streams(r);
+    quiesce(r);
     /* a schedule that failed half-way may still have messages posted:
      * they must not land in memory freed here */
     for (int i = 0; i < r->s.nreq; i++)
@@ -58,6 +76,9 @@ void coll_request_free(hpc_request_t *r)
     coll_tmp_release(r);
     coll_sched_free(&r->s);
     free(r->ext.mreqs);
+    coll_dev_event_free(r->ext.event);
+    coll_dev_event_free(r->ready_ev);
+    coll_dev_event_free(r->fence_ev);
     free(r);
 }
 
@@ -102,6 +123,7 @@ static void watchdog_fire(hpc_request_t *r, double waited)
             hpc_alg_name(r->alg), r->count, hpc_dtype_name(r->dt),
             hpc_coll_reduces(r->coll) ? ", " : "", hpc_coll_reduces(r->coll) ? hpc_op_name(r->op) : "",
             waited, s->cur + 1, s->nrounds, peers);
+    coll_abort_all();
     hpc_abort(1);
 }
 
@@ -114,6 +136,8 @@ static void finish(hpc_request_t *q, int err)
     q->err = err;
     q->completed = 1;
     list_del(q);
+    if (err < 0) quiesce(q);
+    release_streams(q);
     coll_tmp_release(q);
     if (!q->detached) return;
     if (err < 0)
@@ -199,6 +223,13 @@ int coll_request_run(hpc_request_t *r, int blocking, hpc_request_t **out)
     list_add(r);
     r->cc->hook[COLL_HOOK_REQUESTS].fini = drain;
     if (done) finish(r, e);
+    /* stream-ordered NCCL: on the caller's stream before we return, else
+     * work the caller queues next would run first (the first call on a
+     * communicator sets NCCL up; that is waited for here, in our loop) */
+    while (r->streamed && r->alg == HPC_ALG_NCCL && !r->enqueued && !r->completed) {
+        progress_all();
+        if (!r->completed) waiting(r, MPI_Wtime());
+    }
     *out = r;
     return 0;
 }
@@ -231,6 +262,31 @@ int hpc_wait(hpc_request_t **req)
         int e = hpc_test(req, &done);
         if (e < 0) return e;
         if (!done) idle(cc, ++spins);
+    }
+    return 0;
+}
+
+int hpc_request_stream_wait(hpc_request_t *req, hpc_stream_t stream)
+{
+    if (!req) return HPC_ERR(HPC_ERR_ARG, "NULL request");
+    /* done: so is its device work; no GPU: no stream holds work */
+    if (req->completed || coll_dev_count() == 0) return 0;
+    if (req->enqueued) return coll_dev_stream_wait_event(stream, req->ext.event);
+    /* progressed by the host: a kernel waits for a flag set at completion
+     * - but not on the legacy default stream, where it would hold up our
+     * own (blocking) stream and so the request: there, and when no flag
+     * is free, the host waits */
+    if (stream && req->nflag < (int)(sizeof req->flag / sizeof req->flag[0])) {
+        int slot;
+        if (coll_dev_flag_wait(stream, &slot) == 0) {
+            req->flag[req->nflag++] = slot;
+            return 0;
+        }
+        hpc_error_clear();
+    }
+    while (!req->completed) {
+        progress_all();
+        if (!req->completed) waiting(req, MPI_Wtime());
     }
     return 0;
 }

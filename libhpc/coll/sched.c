@@ -188,12 +188,22 @@ static int post_round(hpc_request_t *r, int first, int end)
     return 0;
 }
 
-static int reduce_step(hpc_request_t *r, const coll_step_t *st, int *dev_used)
+/* The stream r's device steps run on, created on first use. */
+static int local_stream(hpc_request_t *r, void **out)
+{
+    if (!r->lstream) HPC_TRY(coll_dev_stream(r->cc, r->streamed, &r->lstream));
+    *out = r->lstream;
+    return 0;
+}
+
+static int reduce_step(hpc_request_t *r, const coll_step_t *st)
 {
     hpc_op_t op = r->op == HPC_AVG ? HPC_SUM : r->op;
     if (st->dev) {
-        HPC_TRY(coll_dev_reduce(r->cc, r->dt, op, st->rdst, st->ra, st->dst, st->rn));
-        *dev_used = 1;
+        void *stream = NULL;
+        HPC_TRY(local_stream(r, &stream));
+        HPC_TRY(coll_dev_reduce(stream, r->dt, op, st->rdst, st->ra, st->dst, st->rn));
+        r->s.dev_pending = 1;
     } else {
         coll_reduce_host(r->dt, op, st->rdst, st->ra, st->dst, st->rn);
     }
@@ -205,7 +215,6 @@ static int reduce_step(hpc_request_t *r, const coll_step_t *st, int *dev_used)
 static int arrivals(hpc_request_t *r, int *all)
 {
     coll_sched_t *s = &r->s;
-    int dev_used = 0;
     *all = 0;
     while (s->nleft > 0) {
         int out = 0;
@@ -224,11 +233,10 @@ static int arrivals(hpc_request_t *r, int *all)
         if (out == 0) break;
         for (int k = 0; k < out; k++) {
             const coll_step_t *st = &s->steps[s->reqstep[s->idx[k]]];
-            if (st->kind == ST_RECV && st->rn) HPC_TRY(reduce_step(r, st, &dev_used));
+            if (st->kind == ST_RECV && st->rn) HPC_TRY(reduce_step(r, st));
         }
         s->nleft -= out;
     }
-    if (dev_used) HPC_TRY(coll_dev_sync(r->cc));
     *all = s->nleft == 0;
     return 0;
 }
@@ -236,43 +244,60 @@ static int arrivals(hpc_request_t *r, int *all)
 static int run_locals(hpc_request_t *r, int first, int end)
 {
     coll_sched_t *s = &r->s;
-    int dev_used = 0;
+    hpc_op_t op = r->op == HPC_AVG ? HPC_SUM : r->op;
     for (int i = first; i < end; i++) {
         coll_step_t *st = &s->steps[i];
+        void *stream = NULL;
+        if (st->dev && (st->kind == ST_REDUCE || st->kind == ST_COPY || st->kind == ST_SCALE)) {
+            HPC_TRY(local_stream(r, &stream));
+            s->dev_pending = 1;
+        }
         switch (st->kind) {
         case ST_REDUCE:
-            if (st->dev) {
-                HPC_TRY(coll_dev_reduce(r->cc, r->dt, r->op == HPC_AVG ? HPC_SUM : r->op,
-                                        st->dst, st->a, st->b, st->n));
-                dev_used = 1;
-            } else {
-                coll_reduce_host(r->dt, r->op == HPC_AVG ? HPC_SUM : r->op, st->dst, st->a,
-                                 st->b, st->n);
-            }
+            if (st->dev) HPC_TRY(coll_dev_reduce(stream, r->dt, op, st->dst, st->a, st->b, st->n));
+            else coll_reduce_host(r->dt, op, st->dst, st->a, st->b, st->n);
             break;
         case ST_COPY:
-            if (st->dev) {
-                HPC_TRY(coll_dev_copy(r->cc, st->dst, st->a, st->n));
-                dev_used = 1;
-            } else {
-                memmove(st->dst, st->a, st->n);
-            }
+            if (st->dev) HPC_TRY(coll_dev_copy(stream, st->dst, st->a, st->n));
+            else memmove(st->dst, st->a, st->n);
             break;
         case ST_SCALE:
-            if (st->dev) {
-                HPC_TRY(coll_dev_scale(r->cc, r->dt, st->dst, st->n, st->div));
-                dev_used = 1;
-            } else {
-                coll_scale_host(r->dt, st->dst, st->n, st->div);
-            }
+            if (st->dev) HPC_TRY(coll_dev_scale(stream, r->dt, st->dst, st->n, st->div));
+            else coll_scale_host(r->dt, st->dst, st->n, st->div);
             break;
         default:
             break;
         }
     }
-    /* The next round's messages read what these kernels wrote. */
-    if (dev_used) HPC_TRY(coll_dev_sync(r->cc));
     return 0;
+}
+
+/* Before round cur's messages go out: the input of a stream-ordered call
+ * is ready (its gate), and what the GPU was given in the rounds before is
+ * done - the next messages read it.  Both polled, never waited for. */
+static int device_ready(hpc_request_t *r, int first, int end, int *ready)
+{
+    coll_sched_t *s = &r->s;
+    *ready = 1;
+    if (s->fence) {
+        int done = 0;
+        HPC_TRY(coll_dev_event_done(r->fence_ev, &done));
+        if (!done) return *ready = 0;
+        s->fence = 0;
+    }
+    for (int i = first; i < end; i++)
+        if (s->steps[i].kind == ST_GATE && r->ready_ev) {
+            int done = 0;
+            HPC_TRY(coll_dev_event_done(r->ready_ev, &done));
+            if (!done) return *ready = 0;
+        }
+    return 0;
+}
+
+int coll_gate_step(coll_sched_t *s)
+{
+    coll_step_t st = {.kind = ST_GATE};
+    return add_step(s, &st);
 }
 
 int coll_sched_progress(hpc_request_t *r, int *done)
@@ -285,6 +310,9 @@ int coll_sched_progress(hpc_request_t *r, int *done)
         for (int i = first; i < end; i++)
             if (s->steps[i].kind == ST_EXT) has_ext = 1;
         if (!s->posted) {
+            int ready = 0;
+            HPC_TRY(device_ready(r, first, end, &ready));
+            if (!ready) return 0;
             HPC_TRY(post_round(r, first, end));
             s->posted = 1;
         }
@@ -313,8 +341,21 @@ int coll_sched_progress(hpc_request_t *r, int *done)
             if (!xdone) return 0;
         }
         HPC_TRY(run_locals(r, first, end));
+        /* the round's device work (reductions on arrival, local steps)
+         * is queued: one event marks its end, polled before the next
+         * round's messages and before the request counts as done */
+        if (s->dev_pending) {
+            HPC_TRY(coll_dev_event_record(r->lstream, &r->fence_ev));
+            s->dev_pending = 0;
+            s->fence = 1;
+        }
         s->cur++;
         s->posted = 0;
+    }
+    if (s->fence) {
+        int ready = 0;
+        HPC_TRY(device_ready(r, 0, 0, &ready));
+        if (!ready) return 0;
     }
     *done = 1;
     return 0;
