@@ -4,7 +4,9 @@
  * buffers) and hpckit's own algorithms, each written once as a schedule of
  * rounds (point-to-point sends/receives, then local reduce/copy steps) that
  * runs to the end for a blocking call or is advanced round by round by
- * hpc_test() for a nonblocking one.
+ * hpc_test() for a nonblocking one.  Which algorithms each collective has:
+ * hpc_coll_algs() / hpc_coll_alg_names() (one table inside, see
+ * docs/collectives.md).
  *
  * Conventions (as MPI's, with sizes in elements):
  *  - count is per rank: the whole buffer for bcast/reduce/allreduce, one
@@ -19,10 +21,18 @@
  *      gather at the root: sendbuf; scatter at the root: recvbuf.
  *  - Every rank of comm calls every collective in the same order with the
  *    same count, dtype, op, root and algorithm (HPC_DEBUG=coll checks).
+ *    Ranks that end up running one call with different algorithms - auto
+ *    chooses by memory kind, so one rank with host memory among ranks with
+ *    device memory does that - get one line saying so, not a hang
+ *    (HPC_COLL_STALL).
  *  - Buffers may be host or CUDA device memory (detected per call).
  *    Device data written on the legacy default stream is waited for; data
- *    from other streams must be synchronized first (as for CUDA-aware MPI).
- *    float16/bfloat16 are reduced with float32 accumulation per step.
+ *    from other streams must be synchronized first (as for CUDA-aware MPI),
+ *    or use the stream-ordered forms (hpc_icoll_stream ...).
+ *    float16/bfloat16 are reduced with float32 accumulation per step;
+ *    int32/int64 sums and products wrap around (two's complement).
+ *  - Any count whose buffers fit in memory: messages of 2 GiB or more go
+ *    in pieces, MPI calls of more than INT_MAX elements are split.
  *  - comm is any intracommunicator; libhpc talks over a private duplicate
  *    of it (cached on comm, freed with it), so user traffic never matches.
  *    Complete its requests before freeing comm.  Call from one thread (the
@@ -30,7 +40,8 @@
  *
  * Environment:
  *   HPC_COLL_<OP>=ALG      force the algorithm that auto picks for OP
- *                          (e.g. HPC_COLL_ALLREDUCE=ring)
+ *                          (e.g. HPC_COLL_ALLREDUCE=ring; the names OP
+ *                          has: hpc_coll_alg_names(), hpc-collbench --help)
  *   HPC_COLL_TUNING=FILE   table written by hpc-collbench --tune
  *   HPC_COLL_SEGMENT=BYTES pipeline segment of ring/tree (default 128K)
  *   HPC_DEBUG=coll         desync check before every collective
