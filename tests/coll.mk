@@ -1,8 +1,8 @@
 # tests/coll.mk - collectives tests (issue 3).
 #
 # coll_ops: every collective x algorithm x dtype x op x in/out-of-place x
-#   blocking/nonblocking against MPI's own collectives, at 1-4 and 7 ranks
-#   (7: three ranks folded in and out of the butterflies).
+#   blocking/nonblocking against MPI's own collectives, at 1-5 and 7 ranks
+#   (5: one rank folded in and out of the butterflies, 7: three).
 # coll_errors: argument errors, names, auto (tuning file, env, model).
 # coll_selftest: hpc_coll_selftest (hpc-info --selftest) at 1 and 3 ranks.
 # coll_split: coll_ops with the limits for messages over 2 GiB lowered to
@@ -36,6 +36,7 @@ tests_coll_stream_SOURCES = tests/coll_stream.c
 tests_coll_split_SOURCES = tests/coll_ops.c tests/coll_testlib.h
 tests_coll_split_CPPFLAGS = $(AM_CPPFLAGS) -DCOLL_SPLIT
 TESTS += tests/coll_ops-np1.mpi tests/coll_ops-np2.mpi tests/coll_ops-np3.mpi tests/coll_ops-np4.mpi \
+	 tests/coll_ops-np5.mpi \
 	 tests/coll_ops-np7.mpi \
 	 tests/coll_errors-np1.mpi tests/coll_errors-np2.mpi \
 	 tests/coll_selftest-np1.mpi tests/coll_selftest-np3.mpi tests/coll_registry-np3.mpi \
