@@ -128,6 +128,7 @@ static int coll_start(const hpc_coll_args_t *a0, MPI_Comm comm, int blocking, hp
     HPC_TRY(memory_kind(&a, cc, &dev));
     HPC_TRY(resolve(&a, cc, &dev, &alg));
     if (coll_debug_enabled()) HPC_TRY(coll_desync_check(cc, &a, alg));
+    coll_mismatch_tick(cc);
 
     hpc_request_t *r = calloc(1, sizeof *r);
     if (!r) return HPC_ERR(HPC_ERR_NOMEM, "request");

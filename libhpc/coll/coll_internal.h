@@ -82,6 +82,7 @@ typedef struct coll_comm {
     coll_beacon_out_t *bout;                /* beacons sent (mismatch.c) */
     unsigned char bin[COLL_BEACONS_KEPT][32];   /* the latest beacons received */
     unsigned nbin;
+    uint64_t bout_seen;     /* calls / 64 when beacons were last taken in */
     coll_hook_t hook[COLL_NHOOKS];
 } coll_comm_t;
 
@@ -303,6 +304,8 @@ int coll_tag(const coll_comm_t *cc, uint64_t seq, hpc_alg_t alg);
 /* r is stalled: does some rank run it with another algorithm?  If so, one
  * line and the job ends. */
 void coll_mismatch_check(hpc_request_t *r, double now);
+/* at every call: now and then, take in beacons nobody asked for */
+void coll_mismatch_tick(coll_comm_t *cc);
 
 /* desync.c: the call about to start on cc (HPC_DEBUG=coll) */
 int coll_desync_check(coll_comm_t *cc, const hpc_coll_args_t *a, hpc_alg_t alg);

@@ -27,6 +27,9 @@
  *    rank that got through its part without the others either sent its
  *    messages (they wait, under the wrong tag, at a rank that probes) or
  *    a rank waiting for it beacons it.
+ * Beacons are taken in only there - and every 64th call, so that a rank
+ * which is never stalled (the slow one its peers wait for) does not
+ * gather them in MPI's queue all run long.
  * One line is printed: of the ranks that see it, rank k speaks only after
  * 2k seconds (16 at most), by which time a lower rank that saw it too has
  * ended the job.
@@ -198,6 +201,17 @@ static int evidence(hpc_request_t *r, int *peer, hpc_alg_t *alg, int *dev)
         }
     }
     return 0;
+}
+
+/* Every 64th call on cc: a rank that is never stalled itself (the slow
+ * one its peers wait for) would otherwise collect beacons in MPI's queue
+ * for the whole run. */
+void coll_mismatch_tick(coll_comm_t *cc)
+{
+    if (cc->size > 1 && cc->bout_seen != cc->seq / 64) {
+        cc->bout_seen = cc->seq / 64;
+        beacons_in(cc);
+    }
 }
 
 void coll_mismatch_check(hpc_request_t *r, double now)
