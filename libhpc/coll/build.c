@@ -1,7 +1,8 @@
 /* build.c - a call becomes a schedule: the backend's builder (native.c,
  * nccl.c) or an own algorithm's (alg/), with in place mapped onto the
  * builders' out-of-place view, device buffers staged through pinned host
- * memory when MPI is not CUDA-aware, and AVG's division added.
+ * memory when MPI is not CUDA-aware, a stream-ordered call's first round
+ * made to wait for its input, and AVG's division added.
  */
 #include "config.h"
 #include "hpc.h"

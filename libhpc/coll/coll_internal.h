@@ -9,24 +9,25 @@
  *
  * Layering: each file uses only what the files below it declare, so there
  * are no cycles.  Where a lower file must undo what a higher one set up (a
- * communicator's NCCL state, its streams, its requests), the higher one
- * leaves a hook in the lower one's struct (coll_comm_t.hook).
+ * communicator's NCCL state, its streams, its requests, its beacons), the
+ * higher one leaves a hook in the lower one's struct (coll_comm_t.hook).
  *
  *   test_hooks.c   views of the insides for the tests (test_hooks.h)
  *   api.c          public entry points: argument checks, start of a call
  *   selftest.c     hpc_coll_selftest: every registry row, checked
  *   select.c       auto: HPC_COLL_<OP>, the tuning file, the cost model
- *   build.c        a call becomes a schedule: in place, staging, AVG
+ *   build.c        a call becomes a schedule: in place, staging, stream gate, AVG
  *   registry.c     the one table of algorithms (registry.h), and all that
  *                  is derived from it: names, parsers, lists, costs
  *   alg/tree.c alg/ring.c alg/butterfly.c   own algorithms (builders)
  *   native.c nccl.c                         backends (builders)
  *   nccl_comm.c    NCCL communicators: probe, nonblocking setup, abort
- *   request.c      requests in flight, progress, watchdog, test/wait
+ *   request.c      requests in flight, progress, watchdog, stalls,
+ *                  test/wait/free, stream waits
  *   desync.c       HPC_DEBUG=coll: ranks compare their calls
  *   mismatch.c     ranks that run one call with different algorithms
  *   sched.c        schedules: steps and rounds, built and advanced
- *   comm.c         per-communicator state, scratch pool, cleanup hooks
+ *   comm.c         per-communicator state, scratch pool, cleanup and abort hooks
  *   devsync.c      events requests poll, flags streams wait on
  *   device.c cuda.cu   CUDA memory, streams, kernels (stubs without CUDA)
  *   reduce.c       host reductions

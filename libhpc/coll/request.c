@@ -4,7 +4,10 @@
  * flight, so ranks that wait for their requests in different orders cannot
  * deadlock.  A blocking collective is a request run to its end here, with
  * everything else in flight advanced alongside.  The watchdog
- * (HPC_TIMEOUT) names the operation and the peers still waited for.
+ * (HPC_TIMEOUT) names the operation and the peers still waited for; a
+ * request stalled for HPC_COLL_STALL seconds is handed to mismatch.c.
+ * Also here: letting go of a request (hpc_request_free), and streams
+ * waiting for one (hpc_request_stream_wait, with devsync.c).
  */
 #include "config.h"
 #include "hpc.h"

@@ -4,7 +4,9 @@
  * rendezvous send finds its match at once), then its external operation,
  * and when every one has completed runs the round's local steps in the
  * order they were added.  Progress never blocks: a blocking collective is
- * a loop over coll_sched_progress().
+ * a loop over coll_sched_progress().  Device work a round queues (kernels,
+ * copies) is not waited for either: an event after it is polled before
+ * the next round's messages go out.
  */
 #include "config.h"
 #include "hpc.h"
