@@ -53,6 +53,22 @@ for np in 2 3; do
     fi
 done
 
+# the same from memory kinds: rank 0 host memory, rank 1 device memory
+# (NCCL); needs a GPU per rank, so it says it skipped elsewhere
+HPC_COLL_STALL=0.3 HPC_TEST_TIMEOUT=60 $MPIEXEC_WRAP -n 2 $prog kindmix >$out 2>&1
+st=$?
+if grep -q 'kindmix: skipped' $out; then
+    echo "kindmix: $(grep 'kindmix: skipped' $out)"
+else
+    line=$(grep 'different algorithms' $out)
+    if [ $st -eq 0 ] || [ "$(grep -c 'different algorithms' $out)" -ne 1 ] ||
+       ! echo "$line" | grep -q "'nccl' (device memory)"; then
+        echo "FAIL: kindmix: exit $st"; cat $out; fail=1
+    else
+        echo "kindmix (exit $st): $line"
+    fi
+fi
+
 # the watchdog: rank 1 never joins; rank 0 aborts naming it.  The bound on
 # the time only tells a watchdog abort (2 s + start-up) from the wrapper's
 # 60 s kill, so a loaded or slow machine still passes.
