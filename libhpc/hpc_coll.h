@@ -4,7 +4,9 @@
  * buffers) and hpckit's own algorithms, each written once as a schedule of
  * rounds (point-to-point sends/receives, then local reduce/copy steps) that
  * runs to the end for a blocking call or is advanced round by round by
- * hpc_test() for a nonblocking one.
+ * hpc_test() for a nonblocking one.  Which algorithms each collective has:
+ * hpc_coll_algs() / hpc_coll_alg_names() (one table inside, see
+ * docs/collectives.md).
  *
  * Conventions (as MPI's, with sizes in elements):
  *  - count is per rank: the whole buffer for bcast/reduce/allreduce, one
@@ -19,10 +21,18 @@
  *      gather at the root: sendbuf; scatter at the root: recvbuf.
  *  - Every rank of comm calls every collective in the same order with the
  *    same count, dtype, op, root and algorithm (HPC_DEBUG=coll checks).
+ *    Ranks that end up running one call with different algorithms - auto
+ *    chooses by memory kind, so one rank with host memory among ranks with
+ *    device memory does that - get one line saying so, not a hang
+ *    (HPC_COLL_STALL).
  *  - Buffers may be host or CUDA device memory (detected per call).
  *    Device data written on the legacy default stream is waited for; data
- *    from other streams must be synchronized first (as for CUDA-aware MPI).
- *    float16/bfloat16 are reduced with float32 accumulation per step.
+ *    from other streams must be synchronized first (as for CUDA-aware MPI),
+ *    or use the stream-ordered forms (hpc_icoll_stream ...).
+ *    float16/bfloat16 are reduced with float32 accumulation per step;
+ *    int32/int64 sums and products wrap around (two's complement).
+ *  - Any count whose buffers fit in memory: messages of 2 GiB or more go
+ *    in pieces, MPI calls of more than INT_MAX elements are split.
  *  - comm is any intracommunicator; libhpc talks over a private duplicate
  *    of it (cached on comm, freed with it), so user traffic never matches.
  *    Complete its requests before freeing comm.  Call from one thread (the
@@ -30,15 +40,25 @@
  *
  * Environment:
  *   HPC_COLL_<OP>=ALG      force the algorithm that auto picks for OP
- *                          (e.g. HPC_COLL_ALLREDUCE=ring)
+ *                          (e.g. HPC_COLL_ALLREDUCE=ring; the names OP
+ *                          has: hpc_coll_alg_names(), hpc-collbench --help)
  *   HPC_COLL_TUNING=FILE   table written by hpc-collbench --tune
  *   HPC_COLL_SEGMENT=BYTES pipeline segment of ring/tree (default 128K)
  *   HPC_DEBUG=coll         desync check before every collective
  *   HPC_TIMEOUT=SECONDS    watchdog: abort a collective not done in time
+ *   HPC_COLL_STALL=SECONDS a call that makes no progress this long (default
+ *                          1; 0 = never) looks for ranks that run it with
+ *                          another algorithm (e.g. one rank passed host
+ *                          memory where the others passed device memory):
+ *                          one line naming both, and the job ends
  *   HPC_CUDA_AWARE=0|1     override detection of CUDA-aware MPI
  *   HPC_COLL_YIELD=0|1     yield the core while waiting (default: when the
  *                          node has more ranks than cores)
  *   HPC_COLL_ALPHA/_BETA/_GAMMA  cost model constants (s, s/byte, s/byte)
+ *   HPC_COLL_POOL_MAX=BYTES  scratch buffers kept per communicator for
+ *                          reuse (default 256M; larger ones are freed)
+ *   HPC_COLL_POOL_IDLE=SECONDS  free kept buffers unused this long (10)
+ * All are read once, at the first collective.
  */
 #ifndef HPC_COLL_H
 #define HPC_COLL_H
@@ -100,9 +120,17 @@ HPC_EXPORT size_t hpc_dtype_size(hpc_dtype_t t);       /* bytes; 0 for a bad dty
  * checking buffers of any dtype with one loop. */
 HPC_EXPORT double hpc_dtype_get(hpc_dtype_t t, const void *buf, size_t i);
 HPC_EXPORT void hpc_dtype_set(hpc_dtype_t t, void *buf, size_t i, double v);
-/* 1 if collective c offers algorithm a (AUTO, NATIVE always; NCCL where
- * NCCL has the operation, for device buffers only). */
+/* 1 if collective c offers algorithm a (AUTO and NATIVE always, NCCL for
+ * device buffers; the rest as docs/collectives.md tabulates). */
 HPC_EXPORT int hpc_coll_has_alg(hpc_coll_t c, hpc_alg_t a);
+/* The algorithms collective c offers, AUTO aside, in enum order (NATIVE
+ * and NCCL included): the first max of them into out (NULL with max 0 to
+ * count them).  Returns how many c has, or HPC_ERR_ARG for a bad c. */
+HPC_EXPORT int hpc_coll_algs(hpc_coll_t c, hpc_alg_t *out, int max);
+/* Their names into buf, comma-separated ("native, nccl, linear, tree");
+ * c == HPC_COLL_COUNT names every algorithm, "auto" first.  Returns buf
+ * (truncated to len - 1 characters). */
+HPC_EXPORT const char *hpc_coll_alg_names(hpc_coll_t c, char *buf, size_t len);
 /* 1 if c reduces (takes an op). */
 HPC_EXPORT int hpc_coll_reduces(hpc_coll_t c);
 /* The algorithm AUTO runs for c with count elements of dtype on comm's
@@ -164,6 +192,16 @@ HPC_EXPORT int hpc_test(hpc_request_t **req, int *done);
 HPC_EXPORT int hpc_wait(hpc_request_t **req);
 /* Complete all n requests (NULL entries skipped); first error returned. */
 HPC_EXPORT int hpc_waitall(int n, hpc_request_t **reqs);
+/* Let go of *req without waiting (as MPI_Request_free): *req = NULL (NULL
+ * is a no-op).  The operation still completes and is freed then: it is
+ * advanced whenever this rank calls hpc_test, hpc_wait or any collective
+ * of libhpc (MPI's own calls do not advance it: there is no progress
+ * thread), and finished when its communicator is freed.  An error it
+ * meets goes to the log (hpc_warn), not to a caller.  Its buffers must
+ * stay valid and untouched until it has completed, which the caller must
+ * know otherwise (a later collective that needs its result on every rank,
+ * hpc_request_stream_wait). */
+HPC_EXPORT int hpc_request_free(hpc_request_t **req);
 
 /* ------------------------------------------------------------------ */
 /* Generic form (benchmarks, tests): one struct for every collective.   */
@@ -184,6 +222,46 @@ HPC_EXPORT int hpc_icoll(const hpc_coll_args_t *a, MPI_Comm comm, hpc_request_t 
 /* Elements this rank sends / receives for a (what the buffers must hold). */
 HPC_EXPORT void hpc_coll_buf_counts(const hpc_coll_args_t *a, int rank, int nranks,
                          size_t *send_count, size_t *recv_count);
+
+/* ------------------------------------------------------------------ */
+/* Stream-ordered collectives (device buffers; built here without any   */
+/* CUDA header).  The call is ordered after the work already queued on */
+/* stream and returns at once with a request: NCCL's work goes on the   */
+/* stream itself (no host synchronisation); MPI and hpckit's schedules  */
+/* record an event on the stream and their first round waits for it by  */
+/* polling, as the requests in flight advance.  Complete the request    */
+/* with hpc_test/hpc_wait, or let go of it with hpc_request_free; for   */
+/* later work on a stream to wait for it without the host, use          */
+/* hpc_request_stream_wait.  stream NULL is the legacy default stream.  */
+/* Without a GPU only NULL is accepted, and the call is hpc_icoll's.    */
+/* ------------------------------------------------------------------ */
+typedef void *hpc_stream_t;   /* a cudaStream_t */
+
+HPC_EXPORT int hpc_icoll_stream(const hpc_coll_args_t *a, MPI_Comm comm, hpc_stream_t stream,
+                                hpc_request_t **req);
+HPC_EXPORT int hpc_iallreduce_stream(const void *sendbuf, void *recvbuf, size_t count,
+                                     hpc_dtype_t dt, hpc_op_t op, MPI_Comm comm, hpc_alg_t alg,
+                                     hpc_stream_t stream, hpc_request_t **req);
+HPC_EXPORT int hpc_ibcast_stream(void *buf, size_t count, hpc_dtype_t dt, int root, MPI_Comm comm,
+                                 hpc_alg_t alg, hpc_stream_t stream, hpc_request_t **req);
+HPC_EXPORT int hpc_ireduce_stream(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
+                                  hpc_op_t op, int root, MPI_Comm comm, hpc_alg_t alg,
+                                  hpc_stream_t stream, hpc_request_t **req);
+HPC_EXPORT int hpc_iallgather_stream(const void *sendbuf, void *recvbuf, size_t count,
+                                     hpc_dtype_t dt, MPI_Comm comm, hpc_alg_t alg,
+                                     hpc_stream_t stream, hpc_request_t **req);
+HPC_EXPORT int hpc_ireduce_scatter_stream(const void *sendbuf, void *recvbuf, size_t count,
+                                          hpc_dtype_t dt, hpc_op_t op, MPI_Comm comm,
+                                          hpc_alg_t alg, hpc_stream_t stream,
+                                          hpc_request_t **req);
+/* Work queued on stream after this waits for req to complete, the host
+ * not blocked: NCCL's work, by its event; a request the host progresses
+ * (MPI, hpckit's schedules), by a one-thread kernel on the stream that
+ * waits until the host has completed it - so this rank must keep calling
+ * libhpc (hpc_test, any collective) until then.  On the legacy default
+ * stream (NULL) the host waits instead.  req stays the caller's to
+ * complete or free; a completed request has nothing left to wait for. */
+HPC_EXPORT int hpc_request_stream_wait(hpc_request_t *req, hpc_stream_t stream);
 
 /* ------------------------------------------------------------------ */
 /* Self-test (hpc-info --selftest): every collective x every algorithm, */

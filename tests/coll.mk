@@ -1,24 +1,49 @@
 # tests/coll.mk - collectives tests (issue 3).
 #
 # coll_ops: every collective x algorithm x dtype x op x in/out-of-place x
-#   blocking/nonblocking against MPI's own collectives, at 1-4 and 7 ranks
-#   (7: three ranks folded in and out of the butterflies).
+#   blocking/nonblocking against MPI's own collectives, at 1-5 and 7 ranks
+#   (5: one rank folded in and out of the butterflies, 7: three).
 # coll_errors: argument errors, names, auto (tuning file, env, model).
 # coll_selftest: hpc_coll_selftest (hpc-info --selftest) at 1 and 3 ranks.
+# coll_split: coll_ops with the limits for messages over 2 GiB lowered to
+#   a few bytes, so splitting runs (and is checked) on small buffers.
+# coll_pool: the scratch pool keeps no more than its cap and frees what
+#   sat unused, at 2 ranks.
+# coll_request_free: hpc_request_free, freed requests complete in the
+#   background and before their communicator is freed; 2 and 3 ranks.
+# coll_wrap: int32/int64 sums and products that overflow wrap around, every
+#   algorithm, against known answers, at 2 and 3 ranks.
+# coll_registry: the table of algorithms is complete, everything derived
+#   from it agrees with it, and every row passes the self-test.
 # coll_device: device buffers and NCCL; skips without a GPU.
+# coll_stream: stream-ordered calls and hpc_request_stream_wait: the host
+#   part everywhere, the device part where every rank has a GPU.
 # coll_misuse.sh: HPC_DEBUG=coll desync check and HPC_TIMEOUT watchdog.
 # coll_bench.sh: hpc-collbench options, outputs and usage errors.
 check_PROGRAMS += tests/coll_ops tests/coll_errors tests/coll_selftest tests/coll_device \
-	tests/coll_misuse
+	tests/coll_misuse tests/coll_registry tests/coll_wrap tests/coll_split \
+	tests/coll_pool tests/coll_request_free tests/coll_stream
 tests_coll_ops_SOURCES = tests/coll_ops.c tests/coll_testlib.h
 tests_coll_errors_SOURCES = tests/coll_errors.c
 tests_coll_selftest_SOURCES = tests/coll_selftest.c
 tests_coll_device_SOURCES = tests/coll_device.c
 tests_coll_misuse_SOURCES = tests/coll_misuse.c
+tests_coll_registry_SOURCES = tests/coll_registry.c
+tests_coll_wrap_SOURCES = tests/coll_wrap.c
+tests_coll_pool_SOURCES = tests/coll_pool.c
+tests_coll_request_free_SOURCES = tests/coll_request_free.c
+tests_coll_stream_SOURCES = tests/coll_stream.c
+tests_coll_split_SOURCES = tests/coll_ops.c tests/coll_testlib.h
+tests_coll_split_CPPFLAGS = $(AM_CPPFLAGS) -DCOLL_SPLIT
 TESTS += tests/coll_ops-np1.mpi tests/coll_ops-np2.mpi tests/coll_ops-np3.mpi tests/coll_ops-np4.mpi \
+	 tests/coll_ops-np5.mpi \
 	 tests/coll_ops-np7.mpi \
 	 tests/coll_errors-np1.mpi tests/coll_errors-np2.mpi \
-	 tests/coll_selftest-np1.mpi tests/coll_selftest-np3.mpi \
-	 tests/coll_device-np1.mpi tests/coll_device-np2.mpi
+	 tests/coll_selftest-np1.mpi tests/coll_selftest-np3.mpi tests/coll_registry-np3.mpi \
+	 tests/coll_wrap-np2.mpi tests/coll_wrap-np3.mpi \
+	 tests/coll_split-np2.mpi tests/coll_split-np3.mpi tests/coll_pool-np2.mpi \
+	 tests/coll_request_free-np2.mpi tests/coll_request_free-np3.mpi \
+	 tests/coll_device-np1.mpi tests/coll_device-np2.mpi \
+	 tests/coll_stream-np1.mpi tests/coll_stream-np2.mpi
 dist_check_SCRIPTS += tests/coll_misuse.sh tests/coll_bench.sh
 TESTS += tests/coll_misuse.sh tests/coll_bench.sh

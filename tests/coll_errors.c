@@ -1,9 +1,11 @@
 /* coll_errors.c - argument errors give HPC_ERR_ARG with a message that
  * names what was wrong, on every rank alike (so no rank is left waiting);
  * names parse both ways; auto honours HPC_COLL_TUNING, HPC_COLL_<OP> and
- * the cost model.  Runs at 1 and 2 ranks. */
+ * the cost model, read once (a setenv is seen only after the test hook
+ * re-reads the settings).  Runs at 1 and 2 ranks. */
 #include "config.h"
 #include "hpc_coll.h"
+#include "coll/test_hooks.h"
 #include "testlib.h"
 
 #include <stdio.h>
@@ -34,7 +36,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &p);
 
-    /* --- tuning file: must be set before the first automatic choice --- */
+    /* --- tuning file --- */
     char path[] = "/tmp/hpc-coll-tune-XXXXXX";
     int fd = -1;
     if (rank == 0) fd = mkstemp(path);
@@ -47,6 +49,7 @@ int main(int argc, char **argv)
     }
     MPI_Barrier(comm);
     setenv("HPC_COLL_TUNING", path, 1);
+    hpc_coll_test_reload_settings();
     hpc_alg_t a = HPC_ALG_AUTO;
     EXPECT(hpc_coll_choose(HPC_COLL_ALLREDUCE, 8, HPC_FLOAT32, p, 0, &a) == 0 && a == HPC_ALG_BUTTERFLY,
            "tuning file: allreduce 32 B -> %s", hpc_alg_name(a));
@@ -73,17 +76,25 @@ int main(int argc, char **argv)
     EXPECT(hpc_allreduce(x, y, 4, HPC_FLOAT32, HPC_SUM, comm, HPC_ALG_AUTO) == 0 && y[3] == 4.0f * p,
            "tuned allreduce: %s", hpc_last_error());
     if (rank == 0) unlink(path);
+    unsetenv("HPC_COLL_TUNING");
 
-    /* --- environment override per collective --- */
+    /* --- environment override per collective: read once --- */
     setenv("HPC_COLL_ALLREDUCE", "ring", 1);
+    EXPECT(hpc_coll_choose(HPC_COLL_ALLREDUCE, 8, HPC_FLOAT32, p, 0, &a) == 0 && a == HPC_ALG_BUTTERFLY,
+           "HPC_COLL_ALLREDUCE set after the first call is not read: %s", hpc_alg_name(a));
+    hpc_coll_test_reload_settings();
     EXPECT(hpc_coll_choose(HPC_COLL_ALLREDUCE, 8, HPC_FLOAT32, p, 0, &a) == 0 && a == HPC_ALG_RING,
            "HPC_COLL_ALLREDUCE=ring -> %s", hpc_alg_name(a));
     setenv("HPC_COLL_ALLREDUCE", "bruck", 1);
+    hpc_coll_test_reload_settings();
     EXPECT_ERR(hpc_allreduce(x, y, 4, HPC_FLOAT32, HPC_SUM, comm, HPC_ALG_AUTO), HPC_ERR_ARG,
                "HPC_COLL_ALLREDUCE", "bruck");
     setenv("HPC_COLL_ALLREDUCE", "fastest", 1);
-    EXPECT_ERR(hpc_allreduce(x, y, 4, HPC_FLOAT32, HPC_SUM, comm, HPC_ALG_AUTO), HPC_ERR_ARG, "fastest");
+    hpc_coll_test_reload_settings();
+    EXPECT_ERR(hpc_allreduce(x, y, 4, HPC_FLOAT32, HPC_SUM, comm, HPC_ALG_AUTO), HPC_ERR_ARG,
+               "HPC_COLL_ALLREDUCE", "fastest");
     unsetenv("HPC_COLL_ALLREDUCE");
+    hpc_coll_test_reload_settings();
 
     /* --- names --- */
     hpc_dtype_t t;

@@ -1,6 +1,7 @@
 #!/bin/sh
-# coll_misuse.sh - the desync check (HPC_DEBUG=coll) and the watchdog
-# (HPC_TIMEOUT) turn hangs into one clear line and a failed job.
+# coll_misuse.sh - the desync check (HPC_DEBUG=coll), the mismatch check
+# (ranks running one call with different algorithms; always on) and the
+# watchdog (HPC_TIMEOUT) turn hangs into one clear line and a failed job.
 prog=${top_builddir:-.}/tests/coll_misuse
 out=${TMPDIR:-/tmp}/coll_misuse.$$
 trap 'rm -f $out' EXIT
@@ -30,6 +31,42 @@ if [ $st -eq 0 ] || ! echo "$line" | grep -q 'bcast' || ! echo "$line" | grep -q
     echo "FAIL: desync-op: exit $st"; cat $out; fail=1
 else
     echo "desync-op (exit $st): $line"
+fi
+
+# different algorithms for one call, no HPC_DEBUG: one line naming both,
+# well before the wrapper's 60 s kill (HPC_COLL_STALL=0.3: checked 0.3 s
+# into a stall)
+for np in 2 3; do
+    start=$(date +%s)
+    HPC_COLL_STALL=0.3 HPC_TEST_TIMEOUT=60 $MPIEXEC_WRAP -n $np $prog algmix >$out 2>&1
+    st=$?
+    took=$(( $(date +%s) - start ))
+    line=$(grep 'different algorithms' $out)
+    if [ $st -eq 0 ] || [ -z "$line" ] || [ $took -ge 55 ]; then
+        echo "FAIL: algmix -n $np: exit $st after ${took}s"; cat $out; fail=1
+    else
+        echo "algmix -n $np (exit $st, ${took}s): $line"
+        echo "$line" | grep -q "allreduce #3" || { echo "FAIL: line lacks the call"; fail=1; }
+        echo "$line" | grep -q "'tree'" && echo "$line" | grep -q "'ring'" \
+            || { echo "FAIL: line lacks the two algorithms"; fail=1; }
+        [ "$(grep -c 'different algorithms' $out)" -eq 1 ] || { echo "FAIL: more than one line"; fail=1; }
+    fi
+done
+
+# the same from memory kinds: rank 0 host memory, rank 1 device memory
+# (NCCL); needs a GPU per rank, so it says it skipped elsewhere
+HPC_COLL_STALL=0.3 HPC_TEST_TIMEOUT=60 $MPIEXEC_WRAP -n 2 $prog kindmix >$out 2>&1
+st=$?
+if grep -q 'kindmix: skipped' $out; then
+    echo "kindmix: $(grep 'kindmix: skipped' $out)"
+else
+    line=$(grep 'different algorithms' $out)
+    if [ $st -eq 0 ] || [ "$(grep -c 'different algorithms' $out)" -ne 1 ] ||
+       ! echo "$line" | grep -q "'nccl' (device memory)"; then
+        echo "FAIL: kindmix: exit $st"; cat $out; fail=1
+    else
+        echo "kindmix (exit $st): $line"
+    fi
 fi
 
 # the watchdog: rank 1 never joins; rank 0 aborts naming it.  The bound on

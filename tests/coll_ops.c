@@ -16,12 +16,17 @@
  * reverse of MPI_COMM_WORLD's.
  *
  * At 3 and 7 ranks HPC_COLL_SEGMENT=64, so segmented pipelines are tested.
+ * Built as coll_split (-DCOLL_SPLIT), the limits meant for messages over
+ * 2 GiB are lowered to 24-byte messages and 5-element MPI calls, so every
+ * case runs with its steps cut into pieces and native's calls split or
+ * given a big datatype - and the test checks that this happened.
  * Environment: COLL_ONLY=allreduce[,ring] restricts to one collective
  * (and algorithm), COLL_VERBOSE=1 prints each batch.
  */
 #include "config.h"
 #include "hpc_coll.h"
 #include "coll_testlib.h"
+#include "coll/test_hooks.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -376,6 +381,9 @@ int main(int argc, char **argv)
      * ring, tree and halving then run with many segments even for the
      * tiny counts used here */
     if (p == 3 || p == 7) setenv("HPC_COLL_SEGMENT", "64", 0);
+#ifdef COLL_SPLIT
+    hpc_coll_test_limits(24, 5);
+#endif
     const char *only = getenv("COLL_ONLY");
     char oc[64] = "", oa[64] = "";
     if (only) sscanf(only, "%63[^,],%63s", oc, oa);
@@ -400,11 +408,25 @@ int main(int argc, char **argv)
                        MPI_Wtime() - t);
         }
     }
+#ifdef COLL_SPLIT
+    long pieces = 0, native = 0;
+    hpc_coll_test_split_counts(&pieces, &native);
+    if (p > 1 && (pieces == 0 || native == 0)) {
+        fprintf(stderr, "rank %d: nothing was split (%ld pieces, %ld native calls)\n", rank, pieces, native);
+        nerr++;
+    }
+#endif
     long tot = 0, totc = 0;
     MPI_Reduce(&nerr, &tot, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     MPI_Reduce(&ncases, &totc, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     if (rank == 0)
-        printf("coll_ops: %d ranks: %ld checks, %ld failures, %.1f s\n", p, totc, tot, MPI_Wtime() - t0);
+        printf("%s: %d ranks: %ld checks, %ld failures, %.1f s\n",
+#ifdef COLL_SPLIT
+               "coll_split",
+#else
+               "coll_ops",
+#endif
+               p, totc, tot, MPI_Wtime() - t0);
     MPI_Comm_free(&rev);
     MPI_Finalize();
     return rank == 0 && tot ? 1 : 0;

@@ -63,7 +63,8 @@ static int take_algs(const char *v, void *dest, char *err, size_t len)
         snprintf(name, sizeof name, "%.*s", (int)n, p);
         hpc_alg_t a;
         if (hpc_alg_parse(name, &a) < 0) {
-            snprintf(err, len, "unknown algorithm '%s' (%s)", name, hpc_last_cause());
+            char all[256];
+            snprintf(err, len, "unknown algorithm '%s' (%s)", name, hpc_coll_alg_names(HPC_COLL_COUNT, all, sizeof all));
             hpc_error_clear();
             return -1;
         }
@@ -95,9 +96,8 @@ static const hpc_opt_t options[] = {
              "collective: barrier, bcast, reduce, allreduce, gather, allgather, scatter, "
              "reduce_scatter, alltoall (default allreduce; with --tune and no -c: all of them)"),
     HPC_CALL("algs", 'a', NULL, "A[,A...]", take_algs, 0,
-             "algorithms to compare (auto, native, nccl, and the collective's own: see "
-             "docs/collectives.md) (default: native, every own algorithm the collective has, and "
-             "nccl for device memory)"),
+             "algorithms to compare, of those the collective has (below); auto = what auto picks "
+             "(default: all of them, nccl for device memory only)"),
     HPC_SIZE("minbytes", 'b', &o.minb, "SIZE", 0, "smallest message, bytes, K/M/G suffixes (default 8)"),
     HPC_SIZE("maxbytes", 'e', &o.maxb, "SIZE", 0, "largest message (default 32M)"),
     HPC_DOUBLE("factor", 'f', &o.factor, "F", 1, 1e6, HPC_OPT_BOUNDS | HPC_OPT_GT,
@@ -123,12 +123,22 @@ static const hpc_opt_t options[] = {
              "shared-memory collectives)"),
     HPC_OPTS_END};
 
+/* The algorithm lists come from libhpc's registry, never from here. */
+static void help_more(FILE *out)
+{
+    char mine[256];
+    fprintf(out, "\nAlgorithms per collective (and auto, for every one):\n");
+    for (int c = 0; c < HPC_COLL_COUNT; c++)
+        fprintf(out, "  %-15s %s\n", hpc_coll_name((hpc_coll_t)c), hpc_coll_alg_names((hpc_coll_t)c, mine, sizeof mine));
+}
+
 static const hpc_app_t app = {
     .name = "hpc-collbench",
     .usage = "hpc-collbench [OPTIONS]\nmpiexec -n N hpc-collbench -c allreduce -b 8 -e 64M -f 4 --check",
     .about = "Time hpckit's collectives - its own algorithms, the MPI library's own (native) and "
              "NCCL's - side by side, one row per message size.",
     .opts = options,
+    .help_more = help_more,
     .epilog =
         "Columns: size (bytes of the whole message, as nccl-tests counts it), count\n"
         "(elements per call argument), then per algorithm: time in microseconds\n"
@@ -524,10 +534,10 @@ static int bench(const opts_t *o, hpc_coll_t coll, MPI_Comm comm, FILE *csv, FIL
     if (o->algs_given) {
         for (int i = 0; i < o->nalg; i++) algs[nalg++] = o->algs[i];
     } else {
-        algs[nalg++] = HPC_ALG_NATIVE;
-        if (o->device && hpc_have_nccl()) algs[nalg++] = HPC_ALG_NCCL;
-        for (int k = HPC_ALG_LINEAR; k < HPC_ALG_COUNT; k++)
-            if (hpc_coll_has_alg(coll, (hpc_alg_t)k)) algs[nalg++] = (hpc_alg_t)k;
+        hpc_alg_t has[HPC_ALG_COUNT];
+        int nhas = hpc_coll_algs(coll, has, HPC_ALG_COUNT);
+        for (int k = 0; k < nhas; k++)
+            if (has[k] != HPC_ALG_NCCL || (o->device && hpc_have_nccl())) algs[nalg++] = has[k];
     }
     size_t es = hpc_dtype_size(o->dt);
     row_t *rows = NULL;
@@ -624,10 +634,11 @@ static void check_options(MPI_Comm comm)
     if (o.root >= nranks)
         hpc_app_exit(HPC_EXIT_USAGE, "--root %lld: must be a rank from 0 to %d", (long long)o.root,
                      nranks - 1);
+    char has[256];
     for (int i = 0; o.algs_given && i < o.nalg; i++)
         if (!hpc_coll_has_alg(o.coll, o.algs[i]))
-            hpc_app_exit(HPC_EXIT_USAGE, "-a: %s has no algorithm '%s'", hpc_coll_name(o.coll),
-                         hpc_alg_name(o.algs[i]));
+            hpc_app_exit(HPC_EXIT_USAGE, "-a: %s has no algorithm '%s' (it has %s)", hpc_coll_name(o.coll),
+                         hpc_alg_name(o.algs[i]), hpc_coll_alg_names(o.coll, has, sizeof has));
     size_t L = o.plot ? strlen(o.plot) : 0;
     if (o.plot && (L < 5 || strcmp(o.plot + L - 4, ".png")))
         hpc_app_exit(HPC_EXIT_USAGE, "--plot: '%s' must name a .png file", o.plot);

@@ -80,9 +80,12 @@ static int check_one(const char *var, const char *val, char *err, size_t len)
     if (!strcmp(var, "HPC_COLL_SEGMENT"))
         return hpc_parse_size(val, &sz) == 0 && sz >= 64 ? 0
                : bad(err, len, var, val, "expected a size of at least 64 bytes (128K)");
-    if (!strcmp(var, "HPC_COLL_ALPHA") || !strcmp(var, "HPC_COLL_BETA") || !strcmp(var, "HPC_COLL_GAMMA"))
+    if (!strcmp(var, "HPC_COLL_ALPHA") || !strcmp(var, "HPC_COLL_BETA") || !strcmp(var, "HPC_COLL_GAMMA") ||
+        !strcmp(var, "HPC_COLL_STALL") || !strcmp(var, "HPC_COLL_POOL_IDLE"))
         return hpc_parse_double(val, 0, &d) == 0 && d >= 0 ? 0
                : bad(err, len, var, val, "expected a number >= 0");
+    if (!strcmp(var, "HPC_COLL_POOL_MAX"))
+        return hpc_parse_size(val, &sz) == 0 ? 0 : bad(err, len, var, val, "expected a size in bytes (256M)");
     if (!strcmp(var, "HPC_COLL_TUNING"))
         return access(val, R_OK) == 0 ? 0 : bad(err, len, var, val, "cannot read that file");
     if (!strncmp(var, "HPC_COLL_", 9)) return check_coll_override(var, val, err, len);

@@ -1,16 +1,17 @@
-/* coll_sched.c - schedules: building them and running them round by round.
+/* sched.c - schedules: building them and running them round by round.
  *
  * A round posts all of its receives, then its sends (receives first so a
  * rendezvous send finds its match at once), then its external operation,
  * and when every one has completed runs the round's local steps in the
  * order they were added.  Progress never blocks: a blocking collective is
- * a loop over coll_sched_progress().
+ * a loop over coll_sched_progress().  Device work a round queues (kernels,
+ * copies) is not waited for either: an event after it is polled before
+ * the next round's messages go out.
  */
 #include "config.h"
 #include "hpc.h"
 #include "coll_internal.h"
 
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,33 +58,59 @@ int coll_round(coll_sched_t *s)
     return 0;
 }
 
+/* Bytes one message may carry: MPI counts are ints, so a step of 2 GiB
+ * or more goes as several messages (1 GiB by default; the tests lower
+ * it).  Sender and receiver cut a step at the same whole-element
+ * boundaries, and MPI keeps messages between two ranks with one tag in
+ * order, so the pieces match one to one. */
+size_t coll_max_message = (size_t)1 << 30;
+long coll_pieces;               /* extra messages made by cutting (tests) */
+
+static size_t piece(const coll_build_t *b)
+{
+    size_t es = b->es ? b->es : 1, m = coll_max_message / es * es;
+    return m ? m : es;
+}
+
+/* A point-to-point step of bytes at buf, cut into pieces; recv-reduce
+ * steps reduce each piece as it arrives (dst and x advance with it). */
+static int p2p(coll_build_t *b, int kind, int peer, const char *buf, size_t bytes, char *dst,
+               const char *x)
+{
+    size_t m = piece(b), es = b->es ? b->es : 1;
+    for (size_t off = 0; off < bytes; off += m) {
+        size_t len = bytes - off < m ? bytes - off : m;
+        coll_step_t st = {.kind = kind, .peer = peer, .n = len};
+        if (kind == ST_SEND) st.a = buf + off;
+        else st.dst = (char *)buf + off;
+        if (dst) {
+            st.dev = b->dev;
+            st.rdst = dst + off;
+            st.ra = x + off;
+            st.rn = len / es;
+        }
+        HPC_TRY(add_step(b->s, &st));
+        if (off) coll_pieces++;
+    }
+    return 0;
+}
+
 int coll_send(coll_build_t *b, int peer, const void *buf, size_t bytes)
 {
     if (bytes == 0 || peer == b->rank) return 0;
-    if (bytes > INT_MAX)
-        return HPC_ERR(HPC_ERR_UNSUPPORTED, "one message of %zu bytes (more than 2 GiB)", bytes);
-    coll_step_t st = {.kind = ST_SEND, .peer = peer, .n = bytes, .a = buf};
-    return add_step(b->s, &st);
+    return p2p(b, ST_SEND, peer, buf, bytes, NULL, NULL);
 }
 
 int coll_recv(coll_build_t *b, int peer, void *buf, size_t bytes)
 {
     if (bytes == 0 || peer == b->rank) return 0;
-    if (bytes > INT_MAX)
-        return HPC_ERR(HPC_ERR_UNSUPPORTED, "one message of %zu bytes (more than 2 GiB)", bytes);
-    coll_step_t st = {.kind = ST_RECV, .peer = peer, .n = bytes, .dst = buf};
-    return add_step(b->s, &st);
+    return p2p(b, ST_RECV, peer, buf, bytes, NULL, NULL);
 }
 
 int coll_recv_reduce(coll_build_t *b, int peer, void *buf, size_t n, void *dst, const void *x)
 {
-    size_t bytes = n * b->es;
-    if (bytes == 0 || peer == b->rank) return 0;
-    if (bytes > INT_MAX)
-        return HPC_ERR(HPC_ERR_UNSUPPORTED, "one message of %zu bytes (more than 2 GiB)", bytes);
-    coll_step_t st = {.kind = ST_RECV, .peer = peer, .n = bytes, .dst = buf, .dev = b->dev,
-                      .rdst = dst, .ra = x, .rn = n};
-    return add_step(b->s, &st);
+    if (n == 0 || peer == b->rank) return 0;
+    return p2p(b, ST_RECV, peer, buf, n * b->es, dst, x);
 }
 
 int coll_reduce(coll_build_t *b, void *dst, const void *x, const void *y, size_t n)
@@ -163,12 +190,22 @@ static int post_round(hpc_request_t *r, int first, int end)
     return 0;
 }
 
-static int reduce_step(hpc_request_t *r, const coll_step_t *st, int *dev_used)
+/* The stream r's device steps run on, created on first use. */
+static int local_stream(hpc_request_t *r, void **out)
+{
+    if (!r->lstream) HPC_TRY(coll_dev_stream(r->cc, r->streamed, &r->lstream));
+    *out = r->lstream;
+    return 0;
+}
+
+static int reduce_step(hpc_request_t *r, const coll_step_t *st)
 {
     hpc_op_t op = r->op == HPC_AVG ? HPC_SUM : r->op;
     if (st->dev) {
-        HPC_TRY(coll_dev_reduce(r->cc, r->dt, op, st->rdst, st->ra, st->dst, st->rn));
-        *dev_used = 1;
+        void *stream = NULL;
+        HPC_TRY(local_stream(r, &stream));
+        HPC_TRY(coll_dev_reduce(stream, r->dt, op, st->rdst, st->ra, st->dst, st->rn));
+        r->s.dev_pending = 1;
     } else {
         coll_reduce_host(r->dt, op, st->rdst, st->ra, st->dst, st->rn);
     }
@@ -180,7 +217,6 @@ static int reduce_step(hpc_request_t *r, const coll_step_t *st, int *dev_used)
 static int arrivals(hpc_request_t *r, int *all)
 {
     coll_sched_t *s = &r->s;
-    int dev_used = 0;
     *all = 0;
     while (s->nleft > 0) {
         int out = 0;
@@ -199,11 +235,10 @@ static int arrivals(hpc_request_t *r, int *all)
         if (out == 0) break;
         for (int k = 0; k < out; k++) {
             const coll_step_t *st = &s->steps[s->reqstep[s->idx[k]]];
-            if (st->kind == ST_RECV && st->rn) HPC_TRY(reduce_step(r, st, &dev_used));
+            if (st->kind == ST_RECV && st->rn) HPC_TRY(reduce_step(r, st));
         }
         s->nleft -= out;
     }
-    if (dev_used) HPC_TRY(coll_dev_sync(r->cc));
     *all = s->nleft == 0;
     return 0;
 }
@@ -211,43 +246,60 @@ static int arrivals(hpc_request_t *r, int *all)
 static int run_locals(hpc_request_t *r, int first, int end)
 {
     coll_sched_t *s = &r->s;
-    int dev_used = 0;
+    hpc_op_t op = r->op == HPC_AVG ? HPC_SUM : r->op;
     for (int i = first; i < end; i++) {
         coll_step_t *st = &s->steps[i];
+        void *stream = NULL;
+        if (st->dev && (st->kind == ST_REDUCE || st->kind == ST_COPY || st->kind == ST_SCALE)) {
+            HPC_TRY(local_stream(r, &stream));
+            s->dev_pending = 1;
+        }
         switch (st->kind) {
         case ST_REDUCE:
-            if (st->dev) {
-                HPC_TRY(coll_dev_reduce(r->cc, r->dt, r->op == HPC_AVG ? HPC_SUM : r->op,
-                                        st->dst, st->a, st->b, st->n));
-                dev_used = 1;
-            } else {
-                coll_reduce_host(r->dt, r->op == HPC_AVG ? HPC_SUM : r->op, st->dst, st->a,
-                                 st->b, st->n);
-            }
+            if (st->dev) HPC_TRY(coll_dev_reduce(stream, r->dt, op, st->dst, st->a, st->b, st->n));
+            else coll_reduce_host(r->dt, op, st->dst, st->a, st->b, st->n);
             break;
         case ST_COPY:
-            if (st->dev) {
-                HPC_TRY(coll_dev_copy(r->cc, st->dst, st->a, st->n));
-                dev_used = 1;
-            } else {
-                memmove(st->dst, st->a, st->n);
-            }
+            if (st->dev) HPC_TRY(coll_dev_copy(stream, st->dst, st->a, st->n));
+            else memmove(st->dst, st->a, st->n);
             break;
         case ST_SCALE:
-            if (st->dev) {
-                HPC_TRY(coll_dev_scale(r->cc, r->dt, st->dst, st->n, st->div));
-                dev_used = 1;
-            } else {
-                coll_scale_host(r->dt, st->dst, st->n, st->div);
-            }
+            if (st->dev) HPC_TRY(coll_dev_scale(stream, r->dt, st->dst, st->n, st->div));
+            else coll_scale_host(r->dt, st->dst, st->n, st->div);
             break;
         default:
             break;
         }
     }
-    /* The next round's messages read what these kernels wrote. */
-    if (dev_used) HPC_TRY(coll_dev_sync(r->cc));
     return 0;
+}
+
+/* Before round cur's messages go out: the input of a stream-ordered call
+ * is ready (its gate), and what the GPU was given in the rounds before is
+ * done - the next messages read it.  Both polled, never waited for. */
+static int device_ready(hpc_request_t *r, int first, int end, int *ready)
+{
+    coll_sched_t *s = &r->s;
+    *ready = 1;
+    if (s->fence) {
+        int done = 0;
+        HPC_TRY(coll_dev_event_done(r->fence_ev, &done));
+        if (!done) return *ready = 0;
+        s->fence = 0;
+    }
+    for (int i = first; i < end; i++)
+        if (s->steps[i].kind == ST_GATE && r->ready_ev) {
+            int done = 0;
+            HPC_TRY(coll_dev_event_done(r->ready_ev, &done));
+            if (!done) return *ready = 0;
+        }
+    return 0;
+}
+
+int coll_gate_step(coll_sched_t *s)
+{
+    coll_step_t st = {.kind = ST_GATE};
+    return add_step(s, &st);
 }
 
 int coll_sched_progress(hpc_request_t *r, int *done)
@@ -260,6 +312,9 @@ int coll_sched_progress(hpc_request_t *r, int *done)
         for (int i = first; i < end; i++)
             if (s->steps[i].kind == ST_EXT) has_ext = 1;
         if (!s->posted) {
+            int ready = 0;
+            HPC_TRY(device_ready(r, first, end, &ready));
+            if (!ready) return 0;
             HPC_TRY(post_round(r, first, end));
             s->posted = 1;
         }
@@ -288,83 +343,22 @@ int coll_sched_progress(hpc_request_t *r, int *done)
             if (!xdone) return 0;
         }
         HPC_TRY(run_locals(r, first, end));
+        /* the round's device work (reductions on arrival, local steps)
+         * is queued: one event marks its end, polled before the next
+         * round's messages and before the request counts as done */
+        if (s->dev_pending) {
+            HPC_TRY(coll_dev_event_record(r->lstream, &r->fence_ev));
+            s->dev_pending = 0;
+            s->fence = 1;
+        }
         s->cur++;
         s->posted = 0;
     }
+    if (s->fence) {
+        int ready = 0;
+        HPC_TRY(device_ready(r, 0, 0, &ready));
+        if (!ready) return 0;
+    }
     *done = 1;
     return 0;
-}
-
-static void tmp_free(void *p, int kind)
-{
-    if (kind == 0) free(p);
-    else coll_dev_free(p, kind);
-}
-
-int coll_tmp_kind(hpc_request_t *r, size_t bytes, int kind, void **out)
-{
-    if ((size_t)r->ntmp >= sizeof r->tmp / sizeof r->tmp[0])
-        return HPC_ERR(HPC_ERR_STATE, "too many scratch buffers in one collective");
-    coll_comm_t *cc = r->cc;
-    void *p = NULL;
-    if (bytes == 0) bytes = 1;
-    /* the smallest pooled buffer of this kind that is big enough */
-    int best = -1;
-    for (int i = 0; i < 6; i++)
-        if (cc->pool[i] && cc->poolkind[i] == kind && cc->poolsz[i] >= bytes &&
-            (best < 0 || cc->poolsz[i] < cc->poolsz[best])) best = i;
-    if (best >= 0) {
-        p = cc->pool[best];
-        bytes = cc->poolsz[best];
-        cc->pool[best] = NULL;
-    } else if (kind == 0) {
-        /* 64-byte aligned: reduction loops vectorise, device-like alignment */
-        if (posix_memalign(&p, 64, bytes) != 0) p = NULL;
-        if (!p) return HPC_ERR(HPC_ERR_NOMEM, "scratch buffer of %zu bytes", bytes);
-    } else {
-        HPC_TRY(coll_dev_alloc(bytes, kind, &p));
-    }
-    r->tmp[r->ntmp] = p;
-    r->tmpkind[r->ntmp] = kind;
-    r->tmpsz[r->ntmp++] = bytes;
-    *out = p;
-    return 0;
-}
-
-void coll_tmp_release(hpc_request_t *r)
-{
-    coll_comm_t *cc = r->cc;
-    for (int k = 0; k < r->ntmp; k++) {
-        void *p = r->tmp[k];
-        /* keep it in a free slot, else in place of the smallest smaller one */
-        int slot = -1;
-        for (int i = 0; i < 6 && slot < 0; i++)
-            if (!cc->pool[i]) slot = i;
-        if (slot < 0)
-            for (int i = 0; i < 6; i++)
-                if (cc->poolsz[i] < r->tmpsz[k] && (slot < 0 || cc->poolsz[i] < cc->poolsz[slot])) slot = i;
-        if (slot < 0) {
-            tmp_free(p, r->tmpkind[k]);
-            continue;
-        }
-        if (cc->pool[slot]) tmp_free(cc->pool[slot], cc->poolkind[slot]);
-        cc->pool[slot] = p;
-        cc->poolsz[slot] = r->tmpsz[k];
-        cc->poolkind[slot] = r->tmpkind[k];
-    }
-    r->ntmp = 0;
-}
-
-void coll_pool_free(coll_comm_t *cc)
-{
-    for (int i = 0; i < 6; i++)
-        if (cc->pool[i]) {
-            tmp_free(cc->pool[i], cc->poolkind[i]);
-            cc->pool[i] = NULL;
-        }
-}
-
-int coll_tmp(hpc_request_t *r, size_t bytes, void **out)
-{
-    return coll_tmp_kind(r, bytes, r->dev ? 2 : 0, out);
 }

@@ -1,6 +1,7 @@
-/* coll_selftest.c - hpc_coll_selftest(): every collective with every
- * algorithm, blocking and nonblocking (started, then test-polled as a
- * training loop would), on host and device buffers, checked against
+/* selftest.c - hpc_coll_selftest(): every row of the registry (every
+ * collective with every algorithm), blocking and nonblocking (started,
+ * then test-polled as a training loop would), on the memory kinds the row
+ * takes (host; device buffers where there is a GPU), checked against
  * values every rank can compute by itself.  Inputs are small integers, so
  * sums are exact in every dtype and any reduction order.
  */
@@ -133,10 +134,14 @@ out:
     return bad;
 }
 
-int hpc_coll_selftest(MPI_Comm comm, int include_device, int verbose, int *nfail)
+/* The self-test of every row of the registry, or of row only_row alone
+ * (>= 0); *ncases: cases run. */
+int coll_selftest(MPI_Comm comm, int include_device, int verbose, int only_row, int *ncases,
+                  int *nfail)
 {
-    if (!nfail) return HPC_ERR(HPC_ERR_ARG, "NULL nfail");
-    int rank, p;
+    int rank, p, nrows;
+    const coll_row_t *rows = coll_rows(&nrows);
+    if (only_row >= nrows) return HPC_ERR(HPC_ERR_ARG, "selftest: no row %d", only_row);
     HPC_MPI(MPI_Comm_rank(comm, &rank));
     HPC_MPI(MPI_Comm_size(comm, &p));
     int devs = include_device && coll_dev_count() > 0;
@@ -151,7 +156,7 @@ int hpc_coll_selftest(MPI_Comm comm, int include_device, int verbose, int *nfail
     double t0 = MPI_Wtime();
     /* NCCL refuses ranks that share a GPU (and says why): skip it then */
     int nccl_ok = 0;
-    if (all_devs && hpc_have_nccl()) {
+    if (all_devs && hpc_have_nccl() && (only_row < 0 || rows[only_row].backend == COLL_BE_NCCL)) {
         int e = hpc_barrier(comm, HPC_ALG_NCCL);
         nccl_ok = e == 0;
         if (e < 0 && rank == 0) printf("selftest: nccl skipped: %s\n", hpc_last_error());
@@ -169,22 +174,25 @@ int hpc_coll_selftest(MPI_Comm comm, int include_device, int verbose, int *nfail
     for (int mem = 0; mem <= all_devs; mem++)
         for (int c = 0; c < HPC_COLL_COUNT; c++) {
             int n = 0;
-            for (int alg = 0; alg < HPC_ALG_COUNT; alg++) {
-                if (!hpc_coll_has_alg((hpc_coll_t)c, (hpc_alg_t)alg)) continue;
-                if (alg == HPC_ALG_NCCL && (!mem || !nccl_ok)) continue;
+            for (int i = 0; i < nrows; i++) {
+                const coll_row_t *row = &rows[i];
+                if ((int)row->coll != c || (only_row >= 0 && i != only_row)) continue;
+                if (!(row->mem & (mem ? COLL_MEM_DEV : COLL_MEM_HOST))) continue;
+                if (row->backend == COLL_BE_NCCL && !nccl_ok) continue;
                 int nk = hpc_coll_reduces((hpc_coll_t)c) ? 4 : (c == HPC_COLL_BARRIER ? 1 : 2);
                 for (int k = 0; k < nk; k++)
                     for (int nb = 0; nb < 2 && n < MAXC; nb++, n++) {
                         hpc_coll_args_t *a = &args[n];
                         *a = (hpc_coll_args_t){.coll = (hpc_coll_t)c, .count = 5 + (size_t)k,
                                                .dtype = kinds[k].t, .op = kinds[k].op,
-                                               .root = p > 1 ? 1 : 0, .alg = (hpc_alg_t)alg};
+                                               .root = p > 1 ? 1 : 0, .alg = row->alg};
                         if (!hpc_coll_reduces(a->coll)) a->op = HPC_SUM;
                         nbs[n] = nb;
                         bad[n] = run_case(comm, a, nb, mem, why[n], sizeof why[n]);
                         mine[n] = bad[n] ? rank : p;
                     }
             }
+            if (n == 0) continue;
             HPC_MPI(MPI_Allreduce(bad, tot, n, MPI_LONG, MPI_SUM, comm));
             HPC_MPI(MPI_Allreduce(mine, first, n, MPI_INT, MPI_MIN, comm));
             for (int i = 0; i < n; i++) {
@@ -210,12 +218,21 @@ int hpc_coll_selftest(MPI_Comm comm, int include_device, int verbose, int *nfail
             if (rank == 0) fflush(stdout);
         }
     free(why);
-    if (rank == 0) {
+    if (rank == 0 && only_row < 0) {
         printf("selftest: %d cases on %d rank%s (%s buffers), %d passed, %d failed, %.2f s\n", ncase, p,
                p == 1 ? "" : "s", all_devs ? "host and device" : "host", ncase - fails, fails,
                MPI_Wtime() - t0);
         fflush(stdout);
     }
+    *ncases = ncase;
     *nfail = fails;
+    return 0;
+}
+
+int hpc_coll_selftest(MPI_Comm comm, int include_device, int verbose, int *nfail)
+{
+    if (!nfail) return HPC_ERR(HPC_ERR_ARG, "NULL nfail");
+    int ncases = 0;
+    HPC_TRY(coll_selftest(comm, include_device, verbose, -1, &ncases, nfail));
     return 0;
 }

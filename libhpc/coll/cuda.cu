@@ -1,4 +1,5 @@
-// coll_cuda.cu - reduction and averaging kernels for device buffers.
+// cuda.cu - reduction and averaging kernels for device buffers, and the
+// kernel a stream waits in for a request the host progresses.
 //
 // Compiled by nvcc, so it includes no MPI header: dtype and op arrive as
 // the integer values of hpc_dtype_t / hpc_op_t (hpc_coll.h), spelled out
@@ -26,12 +27,20 @@ template <typename T, typename A> __device__ __forceinline__ T narrow(A x) { ret
 template <> __device__ __forceinline__ __half narrow<__half, float>(float x) { return __float2half_rn(x); }
 template <> __device__ __forceinline__ __nv_bfloat16 narrow<__nv_bfloat16, float>(float x) { return __float2bfloat16_rn(x); }
 
+// Integer sums and products wrap around (two's complement) as on the
+// host: computed in the unsigned type, since signed overflow is undefined
+// behaviour in C++ too.  Floats are their own "unsigned" type.
+template <typename A> struct Wrap { typedef A type; };
+template <> struct Wrap<int> { typedef unsigned type; };
+template <> struct Wrap<long long> { typedef unsigned long long type; };
+
 template <typename A, int OP> __device__ __forceinline__ A combine(A x, A y)
 {
-    if (OP == PROD) return x * y;
+    typedef typename Wrap<A>::type U;
+    if (OP == PROD) return (A)((U)x * (U)y);
     if (OP == MIN) return y < x ? y : x;
     if (OP == MAX) return y > x ? y : x;
-    return x + y;
+    return (A)((U)x + (U)y);
 }
 
 // dst may alias a or b (same index only), so no __restrict__ here.
@@ -51,6 +60,20 @@ __global__ void scale_kernel(T *buf, size_t n, int div)
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x)
         buf[i] = narrow<T, A>(widen<T>(buf[i]) / (A)div);
+}
+
+// A stream waits here for a request the host progresses (devsync.c):
+// until the host sets *flag, then it says so in *ack (mapped pinned
+// memory, read through volatile so every look goes to the host).
+__global__ void wait_flag_kernel(const volatile unsigned *flag, volatile unsigned *ack)
+{
+    while (*flag == 0) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+        __nanosleep(2000);
+#endif
+    }
+    *ack = 1;
+    __threadfence_system();
 }
 
 void grid(size_t n, unsigned *blocks, unsigned *threads)
@@ -101,6 +124,12 @@ extern "C" int coll_cuda_reduce(void *stream, int dt, int op, void *dst, const v
     case BF16: return launch_reduce<__nv_bfloat16>(s, op, dst, a, b, n);
     default: return cudaErrorInvalidValue;
     }
+}
+
+extern "C" int coll_cuda_wait_flag(void *stream, volatile unsigned *flag, volatile unsigned *ack)
+{
+    wait_flag_kernel<<<1, 1, 0, static_cast<cudaStream_t>(stream)>>>(flag, ack);
+    return cudaGetLastError();
 }
 
 extern "C" int coll_cuda_scale(void *stream, int dt, void *buf, size_t n, int div)

@@ -1,4 +1,4 @@
-/* coll_reduce.c - local reduction on host memory: dst[i] = a[i] (op) b[i].
+/* reduce.c - local reduction on host memory: dst[i] = a[i] (op) b[i].
  *
  * The loops are written as blocks of 16 independent element operations on
  * restrict-qualified pointers followed by a scalar tail: at -O2 GCC's
@@ -9,7 +9,13 @@
  * honoured by the caller, so those cases take the in-place variants.
  *
  * float16 and bfloat16 are widened to float, combined, and rounded back
- * (round to nearest even) - float32 accumulation per step.
+ * (round to nearest even, types.c) - float32 accumulation per step.
+ *
+ * int32/int64 sums and products wrap around (two's complement), as MPI
+ * libraries and NCCL do in practice - but signed overflow is undefined
+ * behaviour in C, which a compiler may exploit, so they are computed in
+ * the unsigned type (which wraps by definition) and converted back (a
+ * modulo conversion on every compiler we build with).
  */
 #include "config.h"
 #include "hpc.h"
@@ -21,6 +27,12 @@
 
 #define OP_SUM(x, y) ((x) + (y))
 #define OP_PROD(x, y) ((x) * (y))
+#define WSUM(T, U, x, y) ((T)((U)(x) + (U)(y)))
+#define WPROD(T, U, x, y) ((T)((U)(x) * (U)(y)))
+#define SUM_I32(x, y) WSUM(int32_t, uint32_t, x, y)
+#define PROD_I32(x, y) WPROD(int32_t, uint32_t, x, y)
+#define SUM_I64(x, y) WSUM(int64_t, uint64_t, x, y)
+#define PROD_I64(x, y) WPROD(int64_t, uint64_t, x, y)
 #define OP_MIN(x, y) ((y) < (x) ? (y) : (x))
 #define OP_MAX(x, y) ((y) > (x) ? (y) : (x))
 
@@ -43,81 +55,18 @@
         for (; i < n; i++) d[i] = OP(d[i], b[i]);                           \
     }
 
-#define DEF_TYPE(T, TN)                 \
-    DEF_RED(T, TN##_sum, OP_SUM)        \
-    DEF_RED(T, TN##_prod, OP_PROD)      \
+#define DEF_TYPE(T, TN, SUM, PROD)      \
+    DEF_RED(T, TN##_sum, SUM)           \
+    DEF_RED(T, TN##_prod, PROD)         \
     DEF_RED(T, TN##_min, OP_MIN)        \
     DEF_RED(T, TN##_max, OP_MAX)
 
-DEF_TYPE(int32_t, i32)
-DEF_TYPE(int64_t, i64)
-DEF_TYPE(float, f32)
-DEF_TYPE(double, f64)
+DEF_TYPE(int32_t, i32, SUM_I32, PROD_I32)
+DEF_TYPE(int64_t, i64, SUM_I64, PROD_I64)
+DEF_TYPE(float, f32, OP_SUM, OP_PROD)
+DEF_TYPE(double, f64, OP_SUM, OP_PROD)
 
-/* ---- 16-bit floats ------------------------------------------------ */
-
-float coll_half_to_float(uint16_t h)
-{
-    uint32_t sign = (uint32_t)(h & 0x8000) << 16;
-    uint32_t exp = (h >> 10) & 0x1f, man = h & 0x3ff, bits;
-    if (exp == 0) {
-        if (man == 0) {
-            bits = sign;
-        } else {                        /* subnormal: normalise */
-            int e = -1;
-            do { e++; man <<= 1; } while (!(man & 0x400));
-            bits = sign | ((uint32_t)(127 - 15 - e) << 23) | ((man & 0x3ff) << 13);
-        }
-    } else if (exp == 31) {
-        bits = sign | 0x7f800000u | (man << 13);
-    } else {
-        bits = sign | ((exp + 127 - 15) << 23) | (man << 13);
-    }
-    float f;
-    memcpy(&f, &bits, 4);
-    return f;
-}
-
-uint16_t coll_float_to_half(float f)
-{
-    uint32_t x;
-    memcpy(&x, &f, 4);
-    uint16_t sign = (uint16_t)((x >> 16) & 0x8000);
-    uint32_t ax = x & 0x7fffffffu;
-    if (ax >= 0x7f800000u)                            /* inf or nan */
-        return sign | 0x7c00 | (ax > 0x7f800000u ? 0x200 : 0);
-    if (ax >= 0x477ff000u) return sign | 0x7c00;      /* rounds to >= 65520: inf */
-    if (ax < 0x38800000u) {                           /* subnormal half or zero */
-        if (ax < 0x33000000u) return sign;            /* < 2^-25: rounds to 0 */
-        uint32_t e = ax >> 23, man = (ax & 0x7fffff) | 0x800000;
-        uint32_t shift = 126 - e;                     /* 14..24 */
-        uint32_t v = man >> shift, rem = man & ((1u << shift) - 1), half = 1u << (shift - 1);
-        if (rem > half || (rem == half && (v & 1))) v++;
-        return sign | (uint16_t)v;
-    }
-    /* normal: rebias, round mantissa to nearest even */
-    uint32_t v = ((ax >> 13) - ((127 - 15) << 10));
-    uint32_t rem = ax & 0x1fff;
-    if (rem > 0x1000 || (rem == 0x1000 && (v & 1))) v++;
-    return sign | (uint16_t)v;
-}
-
-float coll_bf16_to_float(uint16_t h)
-{
-    uint32_t bits = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &bits, 4);
-    return f;
-}
-
-uint16_t coll_float_to_bf16(float f)
-{
-    uint32_t x;
-    memcpy(&x, &f, 4);
-    if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40); /* quiet nan */
-    x += 0x7fff + ((x >> 16) & 1);                   /* round to nearest even */
-    return (uint16_t)(x >> 16);
-}
+/* ---- 16-bit floats: widened (types.c), combined, rounded back ---- */
 
 static float fop(hpc_op_t op, float x, float y)
 {

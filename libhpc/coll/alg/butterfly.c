@@ -1,4 +1,4 @@
-/* coll_alg_butterfly.c - recursive doubling / halving, Rabenseifner, Bruck
+/* alg/butterfly.c - recursive doubling / halving, Rabenseifner, Bruck
  * and the dissemination barrier.
  *
  * Rank counts that are not powers of two are folded the standard way
@@ -13,7 +13,7 @@
  */
 #include "config.h"
 #include "hpc.h"
-#include "coll_internal.h"
+#include "../coll_internal.h"
 
 #define MOD(a, p) ((((a) % (p)) + (p)) % (p))
 

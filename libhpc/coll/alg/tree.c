@@ -1,4 +1,4 @@
-/* coll_alg_tree.c - linear (naive) and binomial-tree algorithms, and the
+/* alg/tree.c - linear (naive) and binomial-tree algorithms, and the
  * two pipelined tree shapes they share with the ring family: a segmented
  * broadcast down a tree and a segmented reduction up a tree (a chain is
  * the tree with one child, which is what the ring broadcast/reduce use).
@@ -9,7 +9,7 @@
  */
 #include "config.h"
 #include "hpc.h"
-#include "coll_internal.h"
+#include "../coll_internal.h"
 
 #include <string.h>
 

@@ -1,5 +1,5 @@
-/* coll_dev.c - device memory for the collectives: pointer kinds, scratch
- * buffers, copies and the reduction kernels' launches (coll_cuda.cu), all
+/* device.c - device memory for the collectives: pointer kinds, scratch
+ * buffers, copies and the reduction kernels' launches (cuda.cu), all
  * on one CUDA stream per communicator.  Without CUDA every buffer is host
  * memory and the device entry points report HPC_ERR_NOGPU.
  */
@@ -9,6 +9,27 @@
 #include "internal.h"
 
 #include <stdlib.h>
+#if defined(OPEN_MPI) && OPEN_MPI
+#include <mpi-ext.h>      /* MPIX_CUDA_AWARE_SUPPORT, MPIX_Query_cuda_support */
+#endif
+
+/* Asked of MPI once: it is asked for every call on device memory. */
+int hpc_coll_cuda_aware(void)
+{
+    static int mpi = -1;
+    int e = coll_settings()->cuda_aware;
+    if (e >= 0) return e;
+    if (mpi < 0) {
+#if defined(MPICH_NUMVERSION) && MPICH_NUMVERSION >= 40000000
+        mpi = MPIX_Query_cuda_support() != 0;
+#elif defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+        mpi = MPIX_Query_cuda_support() != 0;
+#else
+        mpi = 0;
+#endif
+    }
+    return mpi;
+}
 
 #ifdef HPC_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -42,55 +63,56 @@ int coll_is_device_ptr(const void *p)
     return at.type == cudaMemoryTypeDevice;
 }
 
-/* A blocking stream (not cudaStreamNonBlocking) on purpose: work on it
- * waits for the legacy default stream, so data a caller's kernels wrote
- * there is complete before we copy, reduce or hand it to NCCL. */
-static int stream_of(coll_comm_t *cc, cudaStream_t *out)
+static void dev_comm_free(coll_comm_t *cc)
 {
-    if (!cc->stream) {
+    if (cc->stream) cudaStreamDestroy((cudaStream_t)cc->stream);
+    if (cc->nbstream) cudaStreamDestroy((cudaStream_t)cc->nbstream);
+    cc->stream = cc->nbstream = NULL;
+}
+
+/* cc's streams for its device work.  The plain one is a blocking stream
+ * (not cudaStreamNonBlocking) on purpose: calls without a stream promise
+ * legacy default stream semantics, and work on it waits for the legacy
+ * default stream, so data a caller's kernels wrote there is complete
+ * before we copy, reduce or hand it to NCCL.  Stream-ordered calls order
+ * themselves with events instead and use the non-blocking one, which no
+ * work on the legacy stream (a stream waiting for them, say) can hold up. */
+int coll_dev_stream(coll_comm_t *cc, int nonblocking, void **out)
+{
+    void **sp = nonblocking ? &cc->nbstream : &cc->stream;
+    if (!*sp) {
         cudaStream_t s;
-        HPC_CUDA(cudaStreamCreate(&s));
-        cc->stream = s;
+        if (nonblocking) HPC_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+        else HPC_CUDA(cudaStreamCreate(&s));
+        *sp = s;
+        cc->hook[COLL_HOOK_DEVICE].fini = dev_comm_free;
     }
-    *out = (cudaStream_t)cc->stream;
+    *out = *sp;
     return 0;
 }
 
-int coll_dev_reduce(coll_comm_t *cc, hpc_dtype_t dt, hpc_op_t op, void *dst, const void *a,
+int coll_dev_reduce(void *stream, hpc_dtype_t dt, hpc_op_t op, void *dst, const void *a,
                     const void *b, size_t n)
 {
-    cudaStream_t s = NULL;
-    HPC_TRY(stream_of(cc, &s));
-    int e = coll_cuda_reduce(s, (int)dt, (int)op, dst, a, b, n);
+    int e = coll_cuda_reduce(stream, (int)dt, (int)op, dst, a, b, n);
     if (e != cudaSuccess)
         return HPC_ERR(HPC_ERR_CUDA, "reduction kernel (%s, %s, %zu elements): %s",
                        hpc_dtype_name(dt), hpc_op_name(op), n, cudaGetErrorString((cudaError_t)e));
     return 0;
 }
 
-int coll_dev_scale(coll_comm_t *cc, hpc_dtype_t dt, void *buf, size_t n, int div)
+int coll_dev_scale(void *stream, hpc_dtype_t dt, void *buf, size_t n, int div)
 {
-    cudaStream_t s = NULL;
-    HPC_TRY(stream_of(cc, &s));
-    int e = coll_cuda_scale(s, (int)dt, buf, n, div);
+    int e = coll_cuda_scale(stream, (int)dt, buf, n, div);
     if (e != cudaSuccess)
         return HPC_ERR(HPC_ERR_CUDA, "average kernel (%s): %s", hpc_dtype_name(dt),
                        cudaGetErrorString((cudaError_t)e));
     return 0;
 }
 
-int coll_dev_copy(coll_comm_t *cc, void *dst, const void *src, size_t bytes)
+int coll_dev_copy(void *stream, void *dst, const void *src, size_t bytes)
 {
-    cudaStream_t s = NULL;
-    HPC_TRY(stream_of(cc, &s));
-    HPC_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s));
-    return 0;
-}
-
-int coll_dev_sync(coll_comm_t *cc)
-{
-    if (!cc->stream) return 0;
-    HPC_CUDA(cudaStreamSynchronize((cudaStream_t)cc->stream));
+    HPC_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, (cudaStream_t)stream));
     return 0;
 }
 
@@ -109,12 +131,6 @@ void coll_dev_free(void *p, int kind)
     else cudaFree(p);
 }
 
-void coll_dev_comm_free(coll_comm_t *cc)
-{
-    if (cc->stream) cudaStreamDestroy((cudaStream_t)cc->stream);
-    cc->stream = NULL;
-}
-
 #else /* no CUDA */
 
 int coll_is_device_ptr(const void *p)
@@ -122,26 +138,26 @@ int coll_is_device_ptr(const void *p)
     (void)p;
     return 0;
 }
-int coll_dev_reduce(coll_comm_t *cc, hpc_dtype_t dt, hpc_op_t op, void *dst, const void *a,
+int coll_dev_stream(coll_comm_t *cc, int nonblocking, void **out)
+{
+    (void)cc; (void)nonblocking; (void)out;
+    return HPC_ERR(HPC_ERR_NOGPU, "CUDA stream in a build without CUDA");
+}
+int coll_dev_reduce(void *stream, hpc_dtype_t dt, hpc_op_t op, void *dst, const void *a,
                     const void *b, size_t n)
 {
-    (void)cc; (void)dt; (void)op; (void)dst; (void)a; (void)b; (void)n;
+    (void)stream; (void)dt; (void)op; (void)dst; (void)a; (void)b; (void)n;
     return HPC_ERR(HPC_ERR_NOGPU, "device reduction in a build without CUDA");
 }
-int coll_dev_scale(coll_comm_t *cc, hpc_dtype_t dt, void *buf, size_t n, int div)
+int coll_dev_scale(void *stream, hpc_dtype_t dt, void *buf, size_t n, int div)
 {
-    (void)cc; (void)dt; (void)buf; (void)n; (void)div;
+    (void)stream; (void)dt; (void)buf; (void)n; (void)div;
     return HPC_ERR(HPC_ERR_NOGPU, "device scaling in a build without CUDA");
 }
-int coll_dev_copy(coll_comm_t *cc, void *dst, const void *src, size_t bytes)
+int coll_dev_copy(void *stream, void *dst, const void *src, size_t bytes)
 {
-    (void)cc; (void)dst; (void)src; (void)bytes;
+    (void)stream; (void)dst; (void)src; (void)bytes;
     return HPC_ERR(HPC_ERR_NOGPU, "device copy in a build without CUDA");
-}
-int coll_dev_sync(coll_comm_t *cc)
-{
-    (void)cc;
-    return 0;
 }
 int coll_dev_alloc(size_t bytes, int kind, void **out)
 {
@@ -151,10 +167,6 @@ int coll_dev_alloc(size_t bytes, int kind, void **out)
 void coll_dev_free(void *p, int kind)
 {
     (void)p; (void)kind;
-}
-void coll_dev_comm_free(coll_comm_t *cc)
-{
-    (void)cc;
 }
 #endif
 

@@ -1,4 +1,4 @@
-/* coll_alg_ring.c - ring algorithms.
+/* alg/ring.c - ring algorithms.
  *
  * allreduce = ring reduce-scatter + ring allgather (Patarasuk & Yuan):
  * each rank sends and receives 2(p-1)/p of the data, the bandwidth optimum.
@@ -10,7 +10,7 @@
  */
 #include "config.h"
 #include "hpc.h"
-#include "coll_internal.h"
+#include "../coll_internal.h"
 
 #define MOD(a, p) ((((a) % (p)) + (p)) % (p))
 

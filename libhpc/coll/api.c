@@ -1,0 +1,334 @@
+/* api.c - the collectives' public entry points.
+ *
+ * Every call goes the same way: check the arguments (before any message,
+ * on every rank alike), find the communicator's private state (comm.c),
+ * resolve the algorithm (select.c), build the request's schedule
+ * (build.c), then run it to the end or return it in flight (request.c).
+ */
+#include "config.h"
+#include "hpc.h"
+#include "coll_internal.h"
+
+#include <stdlib.h>
+
+static int check_buf(const char *what, const void *p, size_t n, size_t es, hpc_coll_t c)
+{
+    if (n == 0) return 0;
+    if (!p) return HPC_ERR(HPC_ERR_ARG, "%s: %s is NULL with %zu elements", hpc_coll_name(c), what, n);
+    if ((uintptr_t)p % es)
+        return HPC_ERR(HPC_ERR_ARG, "%s: %s %p is misaligned for %zu-byte elements",
+                       hpc_coll_name(c), what, p, es);
+    return 0;
+}
+
+
+static int validate(const hpc_coll_args_t *a, const coll_comm_t *cc)
+{
+    if ((unsigned)a->coll >= HPC_COLL_COUNT)
+        return HPC_ERR(HPC_ERR_ARG, "unknown collective %d", (int)a->coll);
+    const char *cn = hpc_coll_name(a->coll);
+    if (a->coll != HPC_COLL_BARRIER && (unsigned)a->dtype >= HPC_DTYPE_COUNT)
+        return HPC_ERR(HPC_ERR_ARG, "%s: unknown dtype %d", cn, (int)a->dtype);
+    if (hpc_coll_reduces(a->coll) && (unsigned)a->op >= HPC_OP_COUNT)
+        return HPC_ERR(HPC_ERR_ARG, "%s: unknown reduction op %d", cn, (int)a->op);
+    if ((unsigned)a->alg >= HPC_ALG_COUNT)
+        return HPC_ERR(HPC_ERR_ARG, "%s: unknown algorithm %d", cn, (int)a->alg);
+    if (!hpc_coll_has_alg(a->coll, a->alg)) return coll_alg_missing(a->coll, a->alg, NULL);
+    if (coll_rooted(a->coll) && (a->root < 0 || a->root >= cc->size))
+        return HPC_ERR(HPC_ERR_ARG, "%s: root %d out of range for %d ranks", cn, a->root, cc->size);
+    if (a->coll == HPC_COLL_BARRIER) return 0;
+    size_t es = hpc_dtype_size(a->dtype), sc, rc;
+    /* any count whose buffers fit in memory (big ones go in pieces) */
+    if (a->count > SIZE_MAX / es / (size_t)cc->size)
+        return HPC_ERR(HPC_ERR_ARG, "%s: count %zu too large", cn, a->count);
+    hpc_coll_buf_counts(a, cc->rank, cc->size, &sc, &rc);
+    int root = cc->rank == a->root;
+    int inplace_send = a->sendbuf == HPC_IN_PLACE;
+    if (inplace_send && (a->coll == HPC_COLL_SCATTER || (a->coll == HPC_COLL_GATHER && !root)))
+        return HPC_ERR(HPC_ERR_ARG, "%s: HPC_IN_PLACE as sendbuf is for %s", cn,
+                       a->coll == HPC_COLL_GATHER ? "the root only" : "gather, not scatter (use recvbuf)");
+    if (a->recvbuf == HPC_IN_PLACE && !(a->coll == HPC_COLL_SCATTER && root))
+        return HPC_ERR(HPC_ERR_ARG, "%s: HPC_IN_PLACE as recvbuf is for the root of scatter only", cn);
+    if (!inplace_send && a->coll != HPC_COLL_BCAST)
+        HPC_TRY(check_buf("sendbuf", a->sendbuf, sc, es, a->coll));
+    if (a->recvbuf != HPC_IN_PLACE) {
+        /* in place, the input lives in recvbuf even where no output does */
+        size_t need = rc;
+        if (inplace_send && a->coll == HPC_COLL_REDUCE) need = a->count;
+        HPC_TRY(check_buf(a->coll == HPC_COLL_BCAST ? "buf" : "recvbuf", a->recvbuf, need, es, a->coll));
+    }
+    return 0;
+}
+
+/* Device memory if either buffer is (checked: not one of each). */
+static int memory_kind(const hpc_coll_args_t *a, const coll_comm_t *cc, int *dev)
+{
+    int sdev = a->sendbuf && a->sendbuf != HPC_IN_PLACE && coll_is_device_ptr(a->sendbuf);
+    int rdev = a->recvbuf && a->recvbuf != HPC_IN_PLACE && coll_is_device_ptr(a->recvbuf);
+    size_t sc, rc;
+    hpc_coll_buf_counts(a, cc->rank, cc->size, &sc, &rc);
+    if (sc && rc && a->sendbuf && a->recvbuf && a->sendbuf != HPC_IN_PLACE &&
+        a->recvbuf != HPC_IN_PLACE && sdev != rdev)
+        return HPC_ERR(HPC_ERR_ARG, "%s: sendbuf and recvbuf must both be host or both be device memory",
+                       hpc_coll_name(a->coll));
+    *dev = sdev || rdev;
+    return 0;
+}
+
+/* The algorithm to run; *dev may turn to 1 for NCCL on empty buffers. */
+static int resolve(const hpc_coll_args_t *a, coll_comm_t *cc, int *dev, hpc_alg_t *out)
+{
+    /* may NCCL run on cc?  Asked where every rank asks alike: at the
+     * first call that auto or nccl could send to NCCL, whatever the
+     * memory kind (nccl_comm.c) */
+    if (hpc_have_nccl() && (a->alg == HPC_ALG_AUTO || a->alg == HPC_ALG_NCCL))
+        HPC_TRY(coll_nccl_probe(cc));
+    hpc_alg_t alg = a->alg;
+    if (alg == HPC_ALG_AUTO) {
+        size_t bytes = a->count * hpc_dtype_size(a->dtype);
+        HPC_TRY(coll_select(a->coll, bytes, cc->size, *dev, &alg));
+        /* NCCL refused here (ranks share a GPU): auto falls back to ours */
+        if (alg == HPC_ALG_NCCL && !coll_nccl_ready(cc))
+            HPC_TRY(coll_select(a->coll, bytes, cc->size, 0, &alg));
+    }
+    if (alg == HPC_ALG_NCCL && !*dev) {
+        /* an empty buffer has no memory kind: decide by what NCCL needs */
+        if (a->count == 0 || a->coll == HPC_COLL_BARRIER) *dev = hpc_have_nccl();
+        if (!*dev)
+            return HPC_ERR(HPC_ERR_ARG, "%s: algorithm 'nccl' needs device buffers", hpc_coll_name(a->coll));
+    }
+    *out = alg;
+    return 0;
+}
+
+/* Start the call a: blocking, or return it in flight in *out; stream:
+ * stream-ordered on the CUDA stream *stream (NULL: not). */
+static int coll_start(const hpc_coll_args_t *a0, MPI_Comm comm, int blocking, hpc_stream_t *stream,
+                      hpc_request_t **out)
+{
+    if (!a0) return HPC_ERR(HPC_ERR_ARG, "NULL arguments");
+    hpc_coll_args_t a = *a0;
+    coll_comm_t *cc = NULL;
+    HPC_TRY(coll_get_comm(comm, &cc));
+    if (a.coll == HPC_COLL_BARRIER) {
+        a.count = 0;
+        a.dtype = HPC_INT32;
+        a.root = 0;
+    }
+    if (!hpc_coll_reduces(a.coll)) a.op = HPC_SUM;
+    if (!coll_rooted(a.coll)) a.root = 0;
+    HPC_TRY(validate(&a, cc));
+    /* no GPU: no stream can hold work, and the legacy one (NULL) is none */
+    int streamed = stream && coll_dev_count() > 0;
+    if (stream && !streamed && *stream)
+        return HPC_ERR(HPC_ERR_NOGPU, "%s: a CUDA stream, but %s", hpc_coll_name(a.coll),
+                       hpc_have_cuda() ? "this process sees no GPU" : "this build has no CUDA");
+    int dev = 0;
+    hpc_alg_t alg = HPC_ALG_AUTO;
+    HPC_TRY(memory_kind(&a, cc, &dev));
+    HPC_TRY(resolve(&a, cc, &dev, &alg));
+    if (coll_debug_enabled()) HPC_TRY(coll_desync_check(cc, &a, alg));
+    coll_mismatch_tick(cc);
+
+    hpc_request_t *r = calloc(1, sizeof *r);
+    if (!r) return HPC_ERR(HPC_ERR_NOMEM, "request");
+    r->cc = cc;
+    r->seq = cc->seq++;
+    r->tag = coll_tag(cc, r->seq, alg);
+    r->automatic = a.alg == HPC_ALG_AUTO;
+    r->coll = a.coll;
+    r->alg = alg;
+    r->dt = a.dtype;
+    r->op = a.op;
+    r->count = a.count;
+    r->root = a.root;
+    r->dev = dev;
+    r->blocking = blocking;
+    r->streamed = streamed;
+    r->ustream = streamed ? *stream : NULL;
+    r->sendbuf = a.sendbuf;
+    r->recvbuf = a.recvbuf;
+    r->t0 = r->t_round = MPI_Wtime();
+    coll_sched_init(&r->s);
+    int e = coll_build(r, &a);
+    if (e < 0) {
+        coll_request_free(r);
+        return hpc_error_push(e, __FILE__, __LINE__, __func__);
+    }
+    HPC_TRY(coll_request_run(r, blocking, out));
+    return 0;
+}
+
+int hpc_coll(const hpc_coll_args_t *a, MPI_Comm comm)
+{
+    HPC_TRY(coll_start(a, comm, 1, NULL, NULL));
+    return 0;
+}
+
+int hpc_icoll(const hpc_coll_args_t *a, MPI_Comm comm, hpc_request_t **req)
+{
+    if (!req) return HPC_ERR(HPC_ERR_ARG, "NULL request pointer");
+    hpc_request_t *r = NULL;
+    HPC_TRY(coll_start(a, comm, 0, NULL, &r));
+    *req = r;
+    return 0;
+}
+
+int hpc_icoll_stream(const hpc_coll_args_t *a, MPI_Comm comm, hpc_stream_t stream, hpc_request_t **req)
+{
+    if (!req) return HPC_ERR(HPC_ERR_ARG, "NULL request pointer");
+    hpc_request_t *r = NULL;
+    HPC_TRY(coll_start(a, comm, 0, &stream, &r));
+    *req = r;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The named entry points                                               */
+/* ------------------------------------------------------------------ */
+#define ARGS(C, S, R, N, T, O, RT, A) \
+    hpc_coll_args_t a = {.coll = (C), .sendbuf = (S), .recvbuf = (R), .count = (N), \
+                         .dtype = (T), .op = (O), .root = (RT), .alg = (A)}
+
+int hpc_barrier(MPI_Comm comm, hpc_alg_t alg)
+{
+    ARGS(HPC_COLL_BARRIER, NULL, NULL, 0, HPC_INT32, HPC_SUM, 0, alg);
+    return hpc_coll(&a, comm);
+}
+int hpc_bcast(void *buf, size_t count, hpc_dtype_t dt, int root, MPI_Comm comm, hpc_alg_t alg)
+{
+    ARGS(HPC_COLL_BCAST, NULL, buf, count, dt, HPC_SUM, root, alg);
+    return hpc_coll(&a, comm);
+}
+int hpc_reduce(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt, hpc_op_t op,
+               int root, MPI_Comm comm, hpc_alg_t alg)
+{
+    ARGS(HPC_COLL_REDUCE, sendbuf, recvbuf, count, dt, op, root, alg);
+    return hpc_coll(&a, comm);
+}
+int hpc_allreduce(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt, hpc_op_t op,
+                  MPI_Comm comm, hpc_alg_t alg)
+{
+    ARGS(HPC_COLL_ALLREDUCE, sendbuf, recvbuf, count, dt, op, 0, alg);
+    return hpc_coll(&a, comm);
+}
+int hpc_gather(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt, int root,
+               MPI_Comm comm, hpc_alg_t alg)
+{
+    ARGS(HPC_COLL_GATHER, sendbuf, recvbuf, count, dt, HPC_SUM, root, alg);
+    return hpc_coll(&a, comm);
+}
+int hpc_allgather(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
+                  MPI_Comm comm, hpc_alg_t alg)
+{
+    ARGS(HPC_COLL_ALLGATHER, sendbuf, recvbuf, count, dt, HPC_SUM, 0, alg);
+    return hpc_coll(&a, comm);
+}
+int hpc_scatter(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt, int root,
+                MPI_Comm comm, hpc_alg_t alg)
+{
+    ARGS(HPC_COLL_SCATTER, sendbuf, recvbuf, count, dt, HPC_SUM, root, alg);
+    return hpc_coll(&a, comm);
+}
+int hpc_reduce_scatter(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
+                       hpc_op_t op, MPI_Comm comm, hpc_alg_t alg)
+{
+    ARGS(HPC_COLL_REDUCE_SCATTER, sendbuf, recvbuf, count, dt, op, 0, alg);
+    return hpc_coll(&a, comm);
+}
+int hpc_alltoall(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
+                 MPI_Comm comm, hpc_alg_t alg)
+{
+    ARGS(HPC_COLL_ALLTOALL, sendbuf, recvbuf, count, dt, HPC_SUM, 0, alg);
+    return hpc_coll(&a, comm);
+}
+
+int hpc_ibarrier(MPI_Comm comm, hpc_alg_t alg, hpc_request_t **req)
+{
+    ARGS(HPC_COLL_BARRIER, NULL, NULL, 0, HPC_INT32, HPC_SUM, 0, alg);
+    return hpc_icoll(&a, comm, req);
+}
+int hpc_ibcast(void *buf, size_t count, hpc_dtype_t dt, int root, MPI_Comm comm, hpc_alg_t alg,
+               hpc_request_t **req)
+{
+    ARGS(HPC_COLL_BCAST, NULL, buf, count, dt, HPC_SUM, root, alg);
+    return hpc_icoll(&a, comm, req);
+}
+int hpc_ireduce(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt, hpc_op_t op,
+                int root, MPI_Comm comm, hpc_alg_t alg, hpc_request_t **req)
+{
+    ARGS(HPC_COLL_REDUCE, sendbuf, recvbuf, count, dt, op, root, alg);
+    return hpc_icoll(&a, comm, req);
+}
+int hpc_iallreduce(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt, hpc_op_t op,
+                   MPI_Comm comm, hpc_alg_t alg, hpc_request_t **req)
+{
+    ARGS(HPC_COLL_ALLREDUCE, sendbuf, recvbuf, count, dt, op, 0, alg);
+    return hpc_icoll(&a, comm, req);
+}
+int hpc_igather(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt, int root,
+                MPI_Comm comm, hpc_alg_t alg, hpc_request_t **req)
+{
+    ARGS(HPC_COLL_GATHER, sendbuf, recvbuf, count, dt, HPC_SUM, root, alg);
+    return hpc_icoll(&a, comm, req);
+}
+int hpc_iallgather(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
+                   MPI_Comm comm, hpc_alg_t alg, hpc_request_t **req)
+{
+    ARGS(HPC_COLL_ALLGATHER, sendbuf, recvbuf, count, dt, HPC_SUM, 0, alg);
+    return hpc_icoll(&a, comm, req);
+}
+int hpc_iscatter(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt, int root,
+                 MPI_Comm comm, hpc_alg_t alg, hpc_request_t **req)
+{
+    ARGS(HPC_COLL_SCATTER, sendbuf, recvbuf, count, dt, HPC_SUM, root, alg);
+    return hpc_icoll(&a, comm, req);
+}
+int hpc_ireduce_scatter(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
+                        hpc_op_t op, MPI_Comm comm, hpc_alg_t alg, hpc_request_t **req)
+{
+    ARGS(HPC_COLL_REDUCE_SCATTER, sendbuf, recvbuf, count, dt, op, 0, alg);
+    return hpc_icoll(&a, comm, req);
+}
+int hpc_ialltoall(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
+                  MPI_Comm comm, hpc_alg_t alg, hpc_request_t **req)
+{
+    ARGS(HPC_COLL_ALLTOALL, sendbuf, recvbuf, count, dt, HPC_SUM, 0, alg);
+    return hpc_icoll(&a, comm, req);
+}
+
+
+/* ---- stream-ordered ------------------------------------------------ */
+int hpc_iallreduce_stream(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
+                          hpc_op_t op, MPI_Comm comm, hpc_alg_t alg, hpc_stream_t stream,
+                          hpc_request_t **req)
+{
+    ARGS(HPC_COLL_ALLREDUCE, sendbuf, recvbuf, count, dt, op, 0, alg);
+    return hpc_icoll_stream(&a, comm, stream, req);
+}
+int hpc_ibcast_stream(void *buf, size_t count, hpc_dtype_t dt, int root, MPI_Comm comm,
+                      hpc_alg_t alg, hpc_stream_t stream, hpc_request_t **req)
+{
+    ARGS(HPC_COLL_BCAST, NULL, buf, count, dt, HPC_SUM, root, alg);
+    return hpc_icoll_stream(&a, comm, stream, req);
+}
+int hpc_ireduce_stream(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
+                       hpc_op_t op, int root, MPI_Comm comm, hpc_alg_t alg, hpc_stream_t stream,
+                       hpc_request_t **req)
+{
+    ARGS(HPC_COLL_REDUCE, sendbuf, recvbuf, count, dt, op, root, alg);
+    return hpc_icoll_stream(&a, comm, stream, req);
+}
+int hpc_iallgather_stream(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
+                          MPI_Comm comm, hpc_alg_t alg, hpc_stream_t stream, hpc_request_t **req)
+{
+    ARGS(HPC_COLL_ALLGATHER, sendbuf, recvbuf, count, dt, HPC_SUM, 0, alg);
+    return hpc_icoll_stream(&a, comm, stream, req);
+}
+int hpc_ireduce_scatter_stream(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
+                               hpc_op_t op, MPI_Comm comm, hpc_alg_t alg, hpc_stream_t stream,
+                               hpc_request_t **req)
+{
+    ARGS(HPC_COLL_REDUCE_SCATTER, sendbuf, recvbuf, count, dt, op, 0, alg);
+    return hpc_icoll_stream(&a, comm, stream, req);
+}

@@ -1,0 +1,392 @@
+/* coll_internal.h - private to the collectives (libhpc/coll/).
+ *
+ * A collective call becomes a request holding a schedule: a list of rounds,
+ * each a set of communication steps (isend/irecv, or one "external"
+ * operation such as a native MPI_I* call or an NCCL launch) that are posted
+ * together, followed by local steps (reduce, copy, scale) that run once all
+ * of the round's communication has completed.  The same schedule is run to
+ * the end by a blocking call or advanced one round at a time by hpc_test().
+ *
+ * Layering: each file uses only what the files below it declare, so there
+ * are no cycles.  Where a lower file must undo what a higher one set up (a
+ * communicator's NCCL state, its streams, its requests, its beacons), the
+ * higher one leaves a hook in the lower one's struct (coll_comm_t.hook).
+ *
+ *   test_hooks.c   views of the insides for the tests (test_hooks.h)
+ *   api.c          public entry points: argument checks, start of a call
+ *   selftest.c     hpc_coll_selftest: every registry row, checked
+ *   select.c       auto: HPC_COLL_<OP>, the tuning file, the cost model
+ *   build.c        a call becomes a schedule: in place, staging, stream gate, AVG
+ *   registry.c     the one table of algorithms (registry.h), and all that
+ *                  is derived from it: names, parsers, lists, costs
+ *   alg/tree.c alg/ring.c alg/butterfly.c   own algorithms (builders)
+ *   native.c nccl.c                         backends (builders)
+ *   nccl_comm.c    NCCL communicators: probe, nonblocking setup, abort
+ *   request.c      requests in flight, progress, watchdog, stalls,
+ *                  test/wait/free, stream waits
+ *   desync.c       HPC_DEBUG=coll: ranks compare their calls
+ *   mismatch.c     ranks that run one call with different algorithms
+ *   sched.c        schedules: steps and rounds, built and advanced
+ *   comm.c         per-communicator state, scratch pool, cleanup and abort hooks
+ *   devsync.c      events requests poll, flags streams wait on
+ *   device.c cuda.cu   CUDA memory, streams, kernels (stubs without CUDA)
+ *   reduce.c       host reductions
+ *   settings.c     the HPC_* environment
+ *   types.c        dtype/op/collective names, parsers, sizes, conversions
+ */
+#ifndef HPC_COLL_INTERNAL_H
+#define HPC_COLL_INTERNAL_H
+
+#include <math.h>
+#include <stdint.h>
+#include "hpc_coll.h"
+
+struct coll_comm;
+/* What a file hangs on a communicator's state and how to undo it: comm.c
+ * calls every fini, in this order, when the communicator is freed. */
+enum { COLL_HOOK_REQUESTS, COLL_HOOK_BEACONS, COLL_HOOK_NCCL, COLL_HOOK_DEVICE, COLL_NHOOKS };
+typedef struct {
+    void (*fini)(struct coll_comm *cc);
+    void (*abort)(struct coll_comm *cc);    /* the job ends: stop now (coll_abort_all) */
+} coll_hook_t;
+typedef struct coll_beacon_out coll_beacon_out_t;   /* mismatch.c */
+#define COLL_BEACONS_KEPT 16
+
+/* A scratch buffer kept for reuse: kind 0 host, 1 pinned host, 2 device. */
+#define COLL_POOL_SLOTS 6
+typedef struct {
+    void *p;
+    size_t size;
+    int kind;
+    double last;            /* MPI_Wtime when it was given back */
+} coll_pooled_t;
+
+/* Per-communicator state, cached as an attribute on the user's comm. */
+typedef struct coll_comm {
+    struct coll_comm *next; /* all cached states, freed at MPI_Finalize */
+    MPI_Comm user;          /* the communicator this state hangs on */
+    MPI_Comm comm;          /* private duplicate: our traffic never matches the user's */
+    int rank, size;
+    uint64_t seq;           /* collectives started on this comm (same on every rank) */
+    int tag_ub;
+    void *nccl;             /* ncclComm_t, created on first use (nccl_comm.c) */
+    int nccl_state;         /* 0 not probed, 1 usable, 2 ready, <0 refused or broken */
+    int nccl_setup;         /* setting up: 0 no, 1 unique id in flight, 2 NCCL init */
+    unsigned char nccl_id[128];     /* ncclUniqueId */
+    MPI_Request nccl_idreq;
+    char nccl_why[256];     /* why NCCL was refused */
+    void *stream;           /* cudaStream_t of this comm's device work (blocking) */
+    void *nbstream;         /* and of stream-ordered calls (non-blocking) */
+    int yield;              /* more ranks on this node than cores: yield when idle */
+    coll_pooled_t pool[COLL_POOL_SLOTS];   /* scratch kept for reuse (comm.c) */
+    size_t pool_bytes;
+    coll_beacon_out_t *bout;                /* beacons sent (mismatch.c) */
+    unsigned char bin[COLL_BEACONS_KEPT][32];   /* the latest beacons received */
+    unsigned nbin;
+    uint64_t bout_seen;     /* calls / 64 when beacons were last taken in */
+    coll_hook_t hook[COLL_NHOOKS];
+} coll_comm_t;
+
+enum {
+    ST_SEND, ST_RECV,       /* point-to-point, bytes */
+    ST_EXT,                 /* an external operation (native MPI, NCCL) */
+    ST_REDUCE,              /* dst = a (op) b, elements */
+    ST_COPY,                /* dst = a, bytes (any memory kinds) */
+    ST_SCALE,               /* dst /= n_div (AVG), elements */
+    ST_GATE                 /* the round waits for the call's input (stream-ordered) */
+};
+
+typedef struct coll_step {
+    int kind;
+    int peer;               /* SEND/RECV */
+    size_t n;               /* bytes (SEND/RECV/COPY) or elements (REDUCE/SCALE) */
+    void *dst;
+    const void *a, *b;
+    int dev;                /* local steps: 1 = operands in device memory */
+    int div;                /* SCALE: divisor */
+    /* RECV with a reduction on arrival: rdst = ra (op) dst, rn elements,
+     * run as soon as this message is in (while it is still in cache), not
+     * after the whole round */
+    void *rdst;
+    const void *ra;
+    size_t rn;
+} coll_step_t;
+
+typedef struct hpc_request hpc_request_t;
+/* External operation: post starts it, test polls it (*done = 1 at the end). */
+typedef struct coll_ext {
+    int (*post)(hpc_request_t *r, struct coll_ext *x);
+    int (*test)(hpc_request_t *r, struct coll_ext *x, int *done);
+    int blocking;           /* post may block (native blocking call) */
+    MPI_Request *mreqs;     /* native: the calls in flight */
+    int nmreq, mcap;
+    void *event;            /* NCCL: cudaEvent_t recorded after its work */
+    int stage;              /* NCCL: 0 waits for the communicator, 1 launching, 2 launched */
+} coll_ext_t;
+
+typedef struct coll_sched {
+    coll_step_t *steps;
+    int nsteps, cap;
+    int *rend;              /* rend[i]: first step after round i */
+    int nrounds, rcap;
+    int cur, posted;        /* progress: current round, its comm posted */
+    MPI_Request *reqs;
+    int *reqstep;           /* step index of reqs[i] (watchdog report) */
+    int *idx;               /* MPI_Testsome output */
+    int nreq, reqcap;
+    int nleft;              /* requests of the round not yet complete */
+    int arrival;            /* the round has reductions on arrival */
+    int dev_pending;        /* device work queued in this round */
+    int fence;              /* the fence event marks device work not yet seen done */
+} coll_sched_t;
+
+struct hpc_request {
+    struct hpc_request *prev, *next;   /* list of requests in flight */
+    coll_comm_t *cc;
+    uint64_t seq;
+    int tag;
+    hpc_coll_t coll;
+    hpc_alg_t alg;
+    hpc_dtype_t dt;
+    hpc_op_t op;
+    size_t count;
+    int root;
+    int dev;                /* local steps run on the GPU */
+    int blocking;
+    coll_sched_t s;
+    coll_ext_t ext;
+    /* the call's arguments (external ops read them) */
+    const void *sendbuf;    /* NULL = in place */
+    void *recvbuf;
+    /* scratch allocations, freed at completion */
+    void *tmp[8];
+    int tmpkind[8];         /* 0 malloc, 1 pinned host, 2 device */
+    size_t tmpsz[8];
+    int ntmp;
+    double t0;
+    int completed;          /* finished (successfully or not) */
+    int detached;           /* hpc_request_free: freed when it completes */
+    int automatic;          /* the algorithm is auto's choice */
+    /* stalls (request.c) and what they found (mismatch.c) */
+    int stall_round;        /* the round t_round belongs to */
+    double t_round, t_check, mismatch_t;
+    int beaconed;
+    int err;                /* its error code when it failed */
+    /* device work (devsync.c) */
+    int streamed;           /* stream-ordered call (hpc_icoll_stream) */
+    void *ustream;          /* its caller's cudaStream_t */
+    void *lstream;          /* the stream of r's own device steps */
+    void *ready_ev;         /* recorded on ustream at the call: input ready */
+    void *fence_ev;         /* after a round's device work */
+    int flag[4], nflag;     /* streams waiting for r (hpc_request_stream_wait) */
+    int enqueued;           /* NCCL: its work is on its stream (ext.event recorded) */
+};
+
+/* Segments of one step in flight at a time in the reduce-on-arrival
+ * loops: enough to keep messages moving, few enough that the scratch
+ * buffer (COLL_INFLIGHT segments) stays in cache. */
+#define COLL_INFLIGHT 4
+
+/* Argument bundle for the schedule builders (alg/). */
+typedef struct coll_build {
+    hpc_request_t *r;
+    coll_sched_t *s;
+    int rank, p, root;
+    const char *sbuf;       /* input; == rbuf when in place */
+    char *rbuf;
+    size_t count, es;       /* elements, element size */
+    hpc_dtype_t dt;
+    hpc_op_t op;            /* AVG is built as SUM, scaled by the caller */
+    int dev;                /* buffers in device memory (CUDA-aware path) */
+    size_t seg;             /* pipeline segment, bytes */
+} coll_build_t;
+
+/* types.c */
+int coll_name_eq(const char *a, const char *b);   /* case-insensitive, '-' == '_' */
+int coll_rooted(hpc_coll_t c);
+float coll_half_to_float(uint16_t h);
+uint16_t coll_float_to_half(float f);
+float coll_bf16_to_float(uint16_t h);
+uint16_t coll_float_to_bf16(float f);
+
+/* settings.c: the HPC_* environment, read on first use */
+typedef struct {
+    size_t segment;         /* HPC_COLL_SEGMENT: pipeline segment, bytes */
+    int debug;              /* HPC_DEBUG names coll */
+    double timeout;         /* HPC_TIMEOUT, seconds (0: no watchdog) */
+    double stall;           /* HPC_COLL_STALL: seconds without progress before
+                             * looking for a mismatch (0: never) */
+    int cuda_aware;         /* HPC_CUDA_AWARE (-1: not set) */
+    int yield;              /* HPC_COLL_YIELD (-1: not set) */
+    double alpha, beta, gamma;   /* HPC_COLL_ALPHA/_BETA/_GAMMA */
+    char tuning[1024];      /* HPC_COLL_TUNING ("" : none) */
+    size_t pool_max;        /* HPC_COLL_POOL_MAX: scratch kept per communicator, bytes */
+    double pool_idle;       /* HPC_COLL_POOL_IDLE: seconds a kept buffer may sit unused */
+    char force_var[HPC_COLL_COUNT][32];   /* "HPC_COLL_ALLREDUCE" ... */
+    char force[HPC_COLL_COUNT][64];       /* its value as written ("" : none) */
+    unsigned generation;    /* bumped by every reload */
+} coll_settings_t;
+const coll_settings_t *coll_settings(void);
+void coll_settings_reload(void);
+size_t coll_segment(void);
+int coll_debug_enabled(void);
+double coll_timeout(void);
+
+/* reduce.c: host math */
+void coll_reduce_host(hpc_dtype_t dt, hpc_op_t op, void *dst, const void *a,
+                      const void *b, size_t n);
+void coll_scale_host(hpc_dtype_t dt, void *buf, size_t n, int div);
+
+/* device.c (stubs without CUDA): streams take cudaStream_t as void * */
+int coll_is_device_ptr(const void *p);
+/* cc's stream: blocking (legacy semantics) or non-blocking (stream-ordered) */
+int coll_dev_stream(coll_comm_t *cc, int nonblocking, void **out);
+int coll_dev_reduce(void *stream, hpc_dtype_t dt, hpc_op_t op, void *dst,
+                    const void *a, const void *b, size_t n);
+int coll_dev_scale(void *stream, hpc_dtype_t dt, void *buf, size_t n, int div);
+int coll_dev_copy(void *stream, void *dst, const void *src, size_t bytes);
+int coll_dev_alloc(size_t bytes, int kind, void **out);
+void coll_dev_free(void *p, int kind);
+int coll_dev_memcpy(void *dst, const void *src, size_t bytes);
+int coll_dev_count(void);
+#ifdef HPC_HAVE_CUDA
+/* cuda.cu: launch on stream (cudaStream_t); return cudaError_t */
+int coll_cuda_reduce(void *stream, int dt, int op, void *dst, const void *a,
+                     const void *b, size_t n);
+int coll_cuda_scale(void *stream, int dt, void *buf, size_t n, int div);
+int coll_cuda_wait_flag(void *stream, volatile unsigned *flag, volatile unsigned *ack);
+#endif
+
+/* devsync.c: events polled by requests, flags streams wait on */
+int coll_dev_event_record(void *stream, void **ev);    /* creates *ev if NULL */
+int coll_dev_event_done(void *ev, int *done);
+void coll_dev_event_free(void *ev);
+int coll_dev_stream_wait_event(void *stream, void *ev);
+void coll_dev_stream_sync(void *stream);   /* error paths only: blocks */
+/* a kernel on stream waits until coll_dev_flag_set(*slot) */
+int coll_dev_flag_wait(void *stream, int *slot);
+void coll_dev_flag_set(int slot);
+
+/* comm.c */
+int coll_get_comm(MPI_Comm comm, coll_comm_t **out);
+/* The job is ending (hpc_abort): every communicator's abort hooks (NCCL's
+ * ncclCommAbort), so no GPU work waits for peers that are gone. */
+void coll_abort_all(void);
+/* fn runs once at MPI_Finalize, before MPI goes away */
+int coll_at_mpi_finalize(void (*fn)(void));
+/* Scratch memory of r's kind (host or device), freed with r. */
+int coll_tmp(hpc_request_t *r, size_t bytes, void **out);
+int coll_tmp_kind(hpc_request_t *r, size_t bytes, int kind, void **out);
+/* give r's scratch buffers back (to cc's pool, or freed) */
+void coll_tmp_release(hpc_request_t *r);
+void coll_pool_free(coll_comm_t *cc);
+
+/* sched.c */
+extern size_t coll_max_message;     /* bytes per message (1 GiB; tests lower it) */
+extern long coll_pieces;            /* extra messages from cutting steps */
+void coll_sched_init(coll_sched_t *s);
+void coll_sched_free(coll_sched_t *s);
+int coll_send(coll_build_t *b, int peer, const void *buf, size_t bytes);
+int coll_recv(coll_build_t *b, int peer, void *buf, size_t bytes);
+/* receive into buf, then at once dst = x (op) buf over n elements */
+int coll_recv_reduce(coll_build_t *b, int peer, void *buf, size_t n, void *dst, const void *x);
+int coll_reduce(coll_build_t *b, void *dst, const void *x, const void *y, size_t n);
+int coll_copy(coll_build_t *b, void *dst, const void *src, size_t bytes);
+int coll_copy_k(coll_sched_t *s, void *dst, const void *src, size_t bytes, int dev);
+int coll_scale(coll_sched_t *s, void *buf, size_t n, int div, int dev);
+int coll_ext_step(coll_sched_t *s);
+int coll_gate_step(coll_sched_t *s);   /* a round that waits for r->ready_ev */
+int coll_round(coll_sched_t *s);   /* close the current round */
+/* Advance r one or more rounds without blocking; *done at the end. */
+int coll_sched_progress(hpc_request_t *r, int *done);
+
+/* mismatch.c: the tag of call seq's messages under alg */
+int coll_tag(const coll_comm_t *cc, uint64_t seq, hpc_alg_t alg);
+/* r is stalled: does some rank run it with another algorithm?  If so, one
+ * line and the job ends. */
+void coll_mismatch_check(hpc_request_t *r, double now);
+/* at every call: now and then, take in beacons nobody asked for */
+void coll_mismatch_tick(coll_comm_t *cc);
+
+/* desync.c: the call about to start on cc (HPC_DEBUG=coll) */
+int coll_desync_check(coll_comm_t *cc, const hpc_coll_args_t *a, hpc_alg_t alg);
+
+/* request.c */
+void coll_request_free(hpc_request_t *r);
+int coll_requests_in_flight(void);       /* how many */
+/* run r to its end (blocking; r freed) or return it in flight in *out */
+int coll_request_run(hpc_request_t *r, int blocking, hpc_request_t **out);
+
+/* native MPI (native.c) */
+extern size_t coll_max_count;       /* elements per MPI call (INT_MAX; tests lower it) */
+extern long coll_native_splits;     /* calls beyond it, split or with a big type */
+MPI_Datatype coll_mpi_dtype(hpc_dtype_t dt);
+int coll_mpi_op(hpc_dtype_t dt, hpc_op_t op, MPI_Op *out);
+
+/* NCCL communicators (nccl_comm.c) */
+/* may NCCL run on cc?  Collective, once per communicator: at its first
+ * call whose algorithm is auto or nccl */
+int coll_nccl_probe(coll_comm_t *cc);
+int coll_nccl_ready(coll_comm_t *cc);   /* 1: the probe said yes */
+#ifdef HPC_HAVE_NCCL
+/* advance cc's setup; *ready (and *nc, an ncclComm_t) once it can work */
+int coll_nccl_setup(coll_comm_t *cc, void **nc, int *ready);
+/* result (ncclResult_t) failed what: abort cc's NCCL, HPC_ERR_NCCL */
+int coll_nccl_broken(coll_comm_t *cc, int result, const char *what);
+#endif
+
+/* algorithms (alg/) and backends (native.c, nccl.c): one builder per
+ * row of the registry, declared from it */
+typedef int (*coll_builder_fn)(coll_build_t *b);
+#include "registry.h"
+#define COLL_ROW_PROTO(C_, A_, FN_, MEM_, BE_, COST_) int coll_##FN_(coll_build_t *b);
+COLL_REGISTRY(COLL_ROW_PROTO)
+#undef COLL_ROW_PROTO
+
+/* pipelined shapes shared by tree and ring (alg/tree.c): broadcast
+ * down / reduce up a tree given by parent and children (real ranks,
+ * parent -1 at the root), in segments of seg bytes (0 = one message) */
+int coll_tree_bcast(coll_build_t *b, char *buf, size_t bytes, int parent,
+                    const int *child, int nchild, size_t seg);
+int coll_tree_reduce(coll_build_t *b, const char *in, char *acc, size_t n, int parent,
+                     const int *child, int nchild, size_t seg);
+
+/* registry.c: the rows (registry.h) */
+enum { COLL_MEM_HOST = 1, COLL_MEM_DEV = 2, COLL_MEM_ANY = 3 };
+enum { COLL_BE_P2P, COLL_BE_MPI, COLL_BE_NCCL };
+#define COLL_UNMODELLED INFINITY
+/* What the cost formulas see (select.c fills it in). */
+typedef struct {
+    double A, B, G;         /* alpha s/message, beta s/byte sent, gamma s/byte reduced */
+    double n;               /* bytes per rank (one block where the call has blocks) */
+    double P, L, f;         /* ranks, ceil(log2 P), (P-1)/P */
+    double pof2;            /* largest power of two <= P */
+    double fold;            /* folding P - pof2 ranks in and out; 0 for a power of two */
+    double segs;            /* pipeline segments of n (at least 1) */
+} coll_cost_in_t;
+typedef struct {
+    hpc_coll_t coll;
+    hpc_alg_t alg;
+    const char *name;       /* the enum constant, upper case */
+    coll_builder_fn build;
+    double (*cost)(const coll_cost_in_t *m);
+    unsigned mem;           /* COLL_MEM_*: buffers it takes */
+    int backend;            /* COLL_BE_* */
+} coll_row_t;
+const coll_row_t *coll_rows(int *n);
+const coll_row_t *coll_row(hpc_coll_t c, hpc_alg_t a);    /* NULL: no such row */
+/* HPC_ERR_ARG: "WHATc has no algorithm 'a' (it has ...)" */
+int coll_alg_missing(hpc_coll_t c, hpc_alg_t a, const char *what);
+
+/* build.c: r's schedule for the call a */
+int coll_build(hpc_request_t *r, const hpc_coll_args_t *a);
+
+/* selftest.c: every row, or row only_row alone; *ncases run, *nfail failed */
+int coll_selftest(MPI_Comm comm, int include_device, int verbose, int only_row, int *ncases,
+                  int *nfail);
+
+/* select.c: what auto runs for c with bytes per rank on p ranks */
+int coll_select(hpc_coll_t c, size_t bytes, int p, int dev, hpc_alg_t *out);
+double coll_model_cost(const coll_row_t *row, size_t bytes, int p);
+
+#endif /* HPC_COLL_INTERNAL_H */

@@ -1,0 +1,33 @@
+# libhpc/coll/local.mk - the collectives (libhpc/coll/, see the layering
+# at the top of coll_internal.h and docs/collectives.md).
+libhpc_libhpc_la_SOURCES += \
+	libhpc/coll/api.c \
+	libhpc/coll/selftest.c \
+	libhpc/coll/test_hooks.c \
+	libhpc/coll/select.c \
+	libhpc/coll/build.c \
+	libhpc/coll/registry.c \
+	libhpc/coll/alg/tree.c \
+	libhpc/coll/alg/ring.c \
+	libhpc/coll/alg/butterfly.c \
+	libhpc/coll/native.c \
+	libhpc/coll/nccl.c \
+	libhpc/coll/nccl_comm.c \
+	libhpc/coll/request.c \
+	libhpc/coll/desync.c \
+	libhpc/coll/mismatch.c \
+	libhpc/coll/sched.c \
+	libhpc/coll/comm.c \
+	libhpc/coll/devsync.c \
+	libhpc/coll/device.c \
+	libhpc/coll/reduce.c \
+	libhpc/coll/settings.c \
+	libhpc/coll/types.c \
+	libhpc/coll/coll_internal.h \
+	libhpc/coll/registry.h \
+	libhpc/coll/test_hooks.h
+if HAVE_CUDA
+libhpc_libhpc_la_SOURCES += libhpc/coll/cuda.cu
+endif
+# the collectives section of the README and its plot
+EXTRA_DIST += docs/collectives.md docs/collbench-allreduce.png

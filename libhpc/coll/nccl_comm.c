@@ -1,0 +1,187 @@
+/* nccl_comm.c - the NCCL communicator behind an hpckit communicator.
+ *
+ * May NCCL run here?  NCCL with two ranks on one GPU hangs or fails
+ * obscurely, so the ranks compare (host, GPU PCI bus id) and refuse it
+ * with a message naming the ranks and the GPU.  That comparison is
+ * collective, so it is made where every rank makes it alike: at the first
+ * call on the communicator whose algorithm is auto or nccl (api.c) - not
+ * where auto picked NCCL, which depends on each rank's memory kind.
+ *
+ * The communicator itself is made on first use, without blocking: the
+ * unique id goes out with MPI_Ibcast, and NCCL is set up nonblocking
+ * (config.blocking = 0) and polled.  A rank that never joins (it chose
+ * another algorithm) then leaves its peers waiting in our progress loop,
+ * where the stall check sees it (mismatch.c), not inside NCCL.  NCCL's
+ * asynchronous errors are polled with every look at a request, so a dead
+ * peer is an error rather than a hang; at the job's end (coll_abort_all)
+ * the communicator is aborted.
+ */
+#include "config.h"
+#include "hpc.h"
+#include "coll_internal.h"
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifdef HPC_HAVE_NCCL
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+enum { NC_UNKNOWN = 0, NC_USABLE = 1, NC_READY = 2 };   /* cc->nccl_state; < 0: refused or broken */
+enum { SETUP_IDLE, SETUP_ID, SETUP_INIT };              /* cc->nccl_setup */
+
+typedef struct { char host[64]; char bus[32]; } gpu_id_t;
+
+static void nccl_abort(coll_comm_t *cc)
+{
+    if (cc->nccl) ncclCommAbort((ncclComm_t)cc->nccl);
+    cc->nccl = NULL;
+    if (cc->nccl_state >= 0) {
+        cc->nccl_state = HPC_ERR_NCCL;
+        snprintf(cc->nccl_why, sizeof cc->nccl_why, "nccl: the communicator was aborted");
+    }
+}
+
+static void nccl_fini(coll_comm_t *cc)
+{
+    /* an id exchange still in flight: its peers have left with it */
+    if (cc->nccl_setup == SETUP_ID) MPI_Request_free(&cc->nccl_idreq);
+    if (cc->nccl && cc->nccl_state == NC_READY) {
+        ncclComm_t nc = cc->nccl;
+        ncclResult_t e = ncclCommFinalize(nc), st = e;
+        /* nonblocking communicator: finalizing may take a while */
+        for (double t0 = MPI_Wtime(); st == ncclInProgress && MPI_Wtime() - t0 < 30;)
+            ncclCommGetAsyncError(nc, &st);
+        if (st == ncclSuccess) {
+            ncclCommDestroy(nc);
+            cc->nccl = NULL;
+        }
+    }
+    nccl_abort(cc);
+    cc->nccl_state = NC_UNKNOWN;
+    cc->nccl_setup = SETUP_IDLE;
+}
+
+int coll_nccl_probe(coll_comm_t *cc)
+{
+    if (cc->nccl_state != NC_UNKNOWN) return 0;
+    gpu_id_t me, *all = NULL;
+    memset(&me, 0, sizeof me);
+    gethostname(me.host, sizeof me.host - 1);
+    int dev = -1;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetPCIBusId(me.bus, (int)sizeof me.bus, dev) != cudaSuccess) {
+        cudaGetLastError();
+        snprintf(me.bus, sizeof me.bus, "none");
+    }
+    all = malloc((size_t)cc->size * sizeof *all);
+    if (!all) return HPC_ERR(HPC_ERR_NOMEM, "NCCL setup");
+    int e = MPI_Allgather(&me, (int)sizeof me, MPI_BYTE, all, (int)sizeof me, MPI_BYTE, cc->comm);
+    if (e != MPI_SUCCESS) {
+        free(all);
+        return hpc_error_mpi(e, __FILE__, __LINE__, "MPI_Allgather (NCCL setup)");
+    }
+    /* every rank reaches the same verdict */
+    int state = NC_USABLE;
+    for (int i = 0; i < cc->size && state > 0; i++) {
+        if (!strcmp(all[i].bus, "none")) {
+            state = HPC_ERR_NOGPU;
+            snprintf(cc->nccl_why, sizeof cc->nccl_why, "nccl: rank %d on %s has no GPU", i, all[i].host);
+        }
+        for (int j = i + 1; j < cc->size && state > 0; j++)
+            if (!strcmp(all[i].host, all[j].host) && !strcmp(all[i].bus, all[j].bus)) {
+                state = HPC_ERR_UNSUPPORTED;
+                snprintf(cc->nccl_why, sizeof cc->nccl_why,
+                         "nccl: ranks %d and %d share GPU %s on %s; NCCL needs one GPU per rank "
+                         "(fewer ranks per node, or HPC_GPU_BIND / CUDA_VISIBLE_DEVICES)",
+                         i, j, all[i].bus, all[i].host);
+            }
+    }
+    free(all);
+    cc->nccl_state = state;
+    cc->hook[COLL_HOOK_NCCL] = (coll_hook_t){.fini = nccl_fini, .abort = nccl_abort};
+    return 0;
+}
+
+int coll_nccl_ready(coll_comm_t *cc)
+{
+    return cc->nccl_state > 0;
+}
+
+/* NCCL failed on cc: it cannot be used again (its peers are in an unknown
+ * state), so abort it and say why. */
+int coll_nccl_broken(coll_comm_t *cc, int result, const char *what)
+{
+    const char *why = ncclGetErrorString((ncclResult_t)result);
+    const char *last = cc->nccl ? ncclGetLastError((ncclComm_t)cc->nccl) : NULL;
+    nccl_abort(cc);
+    snprintf(cc->nccl_why, sizeof cc->nccl_why, "nccl: %s: %s%s%s", what, why,
+             last && *last ? " - " : "", last && *last ? last : "");
+    return HPC_ERR(HPC_ERR_NCCL, "%s", cc->nccl_why);
+}
+
+int coll_nccl_setup(coll_comm_t *cc, void **nc, int *ready)
+{
+    *ready = 0;
+    if (cc->nccl_state < 0) return HPC_ERR(cc->nccl_state, "%s", cc->nccl_why);
+    if (cc->nccl_state == NC_UNKNOWN)
+        return HPC_ERR(HPC_ERR_STATE, "nccl: communicator not probed (an algorithm chosen outside api.c?)");
+    if (cc->nccl_state == NC_READY) {
+        *nc = cc->nccl;
+        *ready = 1;
+        return 0;
+    }
+    if (cc->nccl_setup == SETUP_IDLE) {
+        ncclUniqueId id;
+        memset(&id, 0, sizeof id);
+        if (cc->rank == 0) {
+            ncclResult_t e = ncclGetUniqueId(&id);
+            if (e != ncclSuccess) return coll_nccl_broken(cc, e, "ncclGetUniqueId");
+        }
+        _Static_assert(sizeof id <= sizeof cc->nccl_id, "NCCL unique id size");
+        memcpy(cc->nccl_id, &id, sizeof id);
+        HPC_MPI(MPI_Ibcast(cc->nccl_id, (int)sizeof id, MPI_BYTE, 0, cc->comm, &cc->nccl_idreq));
+        cc->nccl_setup = SETUP_ID;
+    }
+    if (cc->nccl_setup == SETUP_ID) {
+        int flag = 0;
+        HPC_MPI(MPI_Test(&cc->nccl_idreq, &flag, MPI_STATUS_IGNORE));
+        if (!flag) return 0;
+        ncclUniqueId id;
+        memcpy(&id, cc->nccl_id, sizeof id);
+        ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
+        cfg.blocking = 0;
+        ncclComm_t comm = NULL;
+        ncclResult_t e = ncclCommInitRankConfig(&comm, cc->size, id, cc->rank, &cfg);
+        cc->nccl = comm;
+        cc->nccl_setup = SETUP_INIT;
+        if (e != ncclSuccess && e != ncclInProgress) return coll_nccl_broken(cc, e, "ncclCommInitRankConfig");
+    }
+    ncclResult_t st = ncclSuccess;
+    ncclCommGetAsyncError((ncclComm_t)cc->nccl, &st);
+    if (st == ncclInProgress) return 0;
+    cc->nccl_setup = SETUP_IDLE;
+    if (st != ncclSuccess) return coll_nccl_broken(cc, st, "setting up the NCCL communicator");
+    cc->nccl_state = NC_READY;
+    *nc = cc->nccl;
+    *ready = 1;
+    return 0;
+}
+
+#else /* no NCCL */
+
+int coll_nccl_probe(coll_comm_t *cc)
+{
+    (void)cc;
+    return 0;
+}
+
+int coll_nccl_ready(coll_comm_t *cc)
+{
+    (void)cc;
+    return 0;
+}
+#endif

@@ -1,0 +1,127 @@
+/* registry.c - everything derived from the table of algorithms
+ * (registry.h): the rows themselves with their cost functions, the
+ * algorithm names both ways, which algorithms a collective has, and the
+ * lists and messages that name them.
+ */
+#include "config.h"
+#include "hpc.h"
+#include "coll_internal.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+/* One cost function per row, its body the row's COST expression. */
+#define COST_FN(C_, A_, FN_, MEM_, BE_, COST_)                                  \
+    static double cost_##C_##_##A_(const coll_cost_in_t *m)                     \
+    {                                                                           \
+        const double A = m->A, B = m->B, G = m->G, n = m->n, P = m->P, L = m->L, \
+                     f = m->f, pof2 = m->pof2, fold = m->fold, segs = m->segs;  \
+        (void)A; (void)B; (void)G; (void)n; (void)P; (void)L; (void)f;          \
+        (void)pof2; (void)fold; (void)segs;                                     \
+        return (COST_);                                                         \
+    }
+COLL_REGISTRY(COST_FN)
+#undef COST_FN
+
+#define ROW(C_, A_, FN_, MEM_, BE_, COST_) \
+    {HPC_COLL_##C_, HPC_ALG_##A_, #A_, coll_##FN_, cost_##C_##_##A_, MEM_, BE_},
+static const coll_row_t rows[] = {COLL_REGISTRY(ROW)};
+#undef ROW
+enum { NROWS = (int)(sizeof rows / sizeof rows[0]) };
+
+const coll_row_t *coll_rows(int *n)
+{
+    *n = NROWS;
+    return rows;
+}
+
+const coll_row_t *coll_row(hpc_coll_t c, hpc_alg_t a)
+{
+    for (int i = 0; i < NROWS; i++)
+        if (rows[i].coll == c && rows[i].alg == a) return &rows[i];
+    return NULL;
+}
+
+/* ---- names: the enum constant of a row, in lower case --------------- */
+static char names[HPC_ALG_COUNT][24];
+static pthread_once_t names_once = PTHREAD_ONCE_INIT;
+
+static void names_init(void)
+{
+    for (int k = 0; k < HPC_ALG_COUNT; k++) snprintf(names[k], sizeof names[k], "?");
+    snprintf(names[HPC_ALG_AUTO], sizeof names[0], "auto");   /* not an algorithm: no row */
+    for (int i = 0; i < NROWS; i++) {
+        char *d = names[rows[i].alg];
+        size_t k = 0;
+        for (const char *s = rows[i].name; *s && k < sizeof names[0] - 1; s++)
+            d[k++] = (char)(*s >= 'A' && *s <= 'Z' ? *s - 'A' + 'a' : *s);
+        d[k] = 0;
+    }
+}
+
+const char *hpc_alg_name(hpc_alg_t a)
+{
+    pthread_once(&names_once, names_init);
+    return (unsigned)a < HPC_ALG_COUNT ? names[a] : "?";
+}
+
+int hpc_coll_has_alg(hpc_coll_t c, hpc_alg_t a)
+{
+    if ((unsigned)c >= HPC_COLL_COUNT || (unsigned)a >= HPC_ALG_COUNT) return 0;
+    return a == HPC_ALG_AUTO || coll_row(c, a) != NULL;
+}
+
+int hpc_coll_algs(hpc_coll_t c, hpc_alg_t *out, int max)
+{
+    if ((unsigned)c >= HPC_COLL_COUNT) return HPC_ERR(HPC_ERR_ARG, "unknown collective %d", (int)c);
+    int n = 0;
+    for (int k = HPC_ALG_AUTO + 1; k < HPC_ALG_COUNT; k++)
+        if (coll_row(c, (hpc_alg_t)k)) {
+            if (out && n < max) out[n] = (hpc_alg_t)k;
+            n++;
+        }
+    return n;
+}
+
+const char *hpc_coll_alg_names(hpc_coll_t c, char *buf, size_t len)
+{
+    if (!buf || !len) return "";
+    size_t k = 0;
+    buf[0] = 0;
+    for (int a = 0; a < HPC_ALG_COUNT; a++) {
+        int listed = (unsigned)c < HPC_COLL_COUNT ? a != HPC_ALG_AUTO && coll_row(c, (hpc_alg_t)a)
+                                                  : strcmp(hpc_alg_name((hpc_alg_t)a), "?") != 0;
+        if (!listed || k >= len) continue;
+        int w = snprintf(buf + k, len - k, "%s%s", k ? ", " : "", hpc_alg_name((hpc_alg_t)a));
+        k = w < 0 ? len : k + (size_t)w;
+    }
+    return buf;
+}
+
+int hpc_alg_parse(const char *s, hpc_alg_t *out)
+{
+    static const struct { const char *n; hpc_alg_t a; } alias[] = {
+        {"binomial", HPC_ALG_TREE}, {"recursive_doubling", HPC_ALG_BUTTERFLY},
+        {"mpi", HPC_ALG_NATIVE}};
+    int i = -1;
+    for (int k = 0; s && k < HPC_ALG_COUNT && i < 0; k++)
+        if (coll_name_eq(s, hpc_alg_name((hpc_alg_t)k))) i = k;
+    for (size_t k = 0; s && i < 0 && k < sizeof alias / sizeof alias[0]; k++)
+        if (coll_name_eq(s, alias[k].n)) i = (int)alias[k].a;
+    if (i < 0) {
+        char all[256];
+        return HPC_ERR(HPC_ERR_ARG, "unknown algorithm '%s' (%s)", s ? s : "(null)",
+                       hpc_coll_alg_names(HPC_COLL_COUNT, all, sizeof all));
+    }
+    *out = (hpc_alg_t)i;
+    return 0;
+}
+
+int coll_alg_missing(hpc_coll_t c, hpc_alg_t a, const char *what)
+{
+    char has[256];
+    return HPC_ERR(HPC_ERR_ARG, "%s%s has no algorithm '%s' (it has %s)", what ? what : "",
+                   hpc_coll_name(c), hpc_alg_name(a), hpc_coll_alg_names(c, has, sizeof has));
+}

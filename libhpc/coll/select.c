@@ -1,0 +1,207 @@
+/* select.c - which algorithm "auto" runs.
+ *
+ * auto = (1) HPC_COLL_<OP>=ALG if set, (2) the tuning file named by
+ * HPC_COLL_TUNING (written by hpc-collbench --tune) if it has a line for
+ * this collective, rank count and size, (3) the alpha-beta-gamma model:
+ * alpha = per-message latency, beta = seconds per byte moved, gamma =
+ * seconds per byte reduced, with the classic per-algorithm costs for n
+ * bytes on p ranks (Thakur, Rabenseifner & Gropp, "Optimization of
+ * Collective Communication Operations in MPICH", IJHPCA 2005).  The
+ * constants default to shared-memory figures and can be set with
+ * HPC_COLL_ALPHA / _BETA / _GAMMA or in the tuning file.  The model
+ * weighs every row of the collective in the registry (registry.h) that
+ * takes the buffers' memory kind; NCCL's row costs 0, so device buffers go
+ * to NCCL where it is built in.
+ *
+ * Tuning file format (text, '#' comments):
+ *   alpha 2e-6          beta 2e-10        gamma 2.5e-10
+ *   allreduce 2 0 8192 butterfly
+ *   allreduce 2 8192 - ring
+ * i.e. COLLECTIVE NRANKS MIN_BYTES MAX_BYTES(- = no limit, exclusive) ALG.
+ */
+#include "config.h"
+#include "hpc.h"
+#include "coll_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double A, B, G;           /* alpha, beta, gamma */
+static void prepare(void);
+
+/* ---- the model ---------------------------------------------------- */
+/* Cost in seconds of row's algorithm with n bytes per rank (count *
+ * element size) on p ranks: the row's formula with this model's inputs. */
+double coll_model_cost(const coll_row_t *row, size_t bytes, int p)
+{
+    prepare();
+    coll_cost_in_t m = {.A = A, .B = B, .G = G, .n = (double)bytes, .P = p,
+                        .L = p > 1 ? ceil(log2((double)p)) : 0, .f = (double)(p - 1) / p};
+    int pof2 = 1;
+    while (pof2 * 2 <= p) pof2 *= 2;
+    m.pof2 = pof2;
+    /* non-powers of two add a fold round each way with the whole vector */
+    m.fold = pof2 == p ? 0 : 2 * (A + m.n * B) + m.n * G;
+    m.segs = ceil(m.n / (double)coll_segment());
+    if (m.segs < 1) m.segs = 1;
+    return row->cost(&m);
+}
+
+/* ---- tuning file -------------------------------------------------- */
+typedef struct {
+    hpc_coll_t c;
+    int p;
+    size_t lo, hi;
+    hpc_alg_t a;
+} tune_row_t;
+
+static tune_row_t *rows;
+static int nrows;
+
+static void tune_load(const char *path)
+{
+    if (!*path) return;
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        hpc_warn("HPC_COLL_TUNING=%s: cannot open it; using the cost model", path);
+        return;
+    }
+    char line[256];
+    int cap = 0, lineno = 0;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        char *h = strchr(line, '#');
+        if (h) *h = 0;
+        char w[5][64];
+        int k = sscanf(line, "%63s %63s %63s %63s %63s", w[0], w[1], w[2], w[3], w[4]);
+        if (k <= 0) continue;
+        if (k == 2 && (!strcmp(w[0], "alpha") || !strcmp(w[0], "beta") || !strcmp(w[0], "gamma"))) {
+            double v = atof(w[1]);
+            if (w[0][0] == 'a') A = v;
+            else if (w[0][0] == 'b') B = v;
+            else G = v;
+            continue;
+        }
+        tune_row_t r;
+        int64_t np;
+        size_t lo = 0, hi = (size_t)-1;
+        if (k != 5 || hpc_coll_parse(w[0], &r.c) < 0 || hpc_parse_int64(w[1], &np) < 0 ||
+            hpc_parse_size(w[2], &lo) < 0 || (strcmp(w[3], "-") && hpc_parse_size(w[3], &hi) < 0) ||
+            hpc_alg_parse(w[4], &r.a) < 0 || !hpc_coll_has_alg(r.c, r.a)) {
+            hpc_error_clear();
+            hpc_warn("%s:%d: not a tuning line, ignored", path, lineno);
+            continue;
+        }
+        r.p = (int)np;
+        r.lo = lo;
+        r.hi = hi;
+        if (nrows == cap) {
+            cap = cap ? 2 * cap : 32;
+            tune_row_t *n = realloc(rows, (size_t)cap * sizeof *n);
+            if (!n) break;
+            rows = n;
+        }
+        rows[nrows++] = r;
+    }
+    fclose(f);
+}
+
+/* ---- HPC_COLL_<OP> ------------------------------------------------- */
+enum { FORCE_BAD = -1 };
+static int force[HPC_COLL_COUNT];   /* forced algorithm, AUTO = none, FORCE_BAD */
+
+static int force_parse(hpc_coll_t c, hpc_alg_t *out)
+{
+    const coll_settings_t *st = coll_settings();
+    hpc_alg_t a = HPC_ALG_AUTO;
+    if (!st->force[c][0]) return 0;
+    if (hpc_alg_parse(st->force[c], &a) < 0) {
+        char what[512];
+        snprintf(what, sizeof what, "%s=%s: %s", st->force_var[c], st->force[c], hpc_last_error());
+        return HPC_ERR(HPC_ERR_ARG, "%s", what);
+    }
+    if (a != HPC_ALG_AUTO && !hpc_coll_has_alg(c, a)) {
+        char what[128];
+        snprintf(what, sizeof what, "%s=%s: ", st->force_var[c], st->force[c]);
+        return coll_alg_missing(c, a, what);
+    }
+    *out = a;
+    return 0;
+}
+
+/* Model constants, tuning file and forced algorithms: (re)read with the
+ * settings, never per call. */
+static void prepare(void)
+{
+    static int ready;
+    static unsigned gen;
+    const coll_settings_t *st = coll_settings();
+    if (ready && gen == st->generation) return;
+    A = st->alpha;
+    B = st->beta;
+    G = st->gamma;
+    free(rows);
+    rows = NULL;
+    nrows = 0;
+    tune_load(st->tuning);
+    for (int c = 0; c < HPC_COLL_COUNT; c++) {
+        hpc_alg_t a = HPC_ALG_AUTO;
+        force[c] = force_parse((hpc_coll_t)c, &a) < 0 ? FORCE_BAD : (int)a;
+        hpc_error_clear();
+    }
+    ready = 1;
+    gen = st->generation;
+}
+
+/* The cheapest row of c for this memory kind: every row of c is weighed,
+ * NCCL's only where it is built in. */
+static hpc_alg_t model_choice(hpc_coll_t c, size_t bytes, int p, int dev)
+{
+    int n;
+    const coll_row_t *rw = coll_rows(&n);
+    hpc_alg_t a = HPC_ALG_AUTO;
+    double best = INFINITY;
+    for (int i = 0; i < n; i++) {
+        if (rw[i].coll != c || !(rw[i].mem & (dev ? COLL_MEM_DEV : COLL_MEM_HOST))) continue;
+        if (rw[i].backend == COLL_BE_NCCL && !hpc_have_nccl()) continue;
+        double t = coll_model_cost(&rw[i], bytes, p);
+        if (t < best) {
+            best = t;
+            a = rw[i].alg;
+        }
+    }
+    return a;
+}
+
+int hpc_coll_choose(hpc_coll_t c, size_t count, hpc_dtype_t dt, int p, int dev, hpc_alg_t *out)
+{
+    if ((unsigned)c >= HPC_COLL_COUNT) return HPC_ERR(HPC_ERR_ARG, "unknown collective %d", (int)c);
+    return coll_select(c, count * hpc_dtype_size(dt), p, dev, out);
+}
+
+int coll_select(hpc_coll_t c, size_t bytes, int p, int dev, hpc_alg_t *out)
+{
+    prepare();
+    /* a bad HPC_COLL_<OP> fails every call that would use it */
+    if (force[c] == FORCE_BAD) return force_parse(c, out);
+    hpc_alg_t a = (hpc_alg_t)force[c];
+    if (a == HPC_ALG_AUTO) {
+        /* the tuning file is measured on host memory (and never with NCCL):
+         * device memory goes to NCCL where it is built in */
+        if (!dev || !hpc_have_nccl()) {
+            /* exact rank count first, else the nearest one in the file */
+            int best = -1, bestd = 1 << 30;
+            for (int i = 0; i < nrows; i++) {
+                if (rows[i].c != c || bytes < rows[i].lo || bytes >= rows[i].hi) continue;
+                int d = abs(rows[i].p - p);
+                if (d < bestd) { bestd = d; best = i; }
+            }
+            if (best >= 0 && bestd <= p / 2) a = rows[best].a;
+        }
+        if (a == HPC_ALG_AUTO) a = model_choice(c, bytes, p, dev);
+    }
+    *out = a;
+    return 0;
+}

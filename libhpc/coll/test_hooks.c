@@ -1,0 +1,61 @@
+/* test_hooks.c - the functions of test_hooks.h: thin views of internal
+ * state for the tests, nothing a program needs. */
+#include "config.h"
+#include "hpc.h"
+#include "coll_internal.h"
+#include "test_hooks.h"
+
+int hpc_coll_test_rows(hpc_coll_test_row_t *out, int max)
+{
+    int n;
+    const coll_row_t *rows = coll_rows(&n);
+    for (int i = 0; out && i < n && i < max; i++)
+        out[i] = (hpc_coll_test_row_t){.coll = rows[i].coll, .alg = rows[i].alg,
+                                       .has_builder = rows[i].build != NULL,
+                                       .has_cost = rows[i].cost != NULL, .mem = rows[i].mem,
+                                       .backend = rows[i].backend};
+    return n;
+}
+
+double hpc_coll_test_row_cost(int i, size_t bytes, int p)
+{
+    int n;
+    const coll_row_t *rows = coll_rows(&n);
+    return i >= 0 && i < n && p > 0 ? coll_model_cost(&rows[i], bytes, p) : -1;
+}
+
+int hpc_coll_test_row_selftest(MPI_Comm comm, int i, int include_device, int *ncases, int *nfail)
+{
+    if (i < 0 || !ncases || !nfail) return HPC_ERR(HPC_ERR_ARG, "bad row or NULL output");
+    HPC_TRY(coll_selftest(comm, include_device, 0, i, ncases, nfail));
+    return 0;
+}
+
+void hpc_coll_test_reload_settings(void)
+{
+    coll_settings_reload();
+}
+
+void hpc_coll_test_limits(size_t max_message, size_t max_count)
+{
+    coll_max_message = max_message;
+    coll_max_count = max_count;
+}
+
+void hpc_coll_test_split_counts(long *pieces, long *native)
+{
+    *pieces = coll_pieces;
+    *native = coll_native_splits;
+}
+
+size_t hpc_coll_test_pool_bytes(MPI_Comm comm)
+{
+    coll_comm_t *cc = NULL;
+    if (coll_get_comm(comm, &cc) < 0) return (size_t)-1;
+    return cc->pool_bytes;
+}
+
+int hpc_coll_test_in_flight(void)
+{
+    return coll_requests_in_flight();
+}
