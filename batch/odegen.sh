@@ -37,7 +37,10 @@ for ((i = 0; i < ${#args[@]}; i++)); do
     case ${args[i]} in --out|-o) out=${args[i + 1]:-} ;; --out=*) out=${args[i]#--out=} ;; esac
 done
 [ -n "$out" ] || { echo "batch/odegen.sh: --out FILE.h5 is required (the program's own options)" >&2; exit 2; }
-if [ -n "${SLURM_ARRAY_TASK_COUNT:-}" ] && [ "${SLURM_ARRAY_TASK_COUNT}" -gt 1 ]; then
+join=0
+case " ${args[*]} " in *" --join "*) join=1 ;; esac
+# (the join job inherits the array's variables from the task that submitted it)
+if [ "$join" = 0 ] && [ -n "${SLURM_ARRAY_TASK_COUNT:-}" ] && [ "${SLURM_ARRAY_TASK_COUNT}" -gt 1 ]; then
     n=$SLURM_ARRAY_TASK_COUNT shard=$((SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN))
     name=$(printf '%s-shard%04d-of%04d%s' "${out%.h5}" "$shard" "$n" "$([ "${out%.h5}" != "$out" ] && echo .h5)")
     for ((i = 0; i < ${#args[@]}; i++)); do
@@ -45,16 +48,19 @@ if [ -n "${SLURM_ARRAY_TASK_COUNT:-}" ] && [ "${SLURM_ARRAY_TASK_COUNT}" -gt 1 ]
     done
     args+=(--shard "$shard/$n")
     if [ "$shard" = 0 ] && [ "${SLURM_RESTART_COUNT:-0}" = 0 ]; then
-        join=$(sbatch --parsable --dependency=afterok:$SLURM_ARRAY_JOB_ID --job-name="${SLURM_JOB_NAME}-join" \
-               --ntasks=1 --time=00:10:00 --output="${SLURM_JOB_NAME}-join-%j.out" \
+        jid=$(sbatch --parsable --dependency=afterok:$SLURM_ARRAY_JOB_ID --job-name="${SLURM_JOB_NAME}-join" \
+               --nodes=1 --ntasks-per-node=1 --cpus-per-task=1 --time=00:10:00 --output="${SLURM_JOB_NAME}-join-%j.out" \
                --chdir="$hpc_top" "${HPC_BATCH_DIR:-$hpc_top/batch}/odegen.sh" --join "$n" --out "$out") &&
-            echo "== join job $join writes $out once every shard is done"
+            echo "== join job $jid writes $out once every shard is done"
     fi
     out=$name
 fi
 echo "== job ${SLURM_JOB_ID:-local} (restart ${SLURM_RESTART_COUNT:-0}), output $out"
 hpc_run_dir odegen "${args[@]}" || exit 1
-case " ${args[*]} " in *" --join "*) hpc_srun odegen "${args[@]}"; exit $? ;; esac
+if [ "$join" = 1 ]; then
+    hpc_srun odegen "${args[@]}"
+    exit $?
+fi
 # every run is the same command: --resume (which starts afresh where there
 # is no .partial), unless the first run was told to --force
 if [ "${SLURM_RESTART_COUNT:-0}" != 0 ]; then

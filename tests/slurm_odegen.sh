@@ -1,8 +1,9 @@
 #!/bin/sh
-# slurm_odegen.sh - batch/odegen.sh under a real Slurm: the job is signalled
-# mid-run as at its time limit, requeues itself, and its second run resumes;
-# the final file equals an uninterrupted run's bit for bit.  Skips (77)
-# without Slurm or h5diff.
+# slurm_odegen.sh - batch/odegen.sh (the build tree's copy, submitted from
+# a folder outside the source tree) under a real Slurm: the job is
+# signalled mid-run as at its time limit, stops hpc-odegen (exit 75),
+# requeues itself, and its second run resumes; the final file equals an
+# uninterrupted run's bit for bit.  Skips (77) without Slurm or h5diff.
 . "$top_srcdir/tests/slurm/cluster.sh"
 . "$top_srcdir/tests/odegen_lib.sh"
 need_h5diff
@@ -15,8 +16,9 @@ fail() {
 step start
 slurm_start 4
 trap 'slurm_stop; rm -rf "$T"' EXIT
-export HPC_BIN=$(cd "$top_builddir" && pwd) HPC_PROGRESS=1
-src=$(cd "$top_srcdir" && pwd)
+export HPC_PROGRESS=1
+script=$(cd "$top_builddir" && pwd)/batch/odegen.sh
+[ -x "$script" ] || fail "no $script (make builds the batch/ copies)"
 # small output; the job (not the reference run) pauses 100 ms per chunk
 # (HPC_ODEGEN_TEST_PACE, passed on by sbatch's environment): 94 chunks on 2
 # ranks last >= 4.7 s however fast the machine, long enough to interrupt
@@ -26,7 +28,8 @@ step "reference run"
 odegen 2 $args --out "$T/ref.h5" -q || fail "reference run"
 
 step sbatch
-job=$(cd "$src" && HPC_ODEGEN_TEST_PACE=100 sbatch --parsable -n 2 -t 5 -o "$T/job.out" batch/odegen.sh "$T/run.h5" $args) || fail sbatch
+job=$(cd "$T" && HPC_ODEGEN_TEST_PACE=100 sbatch --parsable --nodes=1 --ntasks-per-node=2 -t 5 \
+      -o "$T/job.out" "$script" --out "$T/run.h5" $args) || fail sbatch
 # signal it as Slurm does before the time limit, once it is computing
 i=0
 until grep -q 'traj (' "$T/job.out" 2>/dev/null; do
