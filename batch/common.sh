@@ -48,6 +48,21 @@ hpc_srun_mpi() {
     if ldd "$p" 2>/dev/null | grep -q 'libmpi\.so'; then echo pmix; else echo pmi2; fi
 }
 
+# hpc_option NAME SHORT ARGS...: the value the program's option --NAME (or
+# -SHORT) has in ARGS, as the program reads it: the last one wins
+hpc_option() {
+    _name=$1 _short=$2 _val=
+    shift 2
+    while [ $# -gt 0 ]; do
+        case $1 in
+        "--$_name"|"-$_short") _val=${2:-}; shift ;;
+        "--$_name="*) _val=${1#--$_name=} ;;
+        esac
+        shift
+    done
+    echo "$_val"
+}
+
 # hpc_launcher: the command line that starts ranks here.  Inside Slurm,
 # srun (--kill-on-bad-exit: a rank that dies ends the step; Slurm's
 # default leaves the others waiting for it forever); outside, mpiexec of

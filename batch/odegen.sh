@@ -32,10 +32,8 @@ for d in "$HPC_BATCH_DIR" "$(dirname "$0")" "${SLURM_SUBMIT_DIR:-.}/batch"; do [
 type hpc_prog >/dev/null 2>&1 || { echo "batch: common.sh not found: submit BUILD/batch/odegen.sh or PREFIX/share/hpckit/batch/odegen.sh, or set HPC_BATCH_DIR" >&2; exit 1; }
 
 # the output, and in a job array this task's shard of it
-args=("$@") out=
-for ((i = 0; i < ${#args[@]}; i++)); do
-    case ${args[i]} in --out|-o) out=${args[i + 1]:-} ;; --out=*) out=${args[i]#--out=} ;; esac
-done
+args=("$@")
+out=$(hpc_option out o "$@")
 [ -n "$out" ] || { echo "batch/odegen.sh: --out FILE.h5 is required (the program's own options)" >&2; exit 2; }
 join=0
 case " ${args[*]} " in *" --join "*) join=1 ;; esac

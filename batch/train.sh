@@ -27,10 +27,8 @@ HPC_BATCH_DIR=${HPC_BATCH_DIR:-}
 for d in "$HPC_BATCH_DIR" "$(dirname "$0")" "${SLURM_SUBMIT_DIR:-.}/batch"; do [ -f "$d/common.sh" ] && . "$d/common.sh" && break; done
 type hpc_prog >/dev/null 2>&1 || { echo "batch: common.sh not found: submit BUILD/batch/train.sh or PREFIX/share/hpckit/batch/train.sh, or set HPC_BATCH_DIR" >&2; exit 1; }
 
-args=("$@") out=
-for ((i = 0; i < ${#args[@]}; i++)); do
-    case ${args[i]} in --out|-o) out=${args[i + 1]:-} ;; --out=*) out=${args[i]#--out=} ;; esac
-done
+args=("$@")
+out=$(hpc_option out o "$@")
 [ -n "$out" ] && RUN_DIR=$out
 echo "== job ${SLURM_JOB_ID:-local} (restart ${SLURM_RESTART_COUNT:-0})"
 hpc_run_dir train "${args[@]}" || exit 1

@@ -151,27 +151,32 @@ void hpc_app_agree_rc(int rc, int status, const char *what)
     agree_or_leave(rc < 0 ? status : 0, msg);
 }
 
-void hpc_app_exit(int status, const char *fmt, ...)
+static void vsay(const char *fmt, va_list ap)
 {
     char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
+    say(msg);
+}
+
+void hpc_app_exit(int status, const char *fmt, ...)
+{
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (rank == 0) say(msg);
+    if (rank == 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsay(fmt, ap);
+        va_end(ap);
+    }
     leave(status);
 }
 
 void hpc_app_fatal(int status, const char *fmt, ...)
 {
-    char msg[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    vsay(fmt, ap);
     va_end(ap);
-    say(msg);
     hpc_abort(status);
 }
 
