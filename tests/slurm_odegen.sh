@@ -41,9 +41,10 @@ done
 step "USR1 to the batch script"
 scancel --signal=USR1 --batch "$job" || fail "scancel --signal"
 # Slurm holds a requeued job back (begin time = now + CredExpire, 2
-# minutes); once it is pending again, let it start now
+# minutes) so that its last run can end first; once it is pending again
+# and that run's batch folder is gone, let it start now
 i=0
-until scontrol -o show job "$job" | grep -q 'JobState=PENDING.*Restarts=1'; do
+until scontrol -o show job "$job" | grep -q 'JobState=PENDING.*Restarts=1' && [ ! -e "$SLURM_DIR/spool/job$job" ]; do
     i=$((i + 1)); [ $i -gt 60 ] && fail "job $job was not requeued"; sleep 0.5
 done
 scontrol update JobId="$job" StartTime=now || fail "cannot release job $job"

@@ -53,6 +53,9 @@ SelectTypeParameters=CR_Core
 SlurmdParameters=config_overrides
 MpiDefault=$mpi
 ReturnToService=2
+# job ids of their own: the pmix plugin names its temporary folders after
+# the job and step, and tests run side by side (make -j) would share them
+FirstJobId=$((1000 + ($$ % 30000) * 100))
 JobCompType=jobcomp/none
 AccountingStorageType=accounting_storage/none
 KillWait=2
