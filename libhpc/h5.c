@@ -526,6 +526,117 @@ int hpc_h5_read_rows_indep(hid_t d, hid_t t, hsize_t r0, hsize_t n, void *buf)
     return rows_io(d, t, r0, n, buf, 0, H5FD_MPIO_INDEPENDENT);
 }
 
+/* ---- rows at a list of positions ---- */
+
+/* qsort's comparison sees the tuples through these (one thread reads) */
+static _Thread_local const hsize_t *at_tuples;
+static _Thread_local int at_nsel;
+
+static int at_cmp(const void *a, const void *b)
+{
+    const hsize_t *x = at_tuples + *(const size_t *)a * at_nsel;
+    const hsize_t *y = at_tuples + *(const size_t *)b * at_nsel;
+    for (int i = 0; i < at_nsel; i++)
+        if (x[i] != y[i]) return x[i] < y[i] ? -1 : 1;
+    return 0;
+}
+
+/* 1 if tuple b is tuple a's next neighbour along the last selected dim */
+static int at_next(const hsize_t *a, const hsize_t *b, int nsel)
+{
+    for (int i = 0; i < nsel - 1; i++)
+        if (a[i] != b[i]) return 0;
+    return b[nsel - 1] == a[nsel - 1] + 1;
+}
+
+/* Select the distinct tuples (sorted order[]) in fspace, runs of
+ * neighbours as one block; uniq[j] = the row of tuple j in the selection.
+ * Returns the number of distinct rows, or -1 on an HDF5 failure. */
+static hssize_t at_select(hid_t fspace, int nd, const hsize_t *dims, int nsel, size_t n,
+                          const hsize_t *at, const size_t *order, size_t *uniq)
+{
+    hsize_t start[8] = {0}, count[8];
+    hssize_t rows = 0;
+    if (H5Sselect_none(fspace) < 0) return -1;
+    for (size_t k = 0; k < n;) {
+        const hsize_t *first = at + order[k] * nsel, *last = first;
+        uniq[order[k]] = (size_t)rows;
+        size_t e = k + 1;
+        for (; e < n; e++) {
+            const hsize_t *t = at + order[e] * nsel;
+            if (at_cmp(&order[e], &order[e - 1]) == 0) {
+                uniq[order[e]] = (size_t)rows;          /* a repeat */
+                continue;
+            }
+            if (!at_next(last, t, nsel)) break;
+            uniq[order[e]] = (size_t)++rows;
+            last = t;
+        }
+        rows++;
+        for (int i = 0; i < nd; i++) {
+            start[i] = i < nsel ? first[i] : 0;
+            count[i] = i < nsel - 1 ? 1 : i == nsel - 1 ? last[i] - first[i] + 1 : dims[i];
+        }
+        if (H5Sselect_hyperslab(fspace, H5S_SELECT_OR, start, NULL, count, NULL) < 0) return -1;
+        k = e;
+    }
+    return rows;
+}
+
+static int at_check(int nd, const hsize_t *dims, int nsel, size_t n, const hsize_t *at)
+{
+    if (nsel < 1 || nsel > nd) return HPC_ERR(HPC_ERR_ARG, "%d index dims of a rank-%d dataset", nsel, nd);
+    for (size_t j = 0; j < n; j++)
+        for (int i = 0; i < nsel; i++)
+            if (at[j * nsel + i] >= dims[i])
+                return HPC_ERR(HPC_ERR_ARG, "row %zu: index %llu of dim %d beyond %llu", j,
+                               (unsigned long long)at[j * nsel + i], i, (unsigned long long)dims[i]);
+    return 0;
+}
+
+int hpc_h5_read_rows_at(hid_t dset, hid_t memtype, int nsel, size_t n, const hsize_t *at, void *buf)
+{
+    QUIET;
+    hsize_t dims[8];
+    int nd;
+    HPC_TRY(hpc_h5_dataset_shape(dset, &nd, dims));
+    HPC_TRY(at_check(nd, dims, nsel, n, at));
+    size_t rest = 1, es = H5Tget_size(memtype);
+    for (int i = nsel; i < nd; i++) rest *= dims[i];
+    size_t *order = malloc((n + 1) * sizeof *order), *uniq = malloc((n + 1) * sizeof *uniq);
+    char *tmp = malloc((n ? n : 1) * rest * es + 1);
+    hid_t fspace = H5Dget_space(dset), mspace = H5I_INVALID_HID, dxpl = H5P_DEFAULT;
+    int rc = 0;
+    if (!order || !uniq || !tmp) {
+        rc = HPC_ERR(HPC_ERR_NOMEM, "%zu rows of %zu bytes", n, rest * es);
+        goto out;
+    }
+    for (size_t j = 0; j < n; j++) order[j] = j;
+    at_tuples = at;
+    at_nsel = nsel;
+    qsort(order, n, sizeof *order, at_cmp);
+    hssize_t rows = fspace < 0 ? -1 : at_select(fspace, nd, dims, nsel, n, at, order, uniq);
+    hsize_t melems = (hsize_t)rows * rest;
+    if (rows >= 0) mspace = H5Screate_simple(1, melems ? &melems : (hsize_t[]){1}, NULL);
+    if (rows >= 0 && mspace >= 0 && !melems) H5Sselect_none(mspace);
+    dxpl = H5Pcreate(H5P_DATASET_XFER);
+    if (rows < 0 || mspace < 0 || dxpl < 0 || H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE) < 0 ||
+        H5Dread(dset, memtype, mspace, fspace, dxpl, tmp) < 0) {
+        rc = hpc_error_hdf5(__FILE__, __LINE__, "H5Dread");
+        goto out;
+    }
+    for (size_t j = 0; j < n; j++)
+        memcpy((char *)buf + j * rest * es, tmp + uniq[j] * rest * es, rest * es);
+out:
+    if (dxpl >= 0 && dxpl != H5P_DEFAULT) H5Pclose(dxpl);
+    if (mspace >= 0) H5Sclose(mspace);
+    if (fspace >= 0) H5Sclose(fspace);
+    free(order);
+    free(uniq);
+    free(tmp);
+    return rc;
+}
+
 static int block_io(hid_t d, hid_t t, hsize_t r0, hsize_t c0, hsize_t nr, hsize_t nc, void *buf,
                     int write)
 {

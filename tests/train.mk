@@ -4,5 +4,7 @@
 # libhpc:
 #   test_perm        random-access permutations (hpc_rng.h): bijective,
 #                    keyed, unbiased
-check_PROGRAMS += tests/test_perm
-TESTS += tests/test_perm
+#   test_h5_at       hpc_h5_read_rows_at: shuffled rows with repeats, 1-4 ranks
+check_PROGRAMS += tests/test_perm tests/test_h5_at
+TESTS += tests/test_perm \
+	tests/test_h5_at-np1.mpi tests/test_h5_at-np2.mpi tests/test_h5_at-np3.mpi tests/test_h5_at-np4.mpi
