@@ -2,8 +2,11 @@
  * own list of rows - shuffled, with repeats and runs of neighbours, some
  * ranks none - of a [N, F] matrix (nsel 1, with float64 -> float32
  * conversion) and of an [N, T, D] array (nsel 2: the D values at (i, t);
- * nsel 1: whole [T, D] slabs), and gets exactly the values the file holds,
- * in the order asked; an index beyond the data is refused. */
+ * nsel 1: whole [T, D] slabs), all dense enough to be sieved, and a few
+ * rows far apart in a long matrix (read exactly, by one rank alone: the
+ * call is independent), and gets exactly the values the file holds, in
+ * the order asked; a run of rows longer than one sieve slab (8 MiB) is
+ * read across slabs; an index beyond the data is refused. */
 #include "config.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +15,7 @@
 #include "hpc_h5.h"
 #include "testlib.h"
 
-enum { N = 53, F = 3, T = 7, D = 2 };
+enum { N = 53, F = 3, T = 7, D = 2, LONG = 30000, WIDE = 60000, WROWS = 40 };
 static int rank, size;
 
 static double val2(hsize_t i, hsize_t f) { return 1000.0 * i + f + 0.25; }
@@ -23,8 +26,21 @@ static void make(const char *path, MPI_Comm comm)
     hpc_h5file_t *f;
     EXPECT(hpc_h5_create(path, comm, HPC_H5_OVERWRITE, &f) == 0, "create: %s", hpc_last_error());
     hsize_t d2[2] = {N, F}, d3[3] = {N, T, D}, c3[3] = {4, T, D};
-    hid_t a, b;
+    hid_t a, b, c;
     EXPECT(hpc_h5_dataset_create(f, "m", H5T_NATIVE_DOUBLE, 2, d2, NULL, 0, NULL, &a) == 0, "m");
+    hsize_t dl[2] = {LONG, 2}, cl[2] = {1000, 2};
+    EXPECT(hpc_h5_dataset_create(f, "long", H5T_NATIVE_INT32, 2, dl, cl, 0, NULL, &c) == 0, "long");
+    static int32_t l[LONG * 2];
+    for (int i = 0; i < LONG * 2; i++) l[i] = i;
+    EXPECT(hpc_h5_write_rows(c, H5T_NATIVE_INT32, 0, rank == 0 ? LONG : 0, l) == 0, "write long");
+    H5Dclose(c);
+    hsize_t dw[2] = {WROWS, WIDE};   /* 9.6 MB: more than one sieve slab */
+    EXPECT(hpc_h5_dataset_create(f, "wide", H5T_NATIVE_INT32, 2, dw, NULL, 0, NULL, &c) == 0, "wide");
+    int32_t *w = malloc(sizeof *w * WROWS * WIDE);
+    for (int i = 0; i < WROWS * WIDE; i++) w[i] = i;
+    EXPECT(hpc_h5_write_rows(c, H5T_NATIVE_INT32, 0, rank == 0 ? WROWS : 0, w) == 0, "write wide");
+    free(w);
+    H5Dclose(c);
     EXPECT(hpc_h5_dataset_create(f, "y", H5T_NATIVE_DOUBLE, 3, d3, c3, 0, NULL, &b) == 0, "y");
     static double m[N * F], y[N * T * D];
     for (hsize_t i = 0; i < N; i++)
@@ -96,7 +112,38 @@ static void check(const char *path, MPI_Comm comm)
             for (int d = 0; d < D; d++)
                 EXPECT(yd[(j * T + t) * D + d] == val3(at[j], t, d), "slab %zu", j);
 
-    /* every rank passes the bad index: it is refused before any I/O */
+    /* sparse rows, rank 0 alone (the others are already at the barrier) */
+    hid_t lg;
+    EXPECT(hpc_h5_dataset_open(f, "long", 2, NULL, &lg) == 0, "long");
+    if (rank == 0) {
+        int32_t got[2 * 12];
+        hsize_t far[12];
+        for (int j = 0; j < 12; j++) far[j] = (hsize_t)((j * 7919 + 13) % LONG);
+        far[11] = far[3];
+        EXPECT(hpc_h5_read_rows_at(lg, H5T_NATIVE_INT32, 1, 12, far, got) == 0, "sparse: %s", hpc_last_error());
+        for (int j = 0; j < 12; j++)
+            EXPECT(got[2 * j] == (int32_t)(2 * far[j]) && got[2 * j + 1] == (int32_t)(2 * far[j] + 1),
+                   "sparse row %llu: %d %d", (unsigned long long)far[j], got[2 * j], got[2 * j + 1]);
+    }
+    MPI_Barrier(comm);
+    H5Dclose(lg);
+
+    /* every row of the wide matrix, and row 5 again: one run over two slabs */
+    hid_t wd;
+    EXPECT(hpc_h5_dataset_open(f, "wide", 2, NULL, &wd) == 0, "wide");
+    int32_t *w = malloc(sizeof *w * (WROWS + 1) * WIDE);
+    hsize_t all[WROWS + 1];
+    for (int j = 0; j < WROWS; j++) all[j] = (hsize_t)(WROWS - 1 - j);
+    all[WROWS] = 5;
+    EXPECT(hpc_h5_read_rows_at(wd, H5T_NATIVE_INT32, 1, WROWS + 1, all, w) == 0, "wide: %s", hpc_last_error());
+    for (int j = 0; j <= WROWS; j++)
+        EXPECT(w[(size_t)j * WIDE] == (int32_t)(all[j] * WIDE) &&
+                   w[(size_t)j * WIDE + WIDE - 1] == (int32_t)(all[j] * WIDE + WIDE - 1),
+               "wide row %llu", (unsigned long long)all[j]);
+    free(w);
+    H5Dclose(wd);
+
+    /* the bad index is refused before any I/O */
     at[0] = N;
     EXPECT(hpc_h5_read_rows_at(m, H5T_NATIVE_FLOAT, 1, 1, at, mf) == HPC_ERR_ARG, "index beyond N");
     at[0] = 0;
