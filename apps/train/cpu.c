@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cblas.h>
+#include "hpc_app.h"
 #include "dev.h"
 
 static void *cpu_alloc(size_t bytes)
@@ -76,6 +77,11 @@ static const train_dev_t cpu = {
 const train_dev_t *train_dev_cpu(void)
 {
     return &cpu;
+}
+
+void train_dev_fatal(const char *msg)
+{
+    hpc_app_fatal(HPC_EXIT_DATA, "%s", msg);
 }
 
 #ifndef HPC_HAVE_CUDA

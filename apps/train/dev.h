@@ -69,6 +69,10 @@ const train_dev_t *train_dev_cpu(void);
  * or a build without CUDA). */
 const train_dev_t *train_dev_cuda(char *err, size_t len);
 
+/* A device call failed: one line and the job ends (cpu.c: hpc_app_fatal;
+ * a rank cannot go on, and the others may be inside a collective). */
+void train_dev_fatal(const char *msg);
+
 /* CPU kernels (act.c, loss.c, optim.c), also for the tests */
 void cpu_bias_act(act_t act, int m, int n, const float *b, float *z, float *keep);
 void cpu_act_back(act_t act, int m, int n, const float *a, const float *keep, float *d, float *db,

@@ -25,12 +25,14 @@ apps_train_hpc_train_SOURCES = apps/train/main.c $(TRAIN_CORE)
 # element rounds as in scalar code
 TRAIN_CFLAGS = $(AM_CFLAGS) -fvect-cost-model=dynamic
 apps_train_hpc_train_CFLAGS = $(TRAIN_CFLAGS)
-# cuda.cu: not in SOURCES (see apps/odegen/local.mk)
+# cuda.cu: not in SOURCES (see apps/odegen/local.mk); --fmad=false: the
+# elementwise kernels round as the CPU's do
 if HAVE_CUDA
 apps_train_hpc_train_LDADD = apps/train/cuda.lo $(LDADD) $(CUDA_LDFLAGS) $(CUDA_LIBS)
 EXTRA_apps_train_hpc_train_DEPENDENCIES = apps/train/cuda.lo
 apps/train/cuda.lo: apps/train/cuda.cu apps/train/dev.h
-	$(AM_V_CC)$(SHELL) $(top_srcdir)/build-aux/cudalt.sh $@ $(NVCC) $(NVCC_FLAGS) -c $(srcdir)/apps/train/cuda.cu
+	$(AM_V_CC)$(SHELL) $(top_srcdir)/build-aux/cudalt.sh $@ $(NVCC) $(NVCC_FLAGS) --fmad=false \
+		-c $(srcdir)/apps/train/cuda.cu
 CLEANFILES += apps/train/cuda.lo apps/train/cuda.o apps/train/.libs/cuda.o
 else
 apps_train_hpc_train_LDADD = $(LDADD)
