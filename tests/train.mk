@@ -11,3 +11,22 @@ check_PROGRAMS += tests/test_perm tests/test_h5_at tests/test_ckpt
 TESTS += tests/test_perm \
 	tests/test_h5_at-np1.mpi tests/test_h5_at-np2.mpi tests/test_h5_at-np3.mpi tests/test_h5_at-np4.mpi \
 	tests/test_ckpt-np1.mpi tests/test_ckpt-np2.mpi tests/test_ckpt-np3.mpi tests/test_ckpt-np4.mpi
+#
+# hpc-train:
+#   train_unit       gradients of every activation and loss against finite
+#                    differences of a double reference, the fast tanh, the
+#                    initialisation, optimisers and schedules against their
+#                    rules in double, the layout
+check_PROGRAMS += tests/train_unit
+tests_train_unit_SOURCES = tests/train_unit.c apps/train/model.c apps/train/layer.c apps/train/act.c \
+	apps/train/loss.c apps/train/optim.c apps/train/sched.c apps/train/cpu.c
+tests_train_unit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/apps/train -I$(top_srcdir)/tests
+tests_train_unit_CFLAGS = $(TRAIN_CFLAGS)
+TESTS += tests/train_unit
+#   train_errors.sh  bad input: one line, exit 2 or 1, no checkpoint under
+#                    its name; a NaN loss keeps the last good checkpoint
+check_PROGRAMS += tests/train_mkdata
+TRAIN_TESTS = tests/train_errors.sh
+dist_check_SCRIPTS += $(TRAIN_TESTS)
+TESTS += $(TRAIN_TESTS)
+EXTRA_DIST += tests/train_lib.sh

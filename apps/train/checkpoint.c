@@ -116,6 +116,7 @@ int ckpt_save(train_t *t)
     if (!rc) rc = put_norm(c, &t->data);
     if (!rc) rc = put_attrs(c, t);
     int crc = hpc_ckpt_commit(c, rc == 0);
+    if (!rc && !crc) t->saved_step = t->step;
     return rc ? rc : crc;
 }
 
@@ -143,6 +144,7 @@ static int load(train_t *t, hpc_ckpt_t *c)
     HPC_TRY(hpc_h5_attr_get_double(id, "train_loss", &t->train_loss));
     HPC_TRY(hpc_h5_attr_get_double(id, "val_loss", &t->val_loss));
     if (t->step < 0) return HPC_ERR(HPC_ERR_DATA, "step %lld", (long long)t->step);
+    t->saved_step = t->step;
     return 0;
 }
 

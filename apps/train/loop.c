@@ -186,10 +186,12 @@ int train_loop(train_t *t)
     while (t->step < t->total && !stop) {
         double s0 = hpc_wtime();
         if (one_step(t) < 0) {
+            char kept[160] = "none was written";
+            if (t->saved_step >= 0) snprintf(kept, sizeof kept, "the one of step %lld is kept", (long long)t->saved_step);
             hpc_progress_end(prog);
-            hpc_app_exit(HPC_EXIT_DATA, "the loss became %s at step %lld; stopped, the last checkpoint "
-                         "(RUNDIR/checkpoint.h5) is kept", isnan(t->train_loss) ? "NaN" : "infinite",
-                         (long long)t->step + 1);
+            hpc_app_exit(HPC_EXIT_DATA, "the loss became %s at step %lld; stopped without a checkpoint of it "
+                         "(%s/checkpoint.h5: %s)", isnan(t->train_loss) ? "NaN" : "infinite",
+                         (long long)t->step + 1, o->out, kept);
         }
         double dt = hpc_wtime() - s0;
         w.samples += o->batch * o->accum;

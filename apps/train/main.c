@@ -135,6 +135,7 @@ int main(int argc, char **argv)
     train_t t;
     memset(&t, 0, sizeof t);
     t.o = &o;
+    t.saved_step = -1;
     t.argc = argc;
     t.argv = argv;
     t.dev = o.device == DEV_CUDA ? train_dev_cuda(err, sizeof err) : train_dev_cpu();

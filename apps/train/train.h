@@ -249,6 +249,7 @@ typedef struct {
     int argc;
     char **argv;
     int64_t step, total, steps_per_epoch;
+    int64_t saved_step;           /* the checkpoint on disk: its step, or -1 */
     double train_loss, val_loss, grad_norm;
     /* this run's totals, for the summary and metrics */
     double t_run, t_comm, comm_possible;
