@@ -23,10 +23,14 @@ tests_train_unit_SOURCES = tests/train_unit.c apps/train/model.c apps/train/laye
 tests_train_unit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/apps/train -I$(top_srcdir)/tests
 tests_train_unit_CFLAGS = $(TRAIN_CFLAGS)
 TESTS += tests/train_unit
+#   train_ranks.sh   1 to 4 ranks (uneven slices), --accum, --preload: the
+#                    same losses over 200 steps within 1e-5
+#   train_resume.sh  a signal on one rank, a real SIGUSR1, --resume: bit for
+#                    bit the uninterrupted run; another rank count
 #   train_errors.sh  bad input: one line, exit 2 or 1, no checkpoint under
 #                    its name; a NaN loss keeps the last good checkpoint
 check_PROGRAMS += tests/train_mkdata
-TRAIN_TESTS = tests/train_errors.sh
+TRAIN_TESTS = tests/train_errors.sh tests/train_ranks.sh tests/train_resume.sh
 dist_check_SCRIPTS += $(TRAIN_TESTS)
 TESTS += $(TRAIN_TESTS)
 EXTRA_DIST += tests/train_lib.sh
