@@ -27,10 +27,13 @@ TESTS += tests/train_unit
 #                    same losses over 200 steps within 1e-5
 #   train_resume.sh  a signal on one rank, a real SIGUSR1, --resume: bit for
 #                    bit the uninterrupted run; another rank count
+#   train_torch.sh   against PyTorch step by step: optimisers, schedules,
+#                    clipping, accumulation, activations, losses, the
+#                    hpc-odegen mapping; the docs' five loading lines
 #   train_errors.sh  bad input: one line, exit 2 or 1, no checkpoint under
 #                    its name; a NaN loss keeps the last good checkpoint
 check_PROGRAMS += tests/train_mkdata
-TRAIN_TESTS = tests/train_errors.sh tests/train_ranks.sh tests/train_resume.sh
+TRAIN_TESTS = tests/train_errors.sh tests/train_ranks.sh tests/train_resume.sh tests/train_torch.sh
 dist_check_SCRIPTS += $(TRAIN_TESTS)
 TESTS += $(TRAIN_TESTS)
-EXTRA_DIST += tests/train_lib.sh
+EXTRA_DIST += tests/train_lib.sh tests/train_torch.py

@@ -162,7 +162,7 @@ int main(int argc, char **argv)
         hpc_app_exit(HPC_EXIT_STOPPED, "stopped by a signal after step %lld of %lld; %s/checkpoint.h5 "
                      "is written: continue with --resume", (long long)t.step, (long long)t.total, o.out);
     }
-    metrics_plot(&t);
+    if (t.step > 0) metrics_plot(&t);
     summary(&t);
     dp_close(&t.dp);
     loader_close(&t.loader);
