@@ -30,10 +30,14 @@ TESTS += tests/train_unit
 #   train_torch.sh   against PyTorch step by step: optimisers, schedules,
 #                    clipping, accumulation, activations, losses, the
 #                    hpc-odegen mapping; the docs' five loading lines
+#   train_data.sh    normalisation statistics against numpy (status filter,
+#                    the split by trajectories, next/delta, float32), the
+#                    same bits at 1 and 3 ranks
 #   train_errors.sh  bad input: one line, exit 2 or 1, no checkpoint under
 #                    its name; a NaN loss keeps the last good checkpoint
 check_PROGRAMS += tests/train_mkdata
-TRAIN_TESTS = tests/train_errors.sh tests/train_ranks.sh tests/train_resume.sh tests/train_torch.sh
+TRAIN_TESTS = tests/train_errors.sh tests/train_ranks.sh tests/train_resume.sh tests/train_torch.sh \
+	tests/train_data.sh
 dist_check_SCRIPTS += $(TRAIN_TESTS)
 TESTS += $(TRAIN_TESTS)
 EXTRA_DIST += tests/train_lib.sh tests/train_torch.py

@@ -6,7 +6,7 @@
 # is the only difference - and every rank holds the same parameters
 # (--check-sync every 50 steps); --accum 2 with half the batch is the
 # same training too, and --preload gives the very same bits as reading
-# each rank's samples from the file.
+# each rank's samples from the file a few batches at a time.
 . "$top_srcdir/tests/train_lib.sh"
 "$ODEGEN" -q -n 60 --nt 21 --out "$T/ode.h5" || fail "making the data"
 args="--data $T/ode.h5 --layers 11,32,32,10 --steps 200 --log-every 1 --check-sync 50 --bucket-mb 0.002 -q"
@@ -33,9 +33,11 @@ for np in 2 3 4; do
 done
 train 1 $args --out "$T/accum" --batch 25 --accum 2 || fail "--accum 2"
 close "$T/np1" "$T/accum" "--accum 2 x batch 25" 1e-5
+# windows of 3 micro-batches: 200 steps cross many windows and epochs
+HPC_TRAIN_TEST_WINDOW=3 train 2 $args --out "$T/np2" --batch 50 --force || fail "windows of 3"
 train 2 $args --out "$T/pre" --batch 50 --preload || fail "--preload"
 losses "$T/np2" > "$T/a"
 losses "$T/pre" > "$T/b"
 cmp -s "$T/a" "$T/b" || fail "--preload differs from reading the file"
-echo "ok: --preload: the same losses bit for bit"
+echo "ok: --preload and windows of 3 batches: the same losses bit for bit"
 echo "train_ranks: 1-4 ranks train alike"
