@@ -33,11 +33,13 @@ TESTS += tests/train_unit
 #   train_data.sh    normalisation statistics against numpy (status filter,
 #                    the split by trajectories, next/delta, float32), the
 #                    same bits at 1 and 3 ranks
+#   train_cuda.sh    --device cuda against the CPU, 100 steps within 1e-4
+#                    (skips without a GPU)
 #   train_errors.sh  bad input: one line, exit 2 or 1, no checkpoint under
 #                    its name; a NaN loss keeps the last good checkpoint
 check_PROGRAMS += tests/train_mkdata
 TRAIN_TESTS = tests/train_errors.sh tests/train_ranks.sh tests/train_resume.sh tests/train_torch.sh \
-	tests/train_data.sh
+	tests/train_data.sh tests/train_cuda.sh
 dist_check_SCRIPTS += $(TRAIN_TESTS)
 TESTS += $(TRAIN_TESTS)
 EXTRA_DIST += tests/train_lib.sh tests/train_torch.py
