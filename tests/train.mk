@@ -40,6 +40,9 @@ TESTS += tests/train_unit
 check_PROGRAMS += tests/train_mkdata
 TRAIN_TESTS = tests/train_errors.sh tests/train_ranks.sh tests/train_resume.sh tests/train_torch.sh \
 	tests/train_data.sh tests/train_cuda.sh
+#   slurm_train.sh   batch/train.sh on a private Slurm: signalled, requeued,
+#                    resumed: the final model equals an uninterrupted run's
+TRAIN_TESTS += tests/slurm_train.sh
 dist_check_SCRIPTS += $(TRAIN_TESTS)
 TESTS += $(TRAIN_TESTS)
 EXTRA_DIST += tests/train_lib.sh tests/train_torch.py
