@@ -11,19 +11,44 @@
  * (tests/train_cuda.sh: within 1e-4 over 100 steps).  local.mk compiles
  * it with --fmad=false, so elementwise operations round as on the CPU.
  * No MPI header here: errors go to train_dev_fatal (cpu.c).
+ *
+ * cuBLAS is opened with dlopen when --device cuda asks for it, not
+ * linked: loading libcublas costs every process about 200 MiB of resident
+ * memory (its relocations), CPU runs included.
  */
 #include "config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dlfcn.h>
 #include <cuda_runtime.h>
 #include <cublas_v2.h>
 #include "dev.h"
 
 #define THREADS 256
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 static cublasHandle_t blas;
+/* the three cuBLAS calls, from libcublas.so.<major> */
+static struct {
+    decltype(&cublasCreate_v2) create;
+    decltype(&cublasSetMathMode) math;
+    decltype(&cublasSgemm_v2) sgemm;
+} cb;
+
+/* NULL, or why libcublas cannot be used */
+static const char *blas_open(void)
+{
+    static const char *name = "libcublas.so." STR(CUBLAS_VER_MAJOR);
+    void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (!h) return dlerror();
+    cb.create = (decltype(cb.create))dlsym(h, "cublasCreate_v2");
+    cb.math = (decltype(cb.math))dlsym(h, "cublasSetMathMode");
+    cb.sgemm = (decltype(cb.sgemm))dlsym(h, "cublasSgemm_v2");
+    return cb.create && cb.math && cb.sgemm ? NULL : "a cuBLAS function is missing";
+}
 
 static void check(cudaError_t e, const char *what)
 {
@@ -94,19 +119,19 @@ static double *scratch(size_t n)
 static void gemm_nt(int m, int n, int k, const float *A, const float *B, float *C)
 {
     const float one = 1.0f, zero = 0.0f;
-    check_blas(cublasSgemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &one, B, k, A, k, &zero, C, n), "gemm_nt");
+    check_blas(cb.sgemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &one, B, k, A, k, &zero, C, n), "gemm_nt");
 }
 
 static void gemm_tn(int m, int n, int k, const float *A, const float *B, float beta, float *C)
 {
     const float one = 1.0f;
-    check_blas(cublasSgemm(blas, CUBLAS_OP_N, CUBLAS_OP_T, n, m, k, &one, B, n, A, m, &beta, C, n), "gemm_tn");
+    check_blas(cb.sgemm(blas, CUBLAS_OP_N, CUBLAS_OP_T, n, m, k, &one, B, n, A, m, &beta, C, n), "gemm_tn");
 }
 
 static void gemm_nn(int m, int n, int k, const float *A, const float *B, float *C)
 {
     const float one = 1.0f, zero = 0.0f;
-    check_blas(cublasSgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, B, n, A, k, &zero, C, n), "gemm_nn");
+    check_blas(cb.sgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, B, n, A, k, &zero, C, n), "gemm_nn");
 }
 
 /* ---- activations: the CPU's formulas ---- */
@@ -329,12 +354,17 @@ extern "C" const train_dev_t *train_dev_cuda(char *err, size_t len)
         snprintf(err, len, "--device cuda: GPU %d cannot be used (%s)", dev, cudaGetErrorString(e));
         return NULL;
     }
-    if (!blas && cublasCreate(&blas) != CUBLAS_STATUS_SUCCESS) {
+    const char *why = blas ? NULL : blas_open();
+    if (why) {
+        snprintf(err, len, "--device cuda: cannot load cuBLAS (%s)", why);
+        return NULL;
+    }
+    if (!blas && cb.create(&blas) != CUBLAS_STATUS_SUCCESS) {
         snprintf(err, len, "--device cuda: cuBLAS cannot start on GPU %d", dev);
         return NULL;
     }
     /* the CPU's arithmetic: no TF32 tensor cores for float32 GEMMs */
-    cublasSetMathMode(blas, CUBLAS_DEFAULT_MATH);
+    cb.math(blas, CUBLAS_DEFAULT_MATH);
     gpu.name = "cuda";
     gpu.alloc = g_alloc;
     gpu.release = g_release;
