@@ -89,6 +89,14 @@ if ! nvidia-smi -L > /dev/null 2>&1; then
     expect2 1 "--device cuda without a GPU" $ok --device cuda
 fi
 
+# --check-sync: one rank's parameters drift after step 5 (test hook); the
+# check of step 10 finds it
+HPC_TRAIN_TEST_DESYNC=1:5
+export HPC_TRAIN_TEST_DESYNC
+expect2 1 "ranks drifted apart" $ok --steps 12 --check-sync 5
+unset HPC_TRAIN_TEST_DESYNC
+grep -q "differ between ranks after step 10" "$T/stderr" || fail "drift: not found at step 10"
+
 # a loss that blows up: stopped at the step, the last good checkpoint kept
 KEEP=1
 expect2 1 "loss becomes NaN" --data "$T/r.h5" --out "$RUN" --optim sgd --lr 1e30 --steps 20 --batch 16 --ckpt-every 1

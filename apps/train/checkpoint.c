@@ -34,18 +34,26 @@ static int ckpt_path(const train_t *t, char *path, size_t len)
     return hpc_run_path(t->run, "checkpoint.h5", path, len);
 }
 
+/* A failed collective call still took part: the later ones go on in
+ * step on every rank, and the first error decides the commit. */
+static int first(int rc, int now)
+{
+    return rc ? rc : now;
+}
+
 /* each layer's weight and bias of the flat buffer host, under prefix */
 static int put_layers(hpc_ckpt_t *c, const model_t *m, const char *prefix, const float *host)
 {
+    int rc = 0;
     for (int l = 0; l < m->nl; l++) {
         char name[256];
         hsize_t dw[2] = {(hsize_t)m->size[l + 1], (hsize_t)m->size[l]}, db[1] = {dw[0]};
         snprintf(name, sizeof name, "%s/%d/weight", prefix, 2 * l);
-        HPC_TRY(hpc_ckpt_put(c, name, H5T_NATIVE_FLOAT, 2, dw, host + m->w[l]));
+        rc = first(rc, hpc_ckpt_put(c, name, H5T_NATIVE_FLOAT, 2, dw, host + m->w[l]));
         snprintf(name, sizeof name, "%s/%d/bias", prefix, 2 * l);
-        HPC_TRY(hpc_ckpt_put(c, name, H5T_NATIVE_FLOAT, 1, db, host + m->b[l]));
+        rc = first(rc, hpc_ckpt_put(c, name, H5T_NATIVE_FLOAT, 1, db, host + m->b[l]));
     }
-    return 0;
+    return rc;
 }
 
 static int get_layers(hpc_ckpt_t *c, const model_t *m, const char *prefix, float *host)
@@ -64,12 +72,11 @@ static int get_layers(hpc_ckpt_t *c, const model_t *m, const char *prefix, float
 static int put_norm(hpc_ckpt_t *c, const data_t *d)
 {
     hsize_t nin = (hsize_t)d->nin, nout = (hsize_t)d->ydim;
-    HPC_TRY(hpc_ckpt_put(c, "norm/x_mean", H5T_NATIVE_DOUBLE, 1, &nin, d->x_mean));
-    HPC_TRY(hpc_ckpt_put(c, "norm/x_std", H5T_NATIVE_DOUBLE, 1, &nin, d->x_std));
-    if (d->loss == LOSS_CE) return 0;
-    HPC_TRY(hpc_ckpt_put(c, "norm/y_mean", H5T_NATIVE_DOUBLE, 1, &nout, d->y_mean));
-    HPC_TRY(hpc_ckpt_put(c, "norm/y_std", H5T_NATIVE_DOUBLE, 1, &nout, d->y_std));
-    return 0;
+    int rc = hpc_ckpt_put(c, "norm/x_mean", H5T_NATIVE_DOUBLE, 1, &nin, d->x_mean);
+    rc = first(rc, hpc_ckpt_put(c, "norm/x_std", H5T_NATIVE_DOUBLE, 1, &nin, d->x_std));
+    if (d->loss == LOSS_CE) return rc;
+    rc = first(rc, hpc_ckpt_put(c, "norm/y_mean", H5T_NATIVE_DOUBLE, 1, &nout, d->y_mean));
+    return first(rc, hpc_ckpt_put(c, "norm/y_std", H5T_NATIVE_DOUBLE, 1, &nout, d->y_std));
 }
 
 static int put_attrs(hpc_ckpt_t *c, const train_t *t)
@@ -81,21 +88,20 @@ static int put_attrs(hpc_ckpt_t *c, const train_t *t)
         snprintf(sizes + strlen(sizes), sizeof sizes - strlen(sizes), "%s%lld", i ? "," : "",
                  (long long)o->size[i]);
     const char *opt = o->optim == OPT_SGD ? "sgd" : o->optim == OPT_ADAM ? "adam" : "adamw";
-    HPC_TRY(hpc_h5_attr_set_int64(id, "step", t->step));
-    HPC_TRY(hpc_h5_attr_set_double(id, "epoch", (double)t->step / (double)t->steps_per_epoch));
-    HPC_TRY(hpc_h5_attr_set_int64(id, "seed", (int64_t)o->seed));
-    HPC_TRY(hpc_h5_attr_set_int64(id, "samples_seen", t->step * o->batch * o->accum));
-    HPC_TRY(hpc_h5_attr_set_double(id, "train_loss", t->train_loss));
-    HPC_TRY(hpc_h5_attr_set_double(id, "val_loss", t->val_loss));
-    HPC_TRY(hpc_h5_attr_set_string(id, "layers", sizes));
-    HPC_TRY(hpc_h5_attr_set_string(id, "activation", act_name(o->act)));
-    HPC_TRY(hpc_h5_attr_set_string(id, "loss", o->loss == LOSS_CE ? "cross-entropy" : "mse"));
-    HPC_TRY(hpc_h5_attr_set_string(id, "optimizer", opt));
-    HPC_TRY(hpc_h5_attr_set_double(id, "lr", o->lr));
-    HPC_TRY(hpc_h5_attr_set_string(id, "data", o->data));
-    HPC_TRY(hpc_h5_attr_set_string(id, "samples", t->data.describe));
-    HPC_TRY(hpc_h5_attr_set_int64(id, "normalized", o->normalize));
-    return 0;
+    int rc = hpc_h5_attr_set_int64(id, "step", t->step);
+    rc = first(rc, hpc_h5_attr_set_double(id, "epoch", (double)t->step / (double)t->steps_per_epoch));
+    rc = first(rc, hpc_h5_attr_set_int64(id, "seed", (int64_t)o->seed));
+    rc = first(rc, hpc_h5_attr_set_int64(id, "samples_seen", t->step * o->batch * o->accum));
+    rc = first(rc, hpc_h5_attr_set_double(id, "train_loss", t->train_loss));
+    rc = first(rc, hpc_h5_attr_set_double(id, "val_loss", t->val_loss));
+    rc = first(rc, hpc_h5_attr_set_string(id, "layers", sizes));
+    rc = first(rc, hpc_h5_attr_set_string(id, "activation", act_name(o->act)));
+    rc = first(rc, hpc_h5_attr_set_string(id, "loss", o->loss == LOSS_CE ? "cross-entropy" : "mse"));
+    rc = first(rc, hpc_h5_attr_set_string(id, "optimizer", opt));
+    rc = first(rc, hpc_h5_attr_set_double(id, "lr", o->lr));
+    rc = first(rc, hpc_h5_attr_set_string(id, "data", o->data));
+    rc = first(rc, hpc_h5_attr_set_string(id, "samples", t->data.describe));
+    return first(rc, hpc_h5_attr_set_int64(id, "normalized", o->normalize));
 }
 
 int ckpt_save(train_t *t)
@@ -107,14 +113,14 @@ int ckpt_save(train_t *t)
     HPC_TRY(hpc_ckpt_begin(path, hpc_comm_world(), hpc_app_key(), t->argc, t->argv, &c));
     t->dev->to_host(t->host, t->p, m->n * sizeof(float));
     int rc = put_layers(c, m, "model", t->host);
-    for (int k = 0; !rc && k < t->opt.nstates; k++) {
+    for (int k = 0; k < t->opt.nstates; k++) {
         char prefix[64];
         snprintf(prefix, sizeof prefix, "optim/%s", t->opt.names[k]);
         t->dev->to_host(t->host, t->opt.state[k], m->n * sizeof(float));
-        rc = put_layers(c, m, prefix, t->host);
+        rc = first(rc, put_layers(c, m, prefix, t->host));
     }
-    if (!rc) rc = put_norm(c, &t->data);
-    if (!rc) rc = put_attrs(c, t);
+    rc = first(rc, put_norm(c, &t->data));
+    rc = first(rc, put_attrs(c, t));
     int crc = hpc_ckpt_commit(c, rc == 0);
     if (!rc && !crc) t->saved_step = t->step;
     return rc ? rc : crc;

@@ -9,7 +9,7 @@
  * DistributedSampler, which deals samples round-robin).
  *
  * Without --preload a rank reads only its own samples: a window of the
- * next micro-batches at a time (about 16 MiB), in one hpc_h5_read_rows_at
+ * next micro-batches at a time (about 4 MiB), in one hpc_h5_read_rows_at
  * call, independent of the other ranks.  With --preload every rank holds
  * the whole training set and copies its rows out of it.  Its block of the
  * validation set is read once.
@@ -20,7 +20,7 @@
 #include <string.h>
 #include "train.h"
 
-#define WINDOW_BYTES (16u << 20)
+#define WINDOW_BYTES (4u << 20)
 #define PRELOAD_CHUNK 65536
 
 static int read_range(const data_t *d, int64_t first, int64_t n, float *x, float *y)

@@ -37,4 +37,4 @@ CLEANFILES += apps/train/cuda.lo apps/train/cuda.o apps/train/.libs/cuda.o
 else
 apps_train_hpc_train_LDADD = $(LDADD)
 endif
-EXTRA_DIST += apps/train/cuda.cu apps/train/bench.sh docs/train.md
+EXTRA_DIST += apps/train/cuda.cu apps/train/bench.sh docs/train.md docs/train-loss.png

@@ -158,12 +158,14 @@ int main(int argc, char **argv)
                    (long long)t.step, (long long)t.total);
     } else if (t.total == 0) {   /* no step: the initial model, for inspection */
         hpc_app_agree_rc(ckpt_save(&t), HPC_EXIT_DATA, "writing the checkpoint");
-    } else if (train_loop(&t) == HPC_EXIT_STOPPED) {
-        hpc_app_exit(HPC_EXIT_STOPPED, "stopped by a signal after step %lld of %lld; %s/checkpoint.h5 "
-                     "is written: continue with --resume", (long long)t.step, (long long)t.total, o.out);
+        summary(&t);
+    } else {
+        if (train_loop(&t) == HPC_EXIT_STOPPED)
+            hpc_app_exit(HPC_EXIT_STOPPED, "stopped by a signal after step %lld of %lld; %s/checkpoint.h5 "
+                         "is written: continue with --resume", (long long)t.step, (long long)t.total, o.out);
+        metrics_plot(&t);
+        summary(&t);
     }
-    if (t.step > 0) metrics_plot(&t);
-    summary(&t);
     dp_close(&t.dp);
     loader_close(&t.loader);
     acts_free(&t.acts, t.dev);
