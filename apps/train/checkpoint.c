@@ -130,11 +130,15 @@ static int load(train_t *t, hpc_ckpt_t *c)
 {
     const model_t *m = &t->model;
     data_t *d = &t->data;
+    /* the pads between the arrays are zeros on every rank (the replica
+     * check hashes them) */
+    memset(t->host, 0, m->n * sizeof(float));
     HPC_TRY(get_layers(c, m, "model", t->host));
     t->dev->to_dev(t->p, t->host, m->n * sizeof(float));
     for (int k = 0; k < t->opt.nstates; k++) {
         char prefix[64];
         snprintf(prefix, sizeof prefix, "optim/%s", t->opt.names[k]);
+        memset(t->host, 0, m->n * sizeof(float));
         HPC_TRY(get_layers(c, m, prefix, t->host));
         t->dev->to_dev(t->opt.state[k], t->host, m->n * sizeof(float));
     }

@@ -19,7 +19,7 @@ static int buffers(train_t *t)
     int rows = (int)t->loader.rank_n;
     t->p = dev->alloc(bytes);
     t->g = dev->alloc(bytes);
-    t->host = malloc(bytes);
+    t->host = calloc(1, bytes);
     if (!t->p || !t->g || !t->host) return -1;
     if (optim_open(&t->opt, t->o, dev, t->model.n) < 0) return -1;
     if (acts_alloc(&t->acts, &t->model, dev, rows) < 0) return -1;
