@@ -6,7 +6,7 @@
 #   batch/deps.sh [mpich|openmpi ...]     (default: mpich)
 set -e
 pkgs="build-essential autoconf automake libtool pkg-config libopenblas-dev
-librandom123-dev hdf5-tools python3-numpy python3-scipy python3-h5py gnuplot-nox
+librandom123-dev hdf5-tools python3-numpy python3-scipy python3-h5py python3-torch gnuplot-nox
 slurmctld slurmd slurm-client"
 for mpi in ${*:-mpich}; do
     case $mpi in
