@@ -13,13 +13,7 @@
 #include <math.h>
 #include "dev.h"
 
-/* One build for every x86-64, the widest vectors this CPU has at run time
- * (same results: no fused multiply-add in ISO C, one element at a time). */
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
-#define HOT __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define HOT
-#endif
+#define HOT TRAIN_HOT
 
 /* tanh as p(x)/q(x) on [-c, c]; beyond c it is +-1 to float precision,
  * below 4e-4 it is x */

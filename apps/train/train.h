@@ -200,7 +200,8 @@ typedef struct {
 int optim_open(optim_t *o, const train_opts_t *opts, const train_dev_t *dev, size_t n);
 void optim_close(optim_t *o, const train_dev_t *dev);
 /* Step t (1-based) with learning rate lr over the parameters in
- * [MODEL_PAD, n).  Returns the gradient's global norm before clipping. */
+ * [MODEL_PAD, n).  Returns the gradient's global norm before clipping
+ * (NaN without clipping: it is not computed). */
 double optim_step(optim_t *o, const train_dev_t *dev, float *p, float *g, size_t n, double lr,
                   int64_t t);
 /* Learning rate of step t (0-based) of total. */
