@@ -6,8 +6,8 @@
 #   batch/deps.sh [mpich|openmpi ...]     (default: mpich)
 set -e
 pkgs="build-essential autoconf automake libtool pkg-config libopenblas-dev
-librandom123-dev hdf5-tools python3-numpy python3-scipy python3-h5py gnuplot-nox
-slurmctld slurmd slurm-client python3-torch"
+librandom123-dev hdf5-tools python3-numpy python3-scipy python3-h5py python3-torch gnuplot-nox
+slurmctld slurmd slurm-client"
 for mpi in ${*:-mpich}; do
     case $mpi in
     mpich)   pkgs="$pkgs mpich libmpich-dev libhdf5-mpich-dev libscalapack-mpich-dev" ;;

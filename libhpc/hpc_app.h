@@ -15,7 +15,9 @@
  *   - run folders (metrics.csv appends, gnuplot plots at the end);
  *   - a dynamic work queue over an MPI atomic counter;
  *   - resumable outputs: options key + done flags + lock + atomic finish;
- *   - 2D process grids and block index maths.
+ *   - 2D process grids and block index maths;
+ *   - checkpoints of named arrays, replaced atomically, and a check that
+ *     every rank holds the same replica.
  * Messages are one line: control characters in user input are escaped.
  */
 #ifndef HPC_APP_H
@@ -304,6 +306,52 @@ HPC_EXPORT int64_t hpc_bc_numroc(int64_t n, int64_t nb, int iproc, int nprocs);
 HPC_EXPORT int hpc_bc_owner(int64_t k, int64_t nb, int nprocs);
 HPC_EXPORT int64_t hpc_bc_local(int64_t k, int64_t nb, int nprocs);
 HPC_EXPORT int64_t hpc_bc_global(int64_t l, int64_t nb, int iproc, int nprocs);
+
+/* ------------------------------------------------------------------ */
+/* Checkpoints: named arrays and attributes in one HDF5 file, replaced  */
+/* atomically - PATH.partial is written, synced and renamed, so PATH is */
+/* always the last complete checkpoint and the previous one stays valid */
+/* until the new one is.  For state that every rank holds alike (a      */
+/* replicated model): rank 0's data is written, the other ranks take    */
+/* part in the collective calls.                                        */
+/* ------------------------------------------------------------------ */
+typedef struct hpc_ckpt hpc_ckpt_t;
+/* Collective: 1 if PATH exists (rank 0 looks), else 0. */
+HPC_EXPORT int hpc_ckpt_exists(const char *path, MPI_Comm comm);
+/* Collective over comm.  Start writing checkpoint PATH (as PATH.partial,
+ * under PATH.lock); records key (the options key: attribute "options")
+ * and the provenance (program = hpc_app_name()). */
+HPC_EXPORT int hpc_ckpt_begin(const char *path, MPI_Comm comm, const char *key, int argc,
+                              char **argv, hpc_ckpt_t **out);
+/* Collective.  Array name (groups created: "model/0/weight") of ndims
+ * dims, stored as memtype, from rank 0's data (other ranks: not read). */
+HPC_EXPORT int hpc_ckpt_put(hpc_ckpt_t *c, const char *name, hid_t memtype, int ndims,
+                            const hsize_t *dims, const void *data);
+/* The file, for attributes (hpc_h5_attr_set_*: collective, one value for
+ * all ranks; hpc_h5_attr_get_* when reading). */
+HPC_EXPORT hid_t hpc_ckpt_id(const hpc_ckpt_t *c);
+/* Collective.  ok: this rank's verdict.  Every rank ok: PATH.partial is
+ * synced and renamed to PATH.  Otherwise PATH is untouched and
+ * HPC_ERR_IO is returned everywhere.  Frees c. */
+HPC_EXPORT int hpc_ckpt_commit(hpc_ckpt_t *c, int ok);
+/* Collective.  Open checkpoint PATH to read it.  key != NULL: the file's
+ * options key must equal it, else HPC_ERR_DATA naming the first
+ * difference ("layers: 11,64,10 in the file, 11,32,10 now").  No PATH:
+ * HPC_ERR_IO; not a readable HDF5 file (damaged, truncated): HPC_ERR_DATA. */
+HPC_EXPORT int hpc_ckpt_open(const char *path, MPI_Comm comm, const char *key, hpc_ckpt_t **out);
+/* Collective.  Read array name into data on every rank; its shape must be
+ * exactly dims and its class that of memtype (HPC_ERR_DATA naming it). */
+HPC_EXPORT int hpc_ckpt_get(hpc_ckpt_t *c, const char *name, hid_t memtype, int ndims,
+                            const hsize_t *dims, void *data);
+/* Collective.  Close a checkpoint opened for reading. */
+HPC_EXPORT int hpc_ckpt_close(hpc_ckpt_t *c);
+
+/* ------------------------------------------------------------------ */
+/* Replicas: the same bytes on every rank?                              */
+/* ------------------------------------------------------------------ */
+/* Collective over comm: *same = 1 if buf holds the same bytes on every
+ * rank (a 64-bit hash per rank, compared with one allreduce), else 0. */
+HPC_EXPORT int hpc_all_same(const void *buf, size_t bytes, MPI_Comm comm, int *same);
 
 #ifdef __cplusplus
 }

@@ -84,6 +84,17 @@ HPC_EXPORT int hpc_h5_write_rows_indep(hid_t dset, hid_t memtype, hsize_t row0, 
                                        const void *buf);
 HPC_EXPORT int hpc_h5_read_rows_indep(hid_t dset, hid_t memtype, hsize_t row0, hsize_t nrows,
                                       void *buf);
+/* Independent (each rank its own list, any number of calls).  Read n
+ * rows at arbitrary positions (a rank's samples of a shuffled dataset):
+ * row j is the block at the index tuple at[j*nsel .. j*nsel+nsel-1] over
+ * the first nsel dims, with all of the remaining dims - nsel = 1 on
+ * [N, F]: row i, F values; nsel = 2 on [N, T, D]: the D values at (i, t).
+ * Any order, repeats allowed; buf gets the rows in the order asked, each
+ * prod(remaining dims) elements of memtype.  Each distinct row is read
+ * once; dense rows by sieving their span, sparse ones in unions of
+ * blocks (runs of neighbours as one). */
+HPC_EXPORT int hpc_h5_read_rows_at(hid_t dset, hid_t memtype, int nsel, size_t n, const hsize_t *at,
+                                   void *buf);
 /* Collective.  A rank's 2D block of a 2D dataset: rows [r0, r0+nr), columns
  * [c0, c0+nc), row-major in buf (nr x nc elements of memtype; HDF5
  * converts between float types).  nr or nc = 0: the rank still calls. */

@@ -175,4 +175,60 @@ HPC_HD float hpc_rng_normalf(hpc_rng_t *r)
     return (float)hpc_rng_normal(r);
 }
 
+/* ------------------------------------------------------------------ */
+/* Random-access permutations: position i of a pseudo-random permutation */
+/* of [0, n), keyed by (seed, stream) - e.g. stream = epoch for a global */
+/* shuffle - in O(1) memory and time, the same on every rank and on the  */
+/* GPU.  An 8-round Feistel network on the smallest even number of bits  */
+/* that holds n, with round keys from the Philox block (seed, stream,    */
+/* HPC_PERM_TAG + r) (a block range no stream reaches by drawing), and   */
+/* cycle-walking back into [0, n) (fewer than 4 walks on average).       */
+/* ------------------------------------------------------------------ */
+#define HPC_PERM_ROUNDS 8
+#define HPC_PERM_TAG 0x7065726d00000000ULL   /* "perm" */
+
+typedef struct {
+    uint64_t n, mask;          /* size; mask of one half */
+    int half;                  /* bits per half */
+    uint64_t key[HPC_PERM_ROUNDS];
+} hpc_perm_t;
+
+HPC_HD void hpc_perm_init(hpc_perm_t *p, uint64_t seed, uint64_t stream, uint64_t n)
+{
+    int bits = 2;
+    while (bits < 64 && n > (1ULL << bits)) bits += 2;
+    p->n = n;
+    p->half = bits / 2;
+    p->mask = (1ULL << p->half) - 1;
+    for (int r = 0; r < HPC_PERM_ROUNDS; r += 2) {
+        philox4x32_ctr_t b = hpc_rng_block(seed, stream, HPC_PERM_TAG + (uint64_t)r);
+        p->key[r] = (uint64_t)b.v[0] | ((uint64_t)b.v[1] << 32);
+        p->key[r + 1] = (uint64_t)b.v[2] | ((uint64_t)b.v[3] << 32);
+    }
+}
+
+/* The round function: splitmix64's finaliser of the half and the key. */
+HPC_HD uint64_t hpc_perm_mix_(uint64_t x)
+{
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+/* Element at position i (0 <= i < n) of the permutation. */
+HPC_HD uint64_t hpc_perm_at(const hpc_perm_t *p, uint64_t i)
+{
+    uint64_t x = i;
+    do {
+        uint64_t l = x >> p->half, r = x & p->mask;
+        for (int k = 0; k < HPC_PERM_ROUNDS; k++) {
+            uint64_t t = l ^ (hpc_perm_mix_(r ^ p->key[k]) & p->mask);
+            l = r;
+            r = t;
+        }
+        x = (l << p->half) | r;
+    } while (x >= p->n);
+    return x;
+}
+
 #endif /* HPC_RNG_H */

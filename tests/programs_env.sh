@@ -17,9 +17,12 @@ cmd() {
     hpc-odegen) echo "$B/apps/odegen/hpc-odegen -q -n 4 --force --out $T/o.h5" ;;
     hpc-collbench) echo "$B/apps/collbench/hpc-collbench -b 8 -e 8 -w 0 -n 1" ;;
     hpc-matmul) echo "$B/apps/matmul/hpc-matmul -q --gen 8,8,8 --verify" ;;
+    hpc-train) echo "$B/apps/train/hpc-train -q --data $T/d.h5 --out $T/run --force --steps 2 --batch 8" ;;
     esac
 }
-PROGRAMS="hpc-info hpc-odegen hpc-collbench hpc-matmul"
+PROGRAMS="hpc-info hpc-odegen hpc-collbench hpc-matmul hpc-train"
+# hpc-train's data: a few trajectories
+"$B/apps/odegen/hpc-odegen" -q -n 4 --nt 5 --out "$T/d.h5" || fail "making hpc-train's data"
 
 stale="RANK=1,WORLD_SIZE=1 SLURM_PROCID=4,SLURM_NTASKS=2 LOCAL_RANK=3,LOCAL_WORLD_SIZE=2,RANK=0,WORLD_SIZE=1"
 # a singleton must not take another MPI's variables for its own runtime's

@@ -1,0 +1,145 @@
+#!/bin/sh
+# bench.sh - hpc-train next to PyTorch, measured in the same run on the
+# same machine.
+#
+#   apps/train/bench.sh [BUILD_DIR]
+#
+# The issue's setting: 11 -> 256 -> 256 -> 10, tanh, MSE, Adam (lr 1e-3),
+# global batch 256, one thread per rank, on the flow-map pairs of the
+# classic hpc-odegen file (TRAJ trajectories x 100 pairs), held in memory
+# (hpc-train --preload; PyTorch tensors).  Prints samples/s of
+#   PyTorch       one process, torch.set_num_threads(1)
+#   PyTorch DDP   2 processes (torch.multiprocessing), gloo, 128 each
+#   hpc-train     1 and 2 ranks (OPENBLAS_NUM_THREADS=1), and 2 ranks with
+#                 small buckets (--bucket-mb 0.25: three buckets that start
+#                 during backward)
+# Each figure is the median over REPEAT runs (interleaved, so load
+# changes hit all alike) of the median rate over windows of 100 steps
+# (the first window, warm-up, left out).  Environment: TRAJ (default
+# 1000), STEPS per run (default 1200), REPEAT (default 3), PYTHON
+# (default /usr/bin/python3), MPIEXEC (default: the launcher configure
+# chose, from tests/mpiexec-wrap), TMPDIR (scratch, deleted).
+set -e
+build=${1:-.}
+prog=$build/apps/train/hpc-train
+odegen=$build/apps/odegen/hpc-odegen
+[ -x "$prog" ] || { echo "bench.sh: no $prog (pass the build folder)" >&2; exit 2; }
+TRAJ=${TRAJ:-1000}
+STEPS=${STEPS:-1200}
+REPEAT=${REPEAT:-3}
+PYTHON=${PYTHON:-/usr/bin/python3}
+MPIEXEC=${MPIEXEC:-$build/tests/mpiexec-wrap -n}
+dir=$(mktemp -d "${TMPDIR:-/tmp}/train-bench.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
+
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+"$odegen" -q -n "$TRAJ" --out "$dir/ode.h5"
+args="--data $dir/ode.h5 --layers 11,256,256,10 --act tanh --loss mse --optim adam --lr 1e-3 --batch 256
+      --steps $STEPS --preload --log-every 100 --ckpt-every 0 --force -q"
+
+# hpc NP [options]: the median of the windows' samples/s (rows after the
+# first of metrics.csv)
+hpc() {
+    np=$1
+    shift
+    $MPIEXEC "$np" "$prog" $args --out "$dir/run" "$@"
+    awk -F, 'NR > 2 { print $6 }' "$dir/run/metrics.csv" | median
+}
+
+# torch NP: the same model, data and batch with PyTorch (NP 2: DDP, gloo;
+# spawned processes import the script, so it is a file)
+cat > "$dir/torch_bench.py" <<'EOF'
+import os, statistics, sys, time
+import h5py, numpy as np, torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+
+path, steps, nproc = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+
+def data():
+    with h5py.File(path, "r") as f:
+        y, t, st = f["y"][()], f["t"][()], f["stats/status"][()]
+    y = y[st == 0]
+    n, nt, d = y.shape
+    x = np.concatenate([y[:, :-1], np.broadcast_to(t[:-1, None], (n, nt - 1, 1))], axis=2).reshape(-1, d + 1)
+    tg = y[:, 1:].reshape(-1, d)
+    ntrain = len(x) - round(0.1 * n) * (nt - 1)
+    x, tg = x[:ntrain], tg[:ntrain]
+    norm = lambda a: (a - a.mean(axis=0)) / a.std(axis=0)
+    return torch.tensor(norm(x), dtype=torch.float32), torch.tensor(norm(tg), dtype=torch.float32)
+
+def run(rank, world, rates):
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    x, y = data()
+    model = torch.nn.Sequential(torch.nn.Linear(11, 256), torch.nn.Tanh(), torch.nn.Linear(256, 256),
+                                torch.nn.Tanh(), torch.nn.Linear(256, 10))
+    if world > 1:
+        dist.init_process_group("gloo", init_method="tcp://127.0.0.1:29517", rank=rank, world_size=world)
+        model = torch.nn.parallel.DistributedDataParallel(model)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    lossf = torch.nn.MSELoss()
+    per = 256 // world
+    g = torch.Generator().manual_seed(0)
+    perm, pos, t0, windows = torch.randperm(len(x), generator=g), 0, time.perf_counter(), []
+    for s in range(1, steps + 1):
+        if pos + 256 > len(x):
+            perm, pos = torch.randperm(len(x), generator=g), 0
+        idx = perm[pos + rank * per: pos + (rank + 1) * per]
+        pos += 256
+        opt.zero_grad()
+        loss = lossf(model(x[idx]), y[idx])
+        loss.backward()
+        opt.step()
+        if s % 100 == 0:
+            now = time.perf_counter()
+            windows.append(100 * 256 / (now - t0))
+            t0 = now
+    if rank == 0:
+        rates.put(statistics.median(windows[1:]))
+    if world > 1:
+        dist.destroy_process_group()
+
+if __name__ == "__main__":
+    q = mp.get_context("spawn").SimpleQueue()
+    if nproc == 1:
+        run(0, 1, q)
+    else:
+        mp.spawn(run, args=(nproc, q), nprocs=nproc)
+    print(q.get())
+EOF
+torch_rate() {
+    "$PYTHON" "$dir/torch_bench.py" "$dir/ode.h5" "$STEPS" "$1"
+}
+
+echo "bench.sh: 11-256-256-10 tanh, MSE, Adam, global batch 256, 1 thread per rank; $TRAJ trajectories" \
+     "x 100 pairs, in memory; $STEPS steps a run, $REPEAT runs each, median; $(getconf _NPROCESSORS_ONLN) cores, load" \
+     "$(cut -d' ' -f1-3 /proc/loadavg)"
+for f in t1 t2 h1 h2 hb; do : > "$dir/$f"; done
+for i in $(seq "$REPEAT"); do
+    torch_rate 1 >> "$dir/t1"
+    hpc 1 >> "$dir/h1"
+    torch_rate 2 >> "$dir/t2"
+    hpc 2 >> "$dir/h2"
+    hpc 2 --bucket-mb 0.25 >> "$dir/hb"
+done
+# one more 2-rank run of each kind for its summary line (communication,
+# memory)
+$MPIEXEC 2 "$prog" $(echo "$args" | sed 's/ -q//') --out "$dir/run" > "$dir/s2"
+$MPIEXEC 2 "$prog" $(echo "$args" | sed 's/ -q//') --out "$dir/run" --bucket-mb 0.25 > "$dir/sb"
+$MPIEXEC 1 "$prog" $(echo "$args" | sed 's/ -q//') --out "$dir/run" > "$dir/s1"
+t1=$(median < "$dir/t1"); t2=$(median < "$dir/t2"); h1=$(median < "$dir/h1")
+h2=$(median < "$dir/h2"); hb=$(median < "$dir/hb")
+awk -v t1="$t1" -v t2="$t2" -v h1="$h1" -v h2="$h2" -v hb="$hb" 'BEGIN {
+    printf "PyTorch, 1 process:                %9.0f samples/s\n", t1
+    printf "PyTorch DDP (gloo), 2 ranks:       %9.0f samples/s\n", t2
+    printf "hpc-train, 1 rank:                 %9.0f samples/s = %.2fx PyTorch   (goal >= 1.2x)\n", h1, h1 / t1
+    printf "hpc-train, 2 ranks:                %9.0f samples/s = %.2fx its 1 rank (goal >= 1.8x) = %.2fx DDP (goal >= 3x)\n", h2, h2 / h1, h2 / t2
+    printf "hpc-train, 2 ranks, 0.25 MiB buckets: %6.0f samples/s = %.2fx its 1 rank\n", hb, hb / h1
+}'
+echo "summaries (one more run each):"
+sed 's/^/  1 rank:  /' "$dir/s1"
+sed 's/^/  2 ranks: /' "$dir/s2"
+sed 's/^/  2 ranks, 0.25 MiB buckets: /' "$dir/sb"

@@ -1,0 +1,173 @@
+/* checkpoint.c - RUNDIR/checkpoint.h5: what a run needs to continue bit for
+ * bit, laid out so that PyTorch loads it without conversion.
+ *
+ *   /model/<i>/weight [out, in], /model/<i>/bias [out]   float32
+ *       i is the module's index in nn.Sequential(Linear, act, Linear,
+ *       act, ..., Linear): 0, 2, 4, ... - so the keys are those of that
+ *       Sequential's state_dict ("2.weight")
+ *   /optim/<state>/<i>/weight|bias   float32: exp_avg and exp_avg_sq
+ *       (Adam, AdamW) or momentum_buffer (SGD with momentum)
+ *   /norm/x_mean, /norm/x_std [in], /norm/y_mean, /norm/y_std [out]
+ *       float64 (MSE; identity with --no-normalize): the model sees
+ *       (x - x_mean) / x_std and predicts (y - y_mean) / y_std
+ *   root attributes: step, epoch, seed, samples_seen, train_loss,
+ *       val_loss, layers, activation, loss, optimizer, lr, data, samples,
+ *       "options" (the key --resume compares) and the provenance
+ *
+ * Written through libhpc's checkpoints (hpc_ckpt_*): every rank holds the
+ * same model, so rank 0's copy is written while the others take part in
+ * the collective calls; the file appears under its name only complete.
+ */
+#include "config.h"
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "train.h"
+
+static const char *act_name(act_t a)
+{
+    return a == ACT_RELU ? "relu" : a == ACT_GELU ? "gelu" : "tanh";
+}
+
+static int ckpt_path(const train_t *t, char *path, size_t len)
+{
+    return hpc_run_path(t->run, "checkpoint.h5", path, len);
+}
+
+/* A failed collective call still took part: the later ones go on in
+ * step on every rank, and the first error decides the commit. */
+static int first(int rc, int now)
+{
+    return rc ? rc : now;
+}
+
+/* each layer's weight and bias of the flat buffer host, under prefix */
+static int put_layers(hpc_ckpt_t *c, const model_t *m, const char *prefix, const float *host)
+{
+    int rc = 0;
+    for (int l = 0; l < m->nl; l++) {
+        char name[256];
+        hsize_t dw[2] = {(hsize_t)m->size[l + 1], (hsize_t)m->size[l]}, db[1] = {dw[0]};
+        snprintf(name, sizeof name, "%s/%d/weight", prefix, 2 * l);
+        rc = first(rc, hpc_ckpt_put(c, name, H5T_NATIVE_FLOAT, 2, dw, host + m->w[l]));
+        snprintf(name, sizeof name, "%s/%d/bias", prefix, 2 * l);
+        rc = first(rc, hpc_ckpt_put(c, name, H5T_NATIVE_FLOAT, 1, db, host + m->b[l]));
+    }
+    return rc;
+}
+
+static int get_layers(hpc_ckpt_t *c, const model_t *m, const char *prefix, float *host)
+{
+    for (int l = 0; l < m->nl; l++) {
+        char name[256];
+        hsize_t dw[2] = {(hsize_t)m->size[l + 1], (hsize_t)m->size[l]}, db[1] = {dw[0]};
+        snprintf(name, sizeof name, "%s/%d/weight", prefix, 2 * l);
+        HPC_TRY(hpc_ckpt_get(c, name, H5T_NATIVE_FLOAT, 2, dw, host + m->w[l]));
+        snprintf(name, sizeof name, "%s/%d/bias", prefix, 2 * l);
+        HPC_TRY(hpc_ckpt_get(c, name, H5T_NATIVE_FLOAT, 1, db, host + m->b[l]));
+    }
+    return 0;
+}
+
+static int put_norm(hpc_ckpt_t *c, const data_t *d)
+{
+    hsize_t nin = (hsize_t)d->nin, nout = (hsize_t)d->ydim;
+    int rc = hpc_ckpt_put(c, "norm/x_mean", H5T_NATIVE_DOUBLE, 1, &nin, d->x_mean);
+    rc = first(rc, hpc_ckpt_put(c, "norm/x_std", H5T_NATIVE_DOUBLE, 1, &nin, d->x_std));
+    if (d->loss == LOSS_CE) return rc;
+    rc = first(rc, hpc_ckpt_put(c, "norm/y_mean", H5T_NATIVE_DOUBLE, 1, &nout, d->y_mean));
+    return first(rc, hpc_ckpt_put(c, "norm/y_std", H5T_NATIVE_DOUBLE, 1, &nout, d->y_std));
+}
+
+static int put_attrs(hpc_ckpt_t *c, const train_t *t)
+{
+    const train_opts_t *o = t->o;
+    hid_t id = hpc_ckpt_id(c);
+    char sizes[TRAIN_MAXL * 9 + 16] = "";
+    for (int i = 0; i <= o->nlayers; i++)
+        snprintf(sizes + strlen(sizes), sizeof sizes - strlen(sizes), "%s%lld", i ? "," : "",
+                 (long long)o->size[i]);
+    const char *opt = o->optim == OPT_SGD ? "sgd" : o->optim == OPT_ADAM ? "adam" : "adamw";
+    int rc = hpc_h5_attr_set_int64(id, "step", t->step);
+    rc = first(rc, hpc_h5_attr_set_double(id, "epoch", (double)t->step / (double)t->steps_per_epoch));
+    rc = first(rc, hpc_h5_attr_set_int64(id, "seed", (int64_t)o->seed));
+    rc = first(rc, hpc_h5_attr_set_int64(id, "samples_seen", t->step * o->batch * o->accum));
+    rc = first(rc, hpc_h5_attr_set_double(id, "train_loss", t->train_loss));
+    rc = first(rc, hpc_h5_attr_set_double(id, "val_loss", t->val_loss));
+    rc = first(rc, hpc_h5_attr_set_string(id, "layers", sizes));
+    rc = first(rc, hpc_h5_attr_set_string(id, "activation", act_name(o->act)));
+    rc = first(rc, hpc_h5_attr_set_string(id, "loss", o->loss == LOSS_CE ? "cross-entropy" : "mse"));
+    rc = first(rc, hpc_h5_attr_set_string(id, "optimizer", opt));
+    rc = first(rc, hpc_h5_attr_set_double(id, "lr", o->lr));
+    rc = first(rc, hpc_h5_attr_set_string(id, "data", o->data));
+    rc = first(rc, hpc_h5_attr_set_string(id, "samples", t->data.describe));
+    return first(rc, hpc_h5_attr_set_int64(id, "normalized", o->normalize));
+}
+
+int ckpt_save(train_t *t)
+{
+    char path[4096];
+    hpc_ckpt_t *c;
+    const model_t *m = &t->model;
+    HPC_TRY(ckpt_path(t, path, sizeof path));
+    HPC_TRY(hpc_ckpt_begin(path, hpc_comm_world(), hpc_app_key(), t->argc, t->argv, &c));
+    t->dev->to_host(t->host, t->p, m->n * sizeof(float));
+    int rc = put_layers(c, m, "model", t->host);
+    for (int k = 0; k < t->opt.nstates; k++) {
+        char prefix[64];
+        snprintf(prefix, sizeof prefix, "optim/%s", t->opt.names[k]);
+        t->dev->to_host(t->host, t->opt.state[k], m->n * sizeof(float));
+        rc = first(rc, put_layers(c, m, prefix, t->host));
+    }
+    rc = first(rc, put_norm(c, &t->data));
+    rc = first(rc, put_attrs(c, t));
+    int crc = hpc_ckpt_commit(c, rc == 0);
+    if (!rc && !crc) t->saved_step = t->step;
+    return rc ? rc : crc;
+}
+
+static int load(train_t *t, hpc_ckpt_t *c)
+{
+    const model_t *m = &t->model;
+    data_t *d = &t->data;
+    /* the pads between the arrays are zeros on every rank (the replica
+     * check hashes them) */
+    memset(t->host, 0, m->n * sizeof(float));
+    HPC_TRY(get_layers(c, m, "model", t->host));
+    t->dev->to_dev(t->p, t->host, m->n * sizeof(float));
+    for (int k = 0; k < t->opt.nstates; k++) {
+        char prefix[64];
+        snprintf(prefix, sizeof prefix, "optim/%s", t->opt.names[k]);
+        memset(t->host, 0, m->n * sizeof(float));
+        HPC_TRY(get_layers(c, m, prefix, t->host));
+        t->dev->to_dev(t->opt.state[k], t->host, m->n * sizeof(float));
+    }
+    hsize_t nin = (hsize_t)d->nin, nout = (hsize_t)d->ydim;
+    HPC_TRY(hpc_ckpt_get(c, "norm/x_mean", H5T_NATIVE_DOUBLE, 1, &nin, d->x_mean));
+    HPC_TRY(hpc_ckpt_get(c, "norm/x_std", H5T_NATIVE_DOUBLE, 1, &nin, d->x_std));
+    if (d->loss == LOSS_MSE) {
+        HPC_TRY(hpc_ckpt_get(c, "norm/y_mean", H5T_NATIVE_DOUBLE, 1, &nout, d->y_mean));
+        HPC_TRY(hpc_ckpt_get(c, "norm/y_std", H5T_NATIVE_DOUBLE, 1, &nout, d->y_std));
+    }
+    hid_t id = hpc_ckpt_id(c);
+    HPC_TRY(hpc_h5_attr_get_int64(id, "step", &t->step));
+    HPC_TRY(hpc_h5_attr_get_double(id, "train_loss", &t->train_loss));
+    HPC_TRY(hpc_h5_attr_get_double(id, "val_loss", &t->val_loss));
+    if (t->step < 0) return HPC_ERR(HPC_ERR_DATA, "step %lld", (long long)t->step);
+    t->saved_step = t->step;
+    return 0;
+}
+
+int ckpt_load(train_t *t, char *err, size_t len)
+{
+    char path[4096];
+    hpc_ckpt_t *c;
+    if (ckpt_path(t, path, sizeof path) < 0 || hpc_ckpt_open(path, hpc_comm_world(), hpc_app_key(), &c) < 0) {
+        snprintf(err, len, "--resume: %s", hpc_last_cause());
+        return -1;
+    }
+    int rc = load(t, c);
+    if (rc) snprintf(err, len, "--resume: %s: %s", path, hpc_last_cause());
+    hpc_ckpt_close(c);
+    return rc ? -1 : 0;
+}

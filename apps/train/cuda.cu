@@ -1,0 +1,385 @@
+/* cuda.cu - the GPU device of hpc-train: the table of dev.h with cuBLAS
+ * GEMMs and small CUDA kernels, everything on the legacy default stream,
+ * which libhpc's collectives wait for before they reduce a device buffer
+ * (NCCL runs on a stream of its own, so a bucket's allreduce overlaps the
+ * rest of backward).
+ *
+ * The kernels compute what the CPU's compute, in the same order where it
+ * matters (the bias gradient sums rows in order; sums of losses and
+ * squares are per-row or per-block partials in double added on the host
+ * in order), so a run on the GPU follows the CPU run's losses closely
+ * (tests/train_cuda.sh: within 1e-4 over 100 steps).  local.mk compiles
+ * it with --fmad=false, so elementwise operations round as on the CPU.
+ * No MPI header here: errors go to train_dev_fatal (cpu.c).
+ *
+ * cuBLAS is opened with dlopen when --device cuda asks for it, not
+ * linked: loading libcublas costs every process about 200 MiB of resident
+ * memory (its relocations), CPU runs included.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dlfcn.h>
+#include <cuda_runtime.h>
+#include <cublas_v2.h>
+#include "dev.h"
+
+#define THREADS 256
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+static cublasHandle_t blas;
+/* the three cuBLAS calls, from libcublas.so.<major> */
+static struct {
+    decltype(&cublasCreate_v2) create;
+    decltype(&cublasSetMathMode) math;
+    decltype(&cublasSgemm_v2) sgemm;
+} cb;
+
+/* NULL, or why libcublas cannot be used */
+static const char *blas_open(void)
+{
+    static const char *name = "libcublas.so." STR(CUBLAS_VER_MAJOR);
+    void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (!h) return dlerror();
+    cb.create = (decltype(cb.create))dlsym(h, "cublasCreate_v2");
+    cb.math = (decltype(cb.math))dlsym(h, "cublasSetMathMode");
+    cb.sgemm = (decltype(cb.sgemm))dlsym(h, "cublasSgemm_v2");
+    return cb.create && cb.math && cb.sgemm ? NULL : "a cuBLAS function is missing";
+}
+
+static void check(cudaError_t e, const char *what)
+{
+    if (e != cudaSuccess) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "CUDA: %s: %s", what, cudaGetErrorString(e));
+        train_dev_fatal(msg);
+    }
+}
+
+static void check_blas(cublasStatus_t s, const char *what)
+{
+    if (s != CUBLAS_STATUS_SUCCESS) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "cuBLAS: %s: status %d", what, (int)s);
+        train_dev_fatal(msg);
+    }
+}
+
+static unsigned blocks(size_t n)
+{
+    size_t b = (n + THREADS - 1) / THREADS;
+    return (unsigned)(b ? (b < 65535 ? b : 65535) : 1);
+}
+
+/* ---- memory ---- */
+
+static void *g_alloc(size_t bytes)
+{
+    void *p = NULL;
+    if (cudaMalloc(&p, bytes ? bytes : 4) != cudaSuccess) return NULL;
+    check(cudaMemset(p, 0, bytes ? bytes : 4), "cudaMemset");
+    return p;
+}
+
+static void g_release(void *p)
+{
+    cudaFree(p);
+}
+
+static void g_to_dev(void *dst, const void *src, size_t bytes)
+{
+    check(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault), "cudaMemcpy to the device");
+}
+
+static void g_to_host(void *dst, const void *src, size_t bytes)
+{
+    check(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault), "cudaMemcpy to the host");
+}
+
+/* Scratch on the device for partial sums, grown as needed */
+static double *scratch(size_t n)
+{
+    static double *buf;
+    static size_t cap;
+    if (n > cap) {
+        cudaFree(buf);
+        buf = NULL;
+        cap = 0;
+        check(cudaMalloc((void **)&buf, n * sizeof(double)), "cudaMalloc (scratch)");
+        cap = n;
+    }
+    return buf;
+}
+
+/* ---- GEMMs: row-major products as column-major ones of the transposes ---- */
+
+static void gemm_nt(int m, int n, int k, const float *A, const float *B, float *C)
+{
+    const float one = 1.0f, zero = 0.0f;
+    check_blas(cb.sgemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &one, B, k, A, k, &zero, C, n), "gemm_nt");
+}
+
+static void gemm_tn(int m, int n, int k, const float *A, const float *B, float beta, float *C)
+{
+    const float one = 1.0f;
+    check_blas(cb.sgemm(blas, CUBLAS_OP_N, CUBLAS_OP_T, n, m, k, &one, B, n, A, m, &beta, C, n), "gemm_tn");
+}
+
+static void gemm_nn(int m, int n, int k, const float *A, const float *B, float *C)
+{
+    const float one = 1.0f, zero = 0.0f;
+    check_blas(cb.sgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, B, n, A, k, &zero, C, n), "gemm_nn");
+}
+
+/* ---- activations: the CPU's formulas ---- */
+
+__device__ float d_tanh(float x)
+{
+    const float c = 7.90531110763549805f;
+    float xc = x > c ? c : x < -c ? -c : x, x2 = xc * xc;
+    float p = -2.76076847742355e-16f;
+    p = p * x2 + 2.00018790482477e-13f;
+    p = p * x2 + -8.60467152213735e-11f;
+    p = p * x2 + 5.12229709037114e-08f;
+    p = p * x2 + 1.48572235717979e-05f;
+    p = p * x2 + 6.37261928875436e-04f;
+    p = p * x2 + 4.89352455891786e-03f;
+    float q = 1.19825839466702e-06f;
+    q = q * x2 + 1.18534705686654e-04f;
+    q = q * x2 + 2.26843463243900e-03f;
+    q = q * x2 + 4.89352518554385e-03f;
+    float r = p * xc / q;
+    return fabsf(x) < 0.0004f ? x : r;
+}
+
+__global__ void k_bias_act(int act, size_t total, int n, const float *b, float *z, float *keep)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total; i += (size_t)gridDim.x * blockDim.x) {
+        float v = z[i] + b[i % n];
+        if (act == ACT_TANH) v = d_tanh(v);
+        else if (act == ACT_RELU) v = v > 0.0f ? v : 0.0f;
+        else if (act == ACT_GELU) {
+            keep[i] = v;
+            v = 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));
+        }
+        z[i] = v;
+    }
+}
+
+__global__ void k_act_grad(int act, size_t total, const float *a, const float *keep, float *d)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total; i += (size_t)gridDim.x * blockDim.x) {
+        if (act == ACT_TANH) d[i] = d[i] * (1.0f - a[i] * a[i]);
+        else if (act == ACT_RELU) d[i] = a[i] > 0.0f ? d[i] : 0.0f;
+        else if (act == ACT_GELU) {
+            float x = keep[i];
+            float cdf = 0.5f * (1.0f + erff(x * 0.70710678118654752f));
+            d[i] *= cdf + x * expf(-0.5f * x * x) * 0.39894228040143268f;
+        }
+    }
+}
+
+/* one thread per column, rows in order: the CPU's sum */
+__global__ void k_colsum(int m, int n, const float *d, float *db, float beta)
+{
+    int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= n) return;
+    float s = beta != 0.0f ? db[j] : 0.0f;
+    for (int i = 0; i < m; i++) s += d[(size_t)i * n + j];
+    db[j] = s;
+}
+
+static void bias_act(act_t act, int m, int n, const float *b, float *z, float *keep)
+{
+    size_t total = (size_t)m * n;
+    k_bias_act<<<blocks(total), THREADS>>>((int)act, total, n, b, z, keep);
+    check(cudaGetLastError(), "bias_act");
+}
+
+static void act_back(act_t act, int m, int n, const float *a, const float *keep, float *d, float *db, float beta)
+{
+    size_t total = (size_t)m * n;
+    if (act != ACT_NONE) k_act_grad<<<blocks(total), THREADS>>>((int)act, total, a, keep, d);
+    k_colsum<<<(n + THREADS - 1) / THREADS, THREADS>>>(m, n, d, db, beta);
+    check(cudaGetLastError(), "act_back");
+}
+
+/* ---- losses: a partial per row, added on the host in row order ---- */
+
+__global__ void k_mse(int m, int n, const float *yhat, const float *y, float scale, float *dy, double *part)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= m) return;
+    double s = 0;
+    for (int j = 0; j < n; j++) {
+        size_t k = (size_t)i * n + j;
+        float r = yhat[k] - y[k];
+        s += (double)r * r;
+        if (dy) dy[k] = 2.0f * r * scale;
+    }
+    part[i] = s;
+}
+
+__global__ void k_ce(int m, int n, const float *z, const float *y, float scale, float *dy, double *part)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= m) return;
+    const float *zr = z + (size_t)i * n;
+    int label = (int)y[i];
+    float top = zr[0];
+    for (int j = 1; j < n; j++) top = zr[j] > top ? zr[j] : top;
+    double se = 0;
+    for (int j = 0; j < n; j++) se += exp((double)zr[j] - top);
+    double lse = top + log(se);
+    part[i] = lse - zr[label];
+    if (!dy) return;
+    for (int j = 0; j < n; j++) {
+        float p = (float)exp((double)zr[j] - lse);
+        dy[(size_t)i * n + j] = (p - (j == label ? 1.0f : 0.0f)) * scale;
+    }
+}
+
+static double loss(loss_kind_t kind, int m, int n, const float *yhat, const float *y, float scale, float *dy)
+{
+    if (m <= 0) return 0;
+    double *part = scratch((size_t)m);
+    unsigned nb = (unsigned)((m + THREADS - 1) / THREADS);
+    if (kind == LOSS_CE) k_ce<<<nb, THREADS>>>(m, n, yhat, y, scale, dy, part);
+    else k_mse<<<nb, THREADS>>>(m, n, yhat, y, scale, dy, part);
+    check(cudaGetLastError(), "loss");
+    double *h = (double *)malloc((size_t)m * sizeof *h), s = 0;
+    if (!h) train_dev_fatal("out of memory for the loss");
+    g_to_host(h, part, (size_t)m * sizeof *h);
+    for (int i = 0; i < m; i++) s += h[i];
+    free(h);
+    return s;
+}
+
+/* ---- norms, scaling, optimisers ---- */
+
+__global__ void k_sumsq(size_t n, const float *x, double *part)
+{
+    __shared__ double sh[THREADS];
+    double s = 0;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        s += (double)x[i] * x[i];
+    sh[threadIdx.x] = s;
+    __syncthreads();
+    for (int w = THREADS / 2; w > 0; w /= 2) {
+        if ((int)threadIdx.x < w) sh[threadIdx.x] += sh[threadIdx.x + w];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) part[blockIdx.x] = sh[0];
+}
+
+static double sumsq(size_t n, const float *x)
+{
+    unsigned nb = blocks(n) < 1024 ? blocks(n) : 1024;
+    double *part = scratch(nb), h[1024], s = 0;
+    k_sumsq<<<nb, THREADS>>>(n, x, part);
+    check(cudaGetLastError(), "sumsq");
+    g_to_host(h, part, nb * sizeof(double));
+    for (unsigned b = 0; b < nb; b++) s += h[b];
+    return s;
+}
+
+__global__ void k_scale(size_t n, float *x, float s)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) x[i] *= s;
+}
+
+static void scale(size_t n, float *x, float s)
+{
+    k_scale<<<blocks(n), THREADS>>>(n, x, s);
+    check(cudaGetLastError(), "scale");
+}
+
+__global__ void k_sgd(size_t n, float *p, const float *g, float *buf, opt_step_t h)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        float d = h.weight_decay != 0.0f ? g[i] + h.weight_decay * p[i] : g[i];
+        if (buf) {
+            buf[i] = buf[i] * h.momentum + d;
+            d = h.nesterov ? d + h.momentum * buf[i] : buf[i];
+        }
+        p[i] = p[i] + -h.lr * d;
+    }
+}
+
+__global__ void k_adam(size_t n, float *p, const float *g, float *m, float *v, opt_step_t h)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        float gi = g[i];
+        if (h.decoupled) p[i] = p[i] * h.decay;
+        else if (h.weight_decay != 0.0f) gi = gi + h.weight_decay * p[i];
+        m[i] = m[i] * h.beta1 + h.c1 * gi;
+        v[i] = v[i] * h.beta2 + h.c2 * (gi * gi);
+        float denom = sqrtf(v[i]) / h.bc2_sqrt + h.eps;
+        p[i] = p[i] + -h.step_size * (m[i] / denom);
+    }
+}
+
+static void sgd(size_t n, float *p, const float *g, float *buf, const opt_step_t *h)
+{
+    k_sgd<<<blocks(n), THREADS>>>(n, p, g, buf, *h);
+    check(cudaGetLastError(), "sgd");
+}
+
+static void adam(size_t n, float *p, const float *g, float *m, float *v, const opt_step_t *h)
+{
+    k_adam<<<blocks(n), THREADS>>>(n, p, g, m, v, *h);
+    check(cudaGetLastError(), "adam");
+}
+
+static void sync(void)
+{
+    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+}
+
+static train_dev_t gpu;
+
+extern "C" const train_dev_t *train_dev_cuda(char *err, size_t len)
+{
+    int n = 0, dev = -1;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess || n == 0) {
+        snprintf(err, len, "--device cuda: no usable GPU (%s)",
+                 e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device");
+        return NULL;
+    }
+    if ((e = cudaGetDevice(&dev)) != cudaSuccess || cudaFree(0) != cudaSuccess) {
+        snprintf(err, len, "--device cuda: GPU %d cannot be used (%s)", dev, cudaGetErrorString(e));
+        return NULL;
+    }
+    const char *why = blas ? NULL : blas_open();
+    if (why) {
+        snprintf(err, len, "--device cuda: cannot load cuBLAS (%s)", why);
+        return NULL;
+    }
+    if (!blas && cb.create(&blas) != CUBLAS_STATUS_SUCCESS) {
+        snprintf(err, len, "--device cuda: cuBLAS cannot start on GPU %d", dev);
+        return NULL;
+    }
+    /* the CPU's arithmetic: no TF32 tensor cores for float32 GEMMs */
+    cb.math(blas, CUBLAS_DEFAULT_MATH);
+    gpu.name = "cuda";
+    gpu.alloc = g_alloc;
+    gpu.release = g_release;
+    gpu.to_dev = g_to_dev;
+    gpu.to_host = g_to_host;
+    gpu.gemm_nt = gemm_nt;
+    gpu.gemm_tn = gemm_tn;
+    gpu.gemm_nn = gemm_nn;
+    gpu.bias_act = bias_act;
+    gpu.act_back = act_back;
+    gpu.loss = loss;
+    gpu.sumsq = sumsq;
+    gpu.scale = scale;
+    gpu.sgd = sgd;
+    gpu.adam = adam;
+    gpu.sync = sync;
+    return &gpu;
+}

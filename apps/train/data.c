@@ -1,0 +1,315 @@
+/* data.c - the training data: what a sample is, and reading any list of
+ * samples (a rank's slice of shuffled batches) from the file.
+ *
+ * Two kinds of file:
+ *   /X [N, in], /Y [N, out]  (float32 or float64; cross-entropy: integer
+ *       class labels /Y [N] or [N, 1]) - sample i is row i;
+ *   an hpc-odegen file, /t [NT], /y [N, NT, D], /stats/status [N] - the
+ *       flow map: sample (j, k) of the j-th trajectory with status 0 is
+ *       input (x(t_k), t_k) (D + 1 values), target x(t_k+1) (or, with
+ *       --target delta, x(t_k+1) - x(t_k)), k = 0 .. NT-2; sample index
+ *       j (NT-1) + k, so a trajectory's pairs are neighbours.
+ * Samples 0 .. ntrain-1 train, the rest (the last --val-fraction of the
+ * rows, or of the usable trajectories) validate.  Values are read as
+ * float64, the targets differenced and everything normalised in double,
+ * then rounded to float32 once.
+ */
+#include "config.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "train.h"
+
+static int has(hpc_h5file_t *f, const char *name)
+{
+    htri_t e = H5Lexists(hpc_h5_id(f), name, H5P_DEFAULT);
+    if (e < 0) H5Eclear2(H5E_DEFAULT);
+    return e > 0;
+}
+
+static int fail_rc(char *err, size_t len, const char *what)
+{
+    snprintf(err, len, "%s%s%s", what ? what : "", what ? ": " : "", hpc_last_cause());
+    hpc_error_clear();
+    return -1;
+}
+
+/* Dataset name, [N, F] (or [N], taken as [N, 1], where allow_1d), of
+ * class cls. */
+static int open_2d(data_t *d, const char *name, H5T_class_t cls, int allow_1d, hid_t *out,
+                   hsize_t dims[2], char *err, size_t len)
+{
+    hsize_t all[8];
+    int nd = 0;
+    if (hpc_h5_dataset_open(d->f, name, 2, NULL, out) < 0 &&
+        (!allow_1d || hpc_h5_dataset_open(d->f, name, 1, NULL, out) < 0))
+        return fail_rc(err, len, NULL);
+    hpc_error_clear();
+    if (hpc_h5_dataset_shape(*out, &nd, all) < 0 || hpc_h5_dataset_check_type(*out, name, cls, 0) < 0)
+        return fail_rc(err, len, hpc_h5_path(d->f));
+    dims[0] = all[0];
+    dims[1] = nd == 2 ? all[1] : 1;
+    return 0;
+}
+
+static int open_xy(data_t *d, char *err, size_t len)
+{
+    hsize_t dx[2], dy[2];
+    d->kind = DATA_XY;
+    if (open_2d(d, "X", H5T_FLOAT, 0, &d->x, dx, err, len)) return -1;
+    if (open_2d(d, "Y", d->loss == LOSS_CE ? H5T_INTEGER : H5T_FLOAT, 1, &d->y, dy, err, len)) {
+        if (d->loss == LOSS_CE && strstr(err, "holds"))
+            snprintf(err + strlen(err), len - strlen(err), " (cross-entropy takes class labels)");
+        return -1;
+    }
+    if (d->loss == LOSS_CE && dy[1] != 1) {
+        snprintf(err, len, "%s: /Y is [%llu, %llu]; cross-entropy takes one label per row", hpc_h5_path(d->f),
+                 (unsigned long long)dy[0], (unsigned long long)dy[1]);
+        return -1;
+    }
+    if (dx[0] != dy[0]) {
+        snprintf(err, len, "%s: /X has %llu rows but /Y %llu", hpc_h5_path(d->f), (unsigned long long)dx[0],
+                 (unsigned long long)dy[0]);
+        return -1;
+    }
+    d->nsamples = (int64_t)dx[0];
+    d->nin = (int64_t)dx[1];
+    d->nout = (int64_t)dy[1];
+    d->describe = "rows of /X -> rows of /Y";
+    return 0;
+}
+
+/* hpc-odegen's layout; the usable trajectories (status 0) */
+static int open_ode(data_t *d, int delta, char *err, size_t len)
+{
+    hsize_t dt[8], dy[8], ds[8];
+    hid_t t, st;
+    d->kind = DATA_ODE;
+    d->delta = delta;
+    if (d->loss == LOSS_CE) {
+        snprintf(err, len, "%s is an hpc-odegen file: its targets are states, not labels (use --loss mse)",
+                 hpc_h5_path(d->f));
+        return -1;
+    }
+    if (hpc_h5_dataset_open(d->f, "t", 1, NULL, &t) < 0 || hpc_h5_dataset_shape(t, &(int){0}, dt) < 0 ||
+        hpc_h5_dataset_open(d->f, "y", 3, NULL, &d->y) < 0 ||
+        hpc_h5_dataset_check_type(d->y, "y", H5T_FLOAT, 0) < 0 || hpc_h5_dataset_shape(d->y, &(int){0}, dy) < 0 ||
+        hpc_h5_dataset_open(d->f, "stats/status", 1, NULL, &st) < 0 ||
+        hpc_h5_dataset_check_type(st, "stats/status", H5T_INTEGER, 0) < 0 ||
+        hpc_h5_dataset_shape(st, &(int){0}, ds) < 0)
+        return fail_rc(err, len, NULL);
+    if (dt[0] != dy[1] || ds[0] != dy[0] || dy[1] < 2) {
+        H5Dclose(t);
+        H5Dclose(st);
+        snprintf(err, len, "%s: /t, /y and /stats/status do not fit together (not an hpc-odegen file?)",
+                 hpc_h5_path(d->f));
+        return -1;
+    }
+    d->nt = (int64_t)dy[1];
+    d->dim = (int64_t)dy[2];
+    int8_t *status = malloc(dy[0] + 1);
+    d->t = malloc(dt[0] * sizeof *d->t);
+    d->traj = malloc((dy[0] + 1) * sizeof *d->traj);
+    int rc = status && d->t && d->traj ? 0 : HPC_ERR(HPC_ERR_NOMEM, "status of %llu trajectories",
+                                                      (unsigned long long)dy[0]);
+    if (!rc) rc = hpc_h5_read_rows(t, H5T_NATIVE_DOUBLE, 0, dt[0], d->t);
+    if (!rc) rc = hpc_h5_read_rows(st, H5T_NATIVE_INT8, 0, ds[0], status);
+    H5Dclose(t);
+    H5Dclose(st);
+    for (hsize_t i = 0; !rc && i < ds[0]; i++)
+        if (status[i] == 0) d->traj[d->ntraj++] = (int64_t)i;
+    free(status);
+    if (rc) return fail_rc(err, len, hpc_h5_path(d->f));
+    if (d->ntraj == 0) {
+        snprintf(err, len, "%s: no trajectory has status 0 (all failed or not computed)", hpc_h5_path(d->f));
+        return -1;
+    }
+    d->nsamples = d->ntraj * (d->nt - 1);
+    d->nin = d->dim + 1;
+    d->nout = d->dim;
+    d->describe = delta ? "(x(t_k), t_k) -> x(t_k+1) - x(t_k) of hpc-odegen trajectories with status 0"
+                        : "(x(t_k), t_k) -> x(t_k+1) of hpc-odegen trajectories with status 0";
+    return 0;
+}
+
+/* Cross-entropy: every label in [0, classes) (classes 0: from the data,
+ * the largest label + 1).  Each rank scans its block of /Y; the lowest
+ * bad row is reported. */
+static int check_labels(data_t *d, int64_t classes, char *err, size_t len)
+{
+    int64_t lo, n, top = -1, bad = INT64_MAX, badlab = INT64_MIN;
+    hpc_block_range(d->nsamples, hpc_size(), hpc_rank(), &lo, &n);
+    int64_t *lab = malloc((size_t)(n > 0 ? n : 1) * sizeof *lab);
+    int rc = lab ? hpc_h5_read_rows_indep(d->y, H5T_NATIVE_INT64, (hsize_t)lo, (hsize_t)n, lab)
+                 : HPC_ERR(HPC_ERR_NOMEM, "labels");
+    for (int64_t i = 0; !rc && i < n; i++) {
+        if (lab[i] > top) top = lab[i];
+        if ((lab[i] < 0 || (classes && lab[i] >= classes)) && bad == INT64_MAX) {
+            bad = lo + i;
+            badlab = lab[i];
+        }
+    }
+    free(lab);
+    int ok = rc == 0, allok;
+    MPI_Allreduce(&ok, &allok, 1, MPI_INT, MPI_MIN, hpc_comm_world());
+    if (!allok) return fail_rc(err, len, hpc_h5_path(d->f));
+    int64_t alltop, allbad, lab2;
+    MPI_Allreduce(&top, &alltop, 1, MPI_INT64_T, MPI_MAX, hpc_comm_world());
+    MPI_Allreduce(&bad, &allbad, 1, MPI_INT64_T, MPI_MIN, hpc_comm_world());
+    if (bad != allbad) badlab = INT64_MIN;   /* the lowest bad row's rank tells its label */
+    MPI_Allreduce(&badlab, &lab2, 1, MPI_INT64_T, MPI_MAX, hpc_comm_world());
+    if (allbad != INT64_MAX) {
+        if (classes)
+            snprintf(err, len, "%s: label %lld of row %lld is out of range: --layers gives %lld classes",
+                     hpc_h5_path(d->f), (long long)lab2, (long long)allbad, (long long)classes);
+        else
+            snprintf(err, len, "%s: label %lld of row %lld is negative", hpc_h5_path(d->f), (long long)lab2,
+                     (long long)allbad);
+        return -1;
+    }
+    d->nclasses = classes ? classes : alltop + 1;
+    d->nout = d->nclasses;
+    return 0;
+}
+
+static int split(data_t *d, double frac, char *err, size_t len)
+{
+    if (d->kind == DATA_ODE) {
+        int64_t vt = llround(frac * (double)d->ntraj);
+        d->nval = vt * (d->nt - 1);
+    } else {
+        d->nval = llround(frac * (double)d->nsamples);
+    }
+    d->ntrain = d->nsamples - d->nval;
+    if (d->ntrain < 1) {
+        snprintf(err, len, "--val-fraction %g leaves no training sample (%lld samples)", frac,
+                 (long long)d->nsamples);
+        return -1;
+    }
+    return 0;
+}
+
+/* mean 0, std 1: the identity until stats_compute or a checkpoint says */
+static int norm_alloc(data_t *d)
+{
+    d->x_mean = calloc((size_t)d->nin, sizeof(double));
+    d->x_std = malloc((size_t)d->nin * sizeof(double));
+    d->y_mean = calloc((size_t)d->ydim, sizeof(double));
+    d->y_std = malloc((size_t)d->ydim * sizeof(double));
+    if (!d->x_mean || !d->x_std || !d->y_mean || !d->y_std) return -1;
+    for (int64_t i = 0; i < d->nin; i++) d->x_std[i] = 1;
+    for (int i = 0; i < d->ydim; i++) d->y_std[i] = 1;
+    return 0;
+}
+
+int data_open(data_t *d, const train_opts_t *o, int64_t nclasses, char *err, size_t len)
+{
+    memset(d, 0, sizeof *d);
+    d->x = d->y = H5I_INVALID_HID;
+    d->loss = o->loss;
+    if (hpc_h5_open(o->data, hpc_comm_world(), 0, 0, &d->f) < 0) return fail_rc(err, len, "--data");
+    int rc;
+    if (has(d->f, "X") && has(d->f, "Y"))
+        rc = open_xy(d, err, len);
+    else if (has(d->f, "y") && has(d->f, "t") && has(d->f, "stats"))
+        rc = open_ode(d, o->target_delta, err, len);
+    else {
+        snprintf(err, len, "%s has neither /X and /Y nor hpc-odegen's /t, /y and /stats/status",
+                 hpc_h5_path(d->f));
+        rc = -1;
+    }
+    if (!rc && d->loss == LOSS_CE) rc = check_labels(d, nclasses, err, len);
+    d->ydim = d->loss == LOSS_CE ? 1 : (int)d->nout;
+    if (!rc) rc = split(d, o->val_fraction, err, len);
+    if (!rc && norm_alloc(d)) rc = fail_rc(err, len, "out of memory");
+    return rc;
+}
+
+void data_close(data_t *d)
+{
+    if (d->x >= 0) H5Dclose(d->x);
+    if (d->y >= 0) H5Dclose(d->y);
+    if (d->f) hpc_h5_close(d->f);
+    free(d->traj);
+    free(d->t);
+    free(d->x_mean);
+    free(d->x_std);
+    free(d->y_mean);
+    free(d->y_std);
+    memset(d, 0, sizeof *d);
+}
+
+/* Raw values of samples ids[0..n): X [n, nin], Y [n, ydim] in double. */
+static int read_xy(const data_t *d, size_t n, const int64_t *ids, double *X, double *Y)
+{
+    hsize_t *at = malloc((n + 1) * sizeof *at);
+    int64_t *lab = d->loss == LOSS_CE ? malloc((n + 1) * sizeof *lab) : NULL;
+    if (!at || (d->loss == LOSS_CE && !lab)) {
+        free(at);
+        free(lab);
+        return HPC_ERR(HPC_ERR_NOMEM, "%zu samples", n);
+    }
+    for (size_t j = 0; j < n; j++) at[j] = (hsize_t)ids[j];
+    int rc = hpc_h5_read_rows_at(d->x, H5T_NATIVE_DOUBLE, 1, n, at, X);
+    if (!rc && d->loss == LOSS_CE) {
+        rc = hpc_h5_read_rows_at(d->y, H5T_NATIVE_INT64, 1, n, at, lab);
+        for (size_t j = 0; !rc && j < n; j++) Y[j] = (double)lab[j];
+    } else if (!rc) {
+        rc = hpc_h5_read_rows_at(d->y, H5T_NATIVE_DOUBLE, 1, n, at, Y);
+    }
+    free(at);
+    free(lab);
+    return rc;
+}
+
+static int read_ode(const data_t *d, size_t n, const int64_t *ids, double *X, double *Y)
+{
+    const int64_t pairs = d->nt - 1, D = d->dim;
+    hsize_t *at = malloc((4 * n + 1) * sizeof *at);
+    double *v = malloc((2 * n * D + 1) * sizeof *v);
+    if (!at || !v) {
+        free(at);
+        free(v);
+        return HPC_ERR(HPC_ERR_NOMEM, "%zu samples", n);
+    }
+    for (size_t j = 0; j < n; j++) {   /* rows (i, k) and (i, k+1) */
+        hsize_t i = (hsize_t)d->traj[ids[j] / pairs], k = (hsize_t)(ids[j] % pairs);
+        at[4 * j] = at[4 * j + 2] = i;
+        at[4 * j + 1] = k;
+        at[4 * j + 3] = k + 1;
+    }
+    int rc = hpc_h5_read_rows_at(d->y, H5T_NATIVE_DOUBLE, 2, 2 * n, at, v);
+    for (size_t j = 0; !rc && j < n; j++) {
+        const double *now = v + 2 * j * D, *next = now + D;
+        for (int64_t c = 0; c < D; c++) {
+            X[j * d->nin + c] = now[c];
+            Y[j * D + c] = d->delta ? next[c] - now[c] : next[c];
+        }
+        X[j * d->nin + D] = d->t[ids[j] % pairs];
+    }
+    free(at);
+    free(v);
+    return rc;
+}
+
+int data_read_raw(const data_t *d, size_t n, const int64_t *ids, double *X, double *Y)
+{
+    return d->kind == DATA_ODE ? read_ode(d, n, ids, X, Y) : read_xy(d, n, ids, X, Y);
+}
+
+int data_read(const data_t *d, size_t n, const int64_t *ids, float *X, float *Y)
+{
+    double *x = malloc((n * d->nin + 1) * sizeof *x), *y = malloc((n * d->ydim + 1) * sizeof *y);
+    int rc = x && y ? data_read_raw(d, n, ids, x, y) : HPC_ERR(HPC_ERR_NOMEM, "%zu samples", n);
+    for (size_t j = 0; !rc && j < n; j++) {
+        for (int64_t c = 0; c < d->nin; c++)
+            X[j * d->nin + c] = (float)((x[j * d->nin + c] - d->x_mean[c]) / d->x_std[c]);
+        for (int c = 0; c < d->ydim; c++)
+            Y[j * d->ydim + c] = d->loss == LOSS_CE ? (float)y[j] :
+                                 (float)((y[j * d->ydim + c] - d->y_mean[c]) / d->y_std[c]);
+    }
+    free(x);
+    free(y);
+    return rc;
+}

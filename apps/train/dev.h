@@ -1,0 +1,98 @@
+/* dev.h - where hpc-train computes: one table of kernels with two
+ * implementations, the CPU's (OpenBLAS sgemm and C loops: cpu.c, act.c,
+ * loss.c, optim.c) and the GPU's (cuBLAS and CUDA kernels: cuda.cu).  The
+ * layers, the optimisers and the training loop call through the table and
+ * never touch the numbers themselves, so the same code trains on either.
+ *
+ * Matrices are row-major float32 [rows, cols], as PyTorch lays them out
+ * (nn.Linear's weight is [out, in]).  No MPI or HDF5 here: nvcc includes
+ * this header.
+ */
+#ifndef TRAIN_DEV_H
+#define TRAIN_DEV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The hot elementwise loops: one build for every x86-64 that runs the
+ * widest vectors the CPU has (the same results: no fused multiply-add in
+ * ISO C, each element on its own). */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && !defined(__CUDACC__)
+#define TRAIN_HOT __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define TRAIN_HOT
+#endif
+
+typedef enum { ACT_NONE = -1, ACT_TANH = 0, ACT_RELU, ACT_GELU } act_t;
+typedef enum { LOSS_MSE = 0, LOSS_CE } loss_kind_t;
+
+/* One optimiser step's constants, as PyTorch 1.13 computes them. */
+typedef struct {
+    float lr, momentum, weight_decay;
+    int nesterov;
+    float beta1, beta2, eps;
+    int decoupled;          /* AdamW: decay the weights, not the gradient */
+    /* what PyTorch computes in Python floats (double), then rounds */
+    float c1, c2;           /* 1 - beta1, 1 - beta2 */
+    float decay;            /* AdamW: 1 - lr weight_decay */
+    float step_size;        /* lr / (1 - beta1^t) */
+    float bc2_sqrt;         /* sqrt(1 - beta2^t) */
+} opt_step_t;
+
+typedef struct train_dev {
+    const char *name;                                  /* "cpu", "cuda" */
+    void *(*alloc)(size_t bytes);                      /* zeroed; NULL if none */
+    void (*release)(void *p);
+    void (*to_dev)(void *dst, const void *src, size_t bytes);
+    void (*to_host)(void *dst, const void *src, size_t bytes);
+    /* C[m,n] = A[m,k] B[n,k]^T                  (forward: Z = X W^T) */
+    void (*gemm_nt)(int m, int n, int k, const float *A, const float *B, float *C);
+    /* C[m,n] = A[k,m]^T B[k,n] + beta C        (weight gradient) */
+    void (*gemm_tn)(int m, int n, int k, const float *A, const float *B, float beta, float *C);
+    /* C[m,n] = A[m,k] B[k,n]                    (input gradient) */
+    void (*gemm_nn)(int m, int n, int k, const float *A, const float *B, float *C);
+    /* z[m,n] = act(z + b), in place; keep (GELU only) gets z + b */
+    void (*bias_act)(act_t act, int m, int n, const float *b, float *z, float *keep);
+    /* d[m,n] *= act'(.) in place (a: the layer's output, keep: its input
+     * for GELU), then db[n] = column sums of d + beta db */
+    void (*act_back)(act_t act, int m, int n, const float *a, const float *keep, float *d,
+                     float *db, float beta);
+    /* Sum of the loss over m rows; dy (if not NULL) = scale * dloss/dyhat.
+     * MSE: y [m,n]; cross-entropy: y [m] class indices held as floats. */
+    double (*loss)(loss_kind_t kind, int m, int n, const float *yhat, const float *y, float scale,
+                   float *dy);
+    double (*sumsq)(size_t n, const float *x);
+    void (*scale)(size_t n, float *x, float s);
+    /* SGD (momentum buffer buf, NULL without momentum) and Adam/AdamW */
+    void (*sgd)(size_t n, float *p, const float *g, float *buf, const opt_step_t *h);
+    void (*adam)(size_t n, float *p, const float *g, float *m, float *v, const opt_step_t *h);
+    void (*sync)(void);                                /* work queued so far is done */
+} train_dev_t;
+
+const train_dev_t *train_dev_cpu(void);
+/* The GPU this rank is bound to, or NULL with the reason in err (no GPU,
+ * or a build without CUDA). */
+const train_dev_t *train_dev_cuda(char *err, size_t len);
+
+/* A device call failed: one line and the job ends (cpu.c: hpc_app_fatal;
+ * a rank cannot go on, and the others may be inside a collective). */
+void train_dev_fatal(const char *msg);
+
+/* CPU kernels (act.c, loss.c, optim.c), also for the tests */
+void cpu_bias_act(act_t act, int m, int n, const float *b, float *z, float *keep);
+void cpu_act_back(act_t act, int m, int n, const float *a, const float *keep, float *d, float *db,
+                  float beta);
+double cpu_loss(loss_kind_t kind, int m, int n, const float *yhat, const float *y, float scale,
+                float *dy);
+void cpu_sgd(size_t n, float *p, const float *g, float *buf, const opt_step_t *h);
+void cpu_adam(size_t n, float *p, const float *g, float *m, float *v, const opt_step_t *h);
+float cpu_tanh(float x);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TRAIN_DEV_H */

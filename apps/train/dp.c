@@ -1,0 +1,125 @@
+/* dp.c - data parallelism as DistributedDataParallel does it: the
+ * gradients in one flat buffer, cut into buckets of about --bucket-mb in
+ * reverse layer order (the order backward finishes them); as soon as
+ * backward has finished every layer of a bucket, its allreduce (sum)
+ * starts nonblocking and backward goes on.  libhpc advances nonblocking
+ * collectives only inside its calls, so every finished layer also tests
+ * the buckets in flight; the step waits for the rest.  A layer is never
+ * split between buckets.  Slot 0 of the buffer (the pad before the last
+ * layer) carries the loss sum, so the step's loss travels with the first
+ * bucket instead of costing a collective of its own.
+ *
+ * What it costs: the seconds spent inside the collective calls (start,
+ * tests, the final wait) are the communication that was not hidden; one
+ * blocking reduction of all buckets, timed at the start, is what it would
+ * have cost without overlap.
+ */
+#include "config.h"
+#include <stdlib.h>
+#include <string.h>
+#include "train.h"
+
+#define CALIB_ROUNDS 5
+
+static int buckets(dp_t *dp, const model_t *m, double bucket_mb)
+{
+    size_t cap = (size_t)(bucket_mb * 1048576.0 / sizeof(float));
+    dp->off = calloc((size_t)m->nl, sizeof *dp->off);
+    dp->count = calloc((size_t)m->nl, sizeof *dp->count);
+    dp->last_layer = calloc((size_t)m->nl, sizeof *dp->last_layer);
+    dp->req = calloc((size_t)m->nl, sizeof *dp->req);
+    if (!dp->off || !dp->count || !dp->last_layer || !dp->req) return HPC_ERR(HPC_ERR_NOMEM, "buckets");
+    size_t start = 0;   /* the pad and the last layer open bucket 0 */
+    for (int l = m->nl - 1; l >= 0; l--) {
+        size_t end = l > 0 ? m->w[l - 1] : m->n;   /* where layer l's arrays end */
+        int fits = dp->nb > 0 && end - dp->off[dp->nb - 1] <= cap;
+        if (dp->nb == 0 || !fits) {
+            if (dp->nb > 0) start = m->w[l];
+            dp->off[dp->nb++] = start;
+        }
+        dp->count[dp->nb - 1] = end - dp->off[dp->nb - 1];
+        dp->last_layer[dp->nb - 1] = l;
+    }
+    return 0;
+}
+
+/* The time of one blocking reduction of every bucket (median of a few) */
+static double calibrate(dp_t *dp)
+{
+    double t[CALIB_ROUNDS];
+    for (int r = 0; r < CALIB_ROUNDS; r++) {
+        MPI_Barrier(dp->comm);
+        double t0 = hpc_wtime();
+        for (int b = 0; b < dp->nb; b++)
+            if (hpc_allreduce(HPC_IN_PLACE, dp->g + dp->off[b], dp->count[b], HPC_FLOAT32, HPC_SUM, dp->comm,
+                              dp->alg) < 0)
+                return -1;
+        t[r] = hpc_wtime() - t0;
+    }
+    double med = hpc_median(t, CALIB_ROUNDS), all = med;
+    MPI_Allreduce(&med, &all, 1, MPI_DOUBLE, MPI_MAX, dp->comm);
+    return all;
+}
+
+int dp_open(dp_t *dp, const model_t *m, float *g, double bucket_mb, hpc_alg_t alg, MPI_Comm comm)
+{
+    memset(dp, 0, sizeof *dp);
+    dp->comm = comm;
+    dp->alg = alg;
+    dp->g = g;
+    MPI_Comm_size(comm, &dp->size);
+    HPC_TRY(buckets(dp, m, bucket_mb));
+    /* g is all zeros here: the calibration leaves it so */
+    if (dp->size > 1 && (dp->calib = calibrate(dp)) < 0) return hpc_error_push(-1, __FILE__, __LINE__, __func__);
+    return 0;
+}
+
+void dp_begin(dp_t *dp, int arm)
+{
+    dp->armed = arm && dp->size > 1;
+}
+
+/* Advance every bucket in flight once */
+static int poll(dp_t *dp)
+{
+    for (int b = 0; b < dp->nb; b++) {
+        int done;
+        if (dp->req[b]) HPC_TRY(hpc_test(&dp->req[b], &done));
+    }
+    return 0;
+}
+
+void dp_layer_done(void *ctx, int l)
+{
+    dp_t *dp = ctx;
+    if (!dp->armed) return;
+    double t0 = hpc_wtime();
+    int rc = 0;
+    for (int b = 0; b < dp->nb && !rc; b++)
+        if (dp->last_layer[b] == l)
+            rc = hpc_iallreduce(HPC_IN_PLACE, dp->g + dp->off[b], dp->count[b], HPC_FLOAT32, HPC_SUM, dp->comm,
+                                dp->alg, &dp->req[b]);
+    if (!rc) rc = poll(dp);
+    /* a collective that fails leaves the others inside theirs */
+    if (rc) hpc_app_fatal(HPC_EXIT_DATA, "gradient allreduce: %s", hpc_last_cause());
+    dp->exposed += hpc_wtime() - t0;
+}
+
+int dp_finish(dp_t *dp)
+{
+    if (!dp->armed) return 0;
+    double t0 = hpc_wtime();
+    int rc = hpc_waitall(dp->nb, dp->req);
+    dp->exposed += hpc_wtime() - t0;
+    dp->armed = 0;
+    return rc;
+}
+
+void dp_close(dp_t *dp)
+{
+    free(dp->off);
+    free(dp->count);
+    free(dp->last_layer);
+    free(dp->req);
+    memset(dp, 0, sizeof *dp);
+}

@@ -1,0 +1,41 @@
+# apps/train/local.mk - hpc-train: data-parallel MLP training.
+bin_PROGRAMS += apps/train/hpc-train
+# everything but main.c, shared with the tests that drive the pieces
+TRAIN_CORE = \
+	apps/train/options.c \
+	apps/train/data.c \
+	apps/train/stats.c \
+	apps/train/loader.c \
+	apps/train/model.c \
+	apps/train/layer.c \
+	apps/train/act.c \
+	apps/train/loss.c \
+	apps/train/optim.c \
+	apps/train/sched.c \
+	apps/train/cpu.c \
+	apps/train/dp.c \
+	apps/train/loop.c \
+	apps/train/checkpoint.c \
+	apps/train/metrics.c \
+	apps/train/train.h \
+	apps/train/dev.h
+apps_train_hpc_train_SOURCES = apps/train/main.c $(TRAIN_CORE)
+# the elementwise kernels vectorise only with a cost model that allows a
+# scalar epilogue (GCC's -O2 default does not), and sqrtf only without
+# errno (IEEE sqrt is exact either way); no fast-math: every element
+# rounds as in scalar code
+TRAIN_CFLAGS = $(AM_CFLAGS) -fvect-cost-model=dynamic -fno-math-errno
+apps_train_hpc_train_CFLAGS = $(TRAIN_CFLAGS)
+# cuda.cu: not in SOURCES (see apps/odegen/local.mk); --fmad=false: the
+# elementwise kernels round as the CPU's do
+if HAVE_CUDA
+apps_train_hpc_train_LDADD = apps/train/cuda.lo $(LDADD) $(CUDA_LDFLAGS) $(CUDA_LIBS)
+EXTRA_apps_train_hpc_train_DEPENDENCIES = apps/train/cuda.lo
+apps/train/cuda.lo: apps/train/cuda.cu apps/train/dev.h
+	$(AM_V_CC)$(SHELL) $(top_srcdir)/build-aux/cudalt.sh $@ $(NVCC) $(NVCC_FLAGS) --fmad=false \
+		-c $(srcdir)/apps/train/cuda.cu
+CLEANFILES += apps/train/cuda.lo apps/train/cuda.o apps/train/.libs/cuda.o
+else
+apps_train_hpc_train_LDADD = $(LDADD)
+endif
+EXTRA_DIST += apps/train/cuda.cu apps/train/bench.sh docs/train.md docs/train-loss.png

@@ -1,0 +1,290 @@
+/* options.c - the command line of hpc-train: its option table, the checks
+ * that involve several options, and, once the data is known, the checks
+ * against it and the options key a checkpoint records (what must not
+ * change for --resume to continue the same run bit for bit).
+ */
+#include "config.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "train.h"
+
+/* What the table parses into, before the checks turn it into train_opts_t. */
+static struct {
+    const char *data, *out;
+    int64_t seed, epochs, steps, batch, accum, eval_every, log_every, warmup, check_sync, ckpt_every;
+    int act, loss, target, no_normalize, preload, optim, nesterov, sched, device, resume, force;
+    double val_fraction, lr, momentum, beta1, beta2, eps, weight_decay, min_lr, clip, bucket_mb;
+    int64_t size[TRAIN_MAXL + 1];
+    int nsize, betas_given;
+    hpc_alg_t alg;
+} a = {.epochs = 10, .batch = 256, .accum = 1, .log_every = 10, .ckpt_every = 1000,
+       .optim = OPT_ADAM, .lr = 1e-3, .beta1 = 0.9, .beta2 = 0.999, .eps = 1e-8, .weight_decay = -1,
+       .val_fraction = 0.1, .bucket_mb = 25, .alg = HPC_ALG_AUTO};
+
+/* "11,256,256,10": 2 to TRAIN_MAXL + 1 sizes, each in [1, 2^20] */
+static int take_layers(const char *v, void *dest, char *err, size_t len)
+{
+    (void)dest;
+    char *copy = strdup(v), *save = NULL;
+    a.nsize = 0;
+    int ok = copy != NULL;
+    for (char *tok = copy ? strtok_r(copy, ",", &save) : NULL; ok && tok; tok = strtok_r(NULL, ",", &save)) {
+        int64_t n;
+        ok = a.nsize <= TRAIN_MAXL && hpc_parse_int64(tok, &n) == 0 && n >= 1 && n <= (1 << 20);
+        if (ok) a.size[a.nsize++] = n;
+    }
+    free(copy);
+    hpc_error_clear();
+    if (!ok || a.nsize < 2 || strstr(v, ",,") || v[strlen(v) - 1] == ',') {
+        snprintf(err, len, "expected 2 to %d sizes in [1, 1048576] separated by commas (11,256,256,10)",
+                 TRAIN_MAXL + 1);
+        return -1;
+    }
+    return 0;
+}
+
+static int take_betas(const char *v, void *dest, char *err, size_t len)
+{
+    (void)dest;
+    const char *comma = strchr(v, ',');
+    char *b1 = comma ? strndup(v, (size_t)(comma - v)) : NULL;
+    int ok = b1 && hpc_parse_double(b1, 0, &a.beta1) == 0 && hpc_parse_double(comma + 1, 0, &a.beta2) == 0 &&
+             a.beta1 >= 0 && a.beta1 < 1 && a.beta2 >= 0 && a.beta2 < 1;
+    free(b1);
+    hpc_error_clear();
+    if (!ok) {
+        snprintf(err, len, "expected B1,B2 with 0 <= B1, B2 < 1 (0.9,0.999)");
+        return -1;
+    }
+    a.betas_given = 1;
+    return 0;
+}
+
+static int take_alg(const char *v, void *dest, char *err, size_t len)
+{
+    hpc_alg_t alg;
+    if (hpc_alg_parse(v, &alg) < 0 || !hpc_coll_has_alg(HPC_COLL_ALLREDUCE, alg)) {
+        hpc_error_clear();
+        snprintf(err, len, "not an allreduce algorithm (auto, native, nccl, ring, tree, butterfly, "
+                 "rabenseifner, ...)");
+        return -1;
+    }
+    *(hpc_alg_t *)dest = alg;
+    return 0;
+}
+
+/* HPC_OPT_KEY: what the run's numbers depend on, compared by --resume
+ * (train_opts_fit adds the layers, the data's shape and what is resolved
+ * later). */
+#define K HPC_OPT_KEY
+#define POS (HPC_OPT_BOUNDS | HPC_OPT_GT)
+static const hpc_opt_t options[] = {
+    HPC_SECTION("Model:"),
+    HPC_CALL("layers", 'l', NULL, "N,N,...", take_layers, 0,
+             "layer sizes from the inputs to the outputs (default: inputs,64,64,outputs of the data); "
+             "cross-entropy: the last is the number of classes"),
+    HPC_CHOICE("act", 0, &a.act, "tanh|relu|gelu", K, "activation between layers (default tanh)"),
+    HPC_CHOICE("loss", 0, &a.loss, "mse|cross-entropy", K,
+               "loss (default mse); cross-entropy takes integer class labels in /Y"),
+    HPC_INT("seed", 0, &a.seed, "S", 0, INT64_MAX, K,
+            "initial weights from the stream (S, layer), the shuffle of epoch e from (S, e) (default 0)"),
+    HPC_SECTION("Data:"),
+    HPC_STRING("data", 'd', &a.data, "FILE.h5", 0,
+               "/X [N, in] and /Y [N, out] (float32/64; integer labels [N] for cross-entropy), or an "
+               "hpc-odegen file: pairs (x(t_k), t_k) -> x(t_k+1) of its trajectories with status 0"),
+    HPC_CHOICE("target", 0, &a.target, "next|delta", K,
+               "hpc-odegen files: target x(t_k+1) or x(t_k+1) - x(t_k) (default next)"),
+    HPC_DOUBLE("val-fraction", 0, &a.val_fraction, "F", 0, 1, K | HPC_OPT_BOUNDS | HPC_OPT_LT,
+               "the last F of the samples (of the trajectories, for hpc-odegen files) for validation "
+               "(default 0.1)"),
+    HPC_FLAG("no-normalize", 0, &a.no_normalize, K,
+             "train on the raw values (default: inputs and MSE targets scaled to mean 0, std 1 over "
+             "the training set)"),
+    HPC_FLAG("preload", 0, &a.preload, 0,
+             "hold the whole training set in memory on every rank (default: each rank reads only "
+             "its samples, a window of batches at a time)"),
+    HPC_SECTION("Training:"),
+    HPC_INT("epochs", 'e', &a.epochs, "E", 0, 1000000000, 0, "passes over the training set (default 10)"),
+    HPC_INT("steps", 0, &a.steps, "N", 0, INT64_MAX / 2, 0,
+            "optimiser steps instead (default 0: as many as E epochs take)"),
+    HPC_INT("batch", 'b', &a.batch, "B", 1, 1 << 30, K,
+            "global batch: samples per micro-step over all ranks, each rank a contiguous slice "
+            "(default 256)"),
+    HPC_INT("accum", 0, &a.accum, "K", 1, 1 << 20, K,
+            "micro-steps per optimiser step: gradients of K batches summed, reduced once "
+            "(default 1)"),
+    HPC_CHOICE("optim", 0, &a.optim, "sgd|adam|adamw", K, "optimiser, as PyTorch's (default adam)"),
+    HPC_DOUBLE("lr", 0, &a.lr, "LR", 0, INFINITY, K | POS, "learning rate, > 0 (default 1e-3)"),
+    HPC_DOUBLE("momentum", 0, &a.momentum, "M", 0, 1, K | HPC_OPT_BOUNDS | HPC_OPT_LT,
+               "SGD momentum (default 0)"),
+    HPC_FLAG("nesterov", 0, &a.nesterov, K, "SGD with Nesterov momentum"),
+    HPC_CALL("betas", 0, NULL, "B1,B2", take_betas, 0, "Adam's betas (default 0.9,0.999)"),
+    HPC_DOUBLE("eps", 0, &a.eps, "E", 0, INFINITY, K | POS, "Adam's epsilon (default 1e-8)"),
+    HPC_DOUBLE("weight-decay", 0, &a.weight_decay, "W", 0, INFINITY, HPC_OPT_BOUNDS,
+               "weight decay (default 0; AdamW 0.01), decoupled for AdamW"),
+    HPC_CHOICE("schedule", 0, &a.sched, "constant|cosine", K,
+               "learning rate after the warm-up: constant, or a cosine from --lr towards --min-lr "
+               "over the remaining steps (default constant)"),
+    HPC_INT("warmup", 0, &a.warmup, "W", 0, INT64_MAX / 2, K,
+            "linear warm-up over the first W steps: lr (t+1)/W (default 0)"),
+    HPC_DOUBLE("min-lr", 0, &a.min_lr, "LR", 0, INFINITY, K | HPC_OPT_BOUNDS,
+               "where the cosine ends (default 0)"),
+    HPC_DOUBLE("clip", 0, &a.clip, "C", 0, INFINITY, K | HPC_OPT_BOUNDS,
+               "clip the gradient to global norm C (clip_grad_norm_; default 0: no clipping)"),
+    HPC_INT("eval-every", 0, &a.eval_every, "N", 0, INT64_MAX / 2, 0,
+            "validation loss also every N steps (default 0: at the end of each epoch only)"),
+    HPC_INT("log-every", 0, &a.log_every, "N", 1, INT64_MAX / 2, 0,
+            "a row of RUNDIR/metrics.csv every N steps (default 10)"),
+    HPC_SECTION("Parallelism and device:"),
+    HPC_DOUBLE("bucket-mb", 0, &a.bucket_mb, "MB", 0, INFINITY, POS,
+               "gradient bucket size in MiB, allreduced as soon as backward has finished its layers "
+               "(default 25)"),
+    HPC_CALL("allreduce-alg", 0, &a.alg, "ALG", take_alg, 0,
+             "algorithm of the gradient allreduce (default auto: libhpc's choice)"),
+    HPC_INT("check-sync", 0, &a.check_sync, "N", 0, INT64_MAX / 2, 0,
+            "every N steps check that every rank holds the same parameters (default 0: only at "
+            "the start)"),
+    HPC_CHOICE("device", 0, &a.device, "cpu|cuda", 0, "where to compute (default cpu)"),
+    HPC_SECTION("Output:"),
+    HPC_STRING("out", 'o', &a.out, "RUNDIR", 0,
+               "run folder: checkpoint.h5, metrics.csv, loss.png (created if missing)"),
+    HPC_FLAG("resume", 0, &a.resume, 0, "continue from RUNDIR/checkpoint.h5 (same options)"),
+    HPC_FLAG("force", 0, &a.force, 0, "start afresh over an existing RUNDIR/checkpoint.h5"),
+    HPC_INT("ckpt-every", 0, &a.ckpt_every, "N", 0, INT64_MAX / 2, 0,
+            "checkpoint every N steps (default 1000; 0: only at the end and when stopped)"),
+    HPC_OPTS_END};
+#undef K
+#undef POS
+
+const hpc_app_t train_app = {
+    .name = TRAIN_PROG,
+    .usage = "hpc-train [OPTIONS] --data FILE.h5 --out RUNDIR\n"
+             "mpiexec -n RANKS hpc-train [OPTIONS] --data FILE.h5 --out RUNDIR",
+    .about = "Train a multi-layer perceptron data-parallel, with the semantics of PyTorch's "
+             "DistributedDataParallel: every rank holds the model, takes a contiguous slice of "
+             "each global batch, and the gradients are averaged by an allreduce that overlaps the "
+             "backward pass.  The shuffle is one permutation of the training set per epoch, so the "
+             "loss does not depend on the number of ranks beyond float32 rounding.  Reads "
+             "hpc-odegen files directly.  Checkpoints survive time limits: SIGUSR1 or SIGTERM "
+             "finishes the step, writes RUNDIR/checkpoint.h5 and exits 75; --resume continues bit "
+             "for bit.",
+    .opts = options,
+    .epilog =
+        "Exit status: 0 done; 1 bad data or I/O (missing file or dataset, labels out of\n"
+        "range, a damaged checkpoint, --resume without one or with other options, the\n"
+        "loss became NaN or infinite: the last good checkpoint is kept); 2 bad option or\n"
+        "value (layer sizes that do not fit the data, a batch smaller than the rank\n"
+        "count); 75 stopped by SIGUSR1/SIGTERM with RUNDIR/checkpoint.h5 written: run\n"
+        "again with --resume.  See docs/train.md.\n"};
+
+static int fail(char *err, size_t len, const char *msg)
+{
+    snprintf(err, len, "%s", msg);
+    return -1;
+}
+
+int train_opts_finish(train_opts_t *o, char *err, size_t len)
+{
+    memset(o, 0, sizeof *o);
+    o->nlayers = a.nsize - 1;
+    o->layers_given = a.nsize > 0;
+    memcpy(o->size, a.size, sizeof o->size);
+    o->act = (act_t)a.act;
+    o->loss = (loss_kind_t)a.loss;
+    o->seed = (uint64_t)a.seed;
+    o->data = a.data;
+    o->target_delta = a.target;
+    o->preload = a.preload;
+    o->normalize = !a.no_normalize;
+    o->val_fraction = a.val_fraction;
+    o->epochs = a.epochs;
+    o->steps = a.steps;
+    o->batch = a.batch;
+    o->accum = a.accum;
+    o->eval_every = a.eval_every;
+    o->log_every = a.log_every;
+    o->optim = (opt_kind_t)a.optim;
+    o->lr = a.lr;
+    o->momentum = a.momentum;
+    o->nesterov = a.nesterov;
+    o->beta1 = a.beta1;
+    o->beta2 = a.beta2;
+    o->eps = a.eps;
+    o->weight_decay = a.weight_decay >= 0 ? a.weight_decay : a.optim == OPT_ADAMW ? 0.01 : 0.0;
+    o->sched = (sched_kind_t)a.sched;
+    o->warmup = a.warmup;
+    o->min_lr = a.min_lr;
+    o->clip = a.clip;
+    o->bucket_mb = a.bucket_mb;
+    o->alg = a.alg;
+    o->check_sync = a.check_sync;
+    o->device = a.device;
+    o->out = a.out;
+    o->resume = a.resume;
+    o->force = a.force;
+    o->ckpt_every = a.ckpt_every;
+    if (!o->data) return fail(err, len, "--data FILE.h5 is required (see --help)");
+    if (!o->out) return fail(err, len, "--out RUNDIR is required (see --help)");
+    if (o->resume && o->force) return fail(err, len, "--resume and --force exclude each other");
+    if (o->optim != OPT_SGD && (o->momentum != 0 || o->nesterov))
+        return fail(err, len, "--momentum and --nesterov are for --optim sgd");
+    if (o->optim == OPT_SGD && a.betas_given) return fail(err, len, "--betas is for --optim adam/adamw");
+    if (o->nesterov && o->momentum == 0) return fail(err, len, "--nesterov needs --momentum > 0");
+    if (o->min_lr > o->lr) return fail(err, len, "--min-lr must not exceed --lr");
+    return 0;
+}
+
+static void add_key(const train_opts_t *o, int64_t nin, int64_t nout, int64_t ntrain,
+                    int64_t total_steps)
+{
+    char sizes[TRAIN_MAXL * 9 + 16] = "";
+    for (int i = 0; i <= o->nlayers; i++)
+        snprintf(sizes + strlen(sizes), sizeof sizes - strlen(sizes), "%s%lld", i ? "," : "",
+                 (long long)o->size[i]);
+    hpc_app_key_add("layers=%s;betas=%.17g,%.17g;weight_decay=%.17g", sizes, o->beta1, o->beta2,
+                    o->weight_decay);
+    hpc_app_key_add("data_in=%lld;data_out=%lld;train_samples=%lld", (long long)nin, (long long)nout,
+                    (long long)ntrain);
+    /* the cosine's length shapes every step's learning rate */
+    if (o->sched == SCHED_COSINE) hpc_app_key_add("cosine_steps=%lld", (long long)total_steps);
+    hpc_app_key_add("version=%s", hpc_version());
+}
+
+int train_opts_fit(train_opts_t *o, int64_t nin, int64_t nout, int64_t ntrain, int nranks,
+                   int64_t total_steps, char *err, size_t len)
+{
+    if (!o->layers_given) {
+        o->nlayers = 3;
+        o->size[0] = nin;
+        o->size[1] = o->size[2] = 64;
+        o->size[3] = nout;
+    }
+    if (o->size[0] != nin) {
+        snprintf(err, len, "--layers: the first size is %lld but the data has %lld inputs",
+                 (long long)o->size[0], (long long)nin);
+        return -1;
+    }
+    if (o->loss == LOSS_MSE && o->size[o->nlayers] != nout) {
+        snprintf(err, len, "--layers: the last size is %lld but the data has %lld targets",
+                 (long long)o->size[o->nlayers], (long long)nout);
+        return -1;
+    }
+    if (o->loss == LOSS_CE && o->size[o->nlayers] < 2) {
+        snprintf(err, len, "--layers: cross-entropy needs at least 2 classes (the last size)");
+        return -1;
+    }
+    if (o->batch < nranks) {
+        snprintf(err, len, "--batch %lld is smaller than the %d ranks: every rank needs a sample",
+                 (long long)o->batch, nranks);
+        return -1;
+    }
+    if (o->batch * o->accum > ntrain) {
+        snprintf(err, len, "--batch %lld x --accum %lld is more than the %lld training samples",
+                 (long long)o->batch, (long long)o->accum, (long long)ntrain);
+        return -1;
+    }
+    add_key(o, nin, nout, ntrain, total_steps);
+    return 0;
+}

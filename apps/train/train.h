@@ -1,0 +1,282 @@
+/* train.h - hpc-train: data-parallel training of a multi-layer perceptron.
+ *
+ * The pieces, each in its own file, so that another parallel strategy
+ * (pipeline stages over the same layers) can reuse the rest:
+ *   options.c   the option table and the checks between options
+ *   data.c      the training data: /X,/Y files or hpc-odegen flow maps
+ *   stats.c     normalisation statistics (the same for any rank count)
+ *   loader.c    a rank's slice of each global batch, by shuffle window
+ *   model.c     the network: parameter layout, initialisation, forward
+ *               and backward over the layers of layer.c
+ *   layer.c     one linear layer with its activation
+ *   act.c loss.c optim.c sched.c   activations, losses, optimisers,
+ *               learning-rate schedules
+ *   cpu.c cuda.cu  the two devices behind dev.h
+ *   dp.c        data parallelism: gradient buckets allreduced during
+ *               backward
+ *   loop.c      the training loop: steps, evaluation, stop, NaN
+ *   checkpoint.c metrics.c   what the run leaves in RUNDIR
+ */
+#ifndef TRAIN_H
+#define TRAIN_H
+
+#include "hpc_app.h"
+#include "hpc_coll.h"
+#include "dev.h"
+
+#define TRAIN_PROG "hpc-train"
+#define TRAIN_MAXL 32          /* linear layers at most */
+
+typedef enum { OPT_SGD = 0, OPT_ADAM, OPT_ADAMW } opt_kind_t;
+typedef enum { SCHED_CONSTANT = 0, SCHED_COSINE } sched_kind_t;
+enum { DEV_CPU = 0, DEV_CUDA = 1 };
+
+typedef struct {
+    /* model */
+    int nlayers;                       /* linear layers (sizes: nlayers + 1) */
+    int64_t size[TRAIN_MAXL + 1];
+    int layers_given;                  /* else: inputs, 64, 64, outputs */
+    act_t act;
+    loss_kind_t loss;
+    uint64_t seed;
+    /* data */
+    const char *data;
+    int target_delta, preload, normalize;
+    double val_fraction;
+    /* training */
+    int64_t epochs, steps, batch, accum, eval_every, log_every;
+    opt_kind_t optim;
+    double lr, momentum, beta1, beta2, eps, weight_decay, clip, min_lr;
+    int nesterov;
+    sched_kind_t sched;
+    int64_t warmup;
+    /* parallel and device */
+    double bucket_mb;
+    hpc_alg_t alg;
+    int64_t check_sync;
+    int device;
+    /* output */
+    const char *out;
+    int resume, force;
+    int64_t ckpt_every;
+} train_opts_t;
+
+extern const hpc_app_t train_app;
+/* After hpc_app_start: the parsed options, checked against each other;
+ * -1 with a one-line reason. */
+int train_opts_finish(train_opts_t *o, char *err, size_t len);
+/* Once the data is known: layer sizes against it, the rank count, the
+ * derived entries of the options key.  -1 with a reason. */
+int train_opts_fit(train_opts_t *o, int64_t nin, int64_t nout, int64_t ntrain, int nranks,
+                   int64_t total_steps, char *err, size_t len);
+
+/* ---- data (data.c, stats.c) ---- */
+enum { DATA_XY = 0, DATA_ODE = 1 };
+typedef struct {
+    hpc_h5file_t *f;
+    int kind;
+    hid_t x, y;                 /* XY: /X and /Y; ODE: y = /y */
+    int64_t nin, nout;          /* features in and out of the model */
+    int ydim;                   /* floats per target: nout (MSE), 1 (labels) */
+    int64_t nsamples, ntrain, nval;
+    loss_kind_t loss;
+    int64_t nclasses;           /* cross-entropy: labels are < nclasses */
+    /* ODE files: flow-map pairs (x(t_k), t_k) -> x(t_k+1) of the
+     * trajectories with status 0 */
+    int64_t nt, dim, ntraj;     /* ntraj: usable trajectories */
+    int64_t *traj;              /* their indices in the file */
+    double *t;                  /* the time grid */
+    int delta;                  /* target x(t_k+1) - x(t_k) */
+    /* normalisation x' = (x - mean) / std; identity when off */
+    double *x_mean, *x_std, *y_mean, *y_std;
+    const char *describe;       /* one line: what a sample is */
+} data_t;
+
+/* Collective.  Open and check --data; the split; 0, or -1 with a reason
+ * (every rank reaches the same verdict). */
+int data_open(data_t *d, const train_opts_t *o, int64_t nclasses, char *err, size_t len);
+void data_close(data_t *d);
+/* Independent.  Samples ids[0..n) (0..nsamples-1: train first, then
+ * validation) into X [n, nin] and Y [n, ydim], normalised. */
+int data_read(const data_t *d, size_t n, const int64_t *ids, float *X, float *Y);
+/* The same before normalisation, in double (labels as doubles). */
+int data_read_raw(const data_t *d, size_t n, const int64_t *ids, double *X, double *Y);
+/* Collective.  Means and standard deviations over the training samples,
+ * computed in fixed chunks and combined in chunk order (Chan's formula),
+ * so they are the same bits for any rank count; cross-entropy labels are
+ * checked against the classes on the way.  0, or -1 with a reason. */
+int stats_compute(data_t *d, char *err, size_t len);
+
+/* ---- batches (loader.c) ---- */
+typedef struct {
+    const data_t *d;
+    int64_t batch, rank_lo, rank_n;  /* global batch; this rank's slice */
+    uint64_t seed;
+    int preload;
+    float *all_x, *all_y;            /* --preload: the training set */
+    float *wx, *wy;                  /* the window of batches being served */
+    int64_t w_epoch, w_first, w_count, w_cap;
+    int64_t per_epoch;               /* micro-batches per epoch */
+    float *val_x, *val_y;            /* this rank's block of validation */
+    int64_t val_lo, val_n;
+    size_t bytes;                    /* what it holds, for the memory report */
+} loader_t;
+/* Collective.  0, or -1 with a reason. */
+int loader_open(loader_t *l, const data_t *d, const train_opts_t *o, int rank, int nranks, char *err,
+                size_t len);
+/* Independent.  This rank's rows of micro-batch mb (0-based within the
+ * epoch) of epoch e: positions [mb*B + rank_lo, +rank_n) of the epoch's
+ * permutation (seed, e) of the training samples. */
+int loader_batch(loader_t *l, int64_t epoch, int64_t mb, const float **x, const float **y);
+void loader_close(loader_t *l);
+
+/* ---- the network (model.c, layer.c) ---- */
+/* Every flat buffer (parameters, gradients, optimiser states) has this
+ * layout: a pad of MODEL_PAD floats (slot 0 of the gradient buffer
+ * carries the loss sum to the other ranks with the first bucket), then
+ * the layers from the last to the first (the order backward finishes
+ * them: buckets are contiguous), each weight [out, in] and bias [out]
+ * at 64-byte boundaries. */
+#define MODEL_PAD 16
+typedef struct {
+    int nl;
+    int64_t size[TRAIN_MAXL + 1];
+    act_t act;                        /* between layers; none after the last */
+    size_t w[TRAIN_MAXL], b[TRAIN_MAXL];   /* offsets in floats */
+    size_t n;                         /* floats in a flat buffer */
+    size_t nparams;                   /* weights and biases alone */
+} model_t;
+
+void model_layout(model_t *m, int nl, const int64_t *size, act_t act);
+/* PyTorch's nn.Linear default: weight and bias U(-1/sqrt(in), 1/sqrt(in))
+ * (kaiming_uniform_ with a = sqrt(5)), layer l from the stream (seed,
+ * MODEL_STREAM + l), the weight row by row, then the bias. */
+#define MODEL_STREAM 0x6d6f64656c000000ULL   /* "model" */
+void model_init(const model_t *m, uint64_t seed, float *p);
+
+/* Activations of one micro-batch on the device: a[0] is the input (set by
+ * the caller), a[l] layer l's output; keep[l] GELU's inputs; two gradient
+ * buffers for backward. */
+typedef struct {
+    const float *a0;
+    float *a[TRAIN_MAXL + 1], *keep[TRAIN_MAXL + 1], *d[2];
+    int rows;
+    size_t bytes;
+} acts_t;
+int acts_alloc(acts_t *w, const model_t *m, const train_dev_t *dev, int rows);
+void acts_free(acts_t *w, const train_dev_t *dev);
+
+/* Called when layer l's gradients are complete (backward runs from the
+ * last layer to the first). */
+typedef void (*layer_done_fn)(void *ctx, int l);
+void model_forward(const model_t *m, const train_dev_t *dev, const float *p, acts_t *w, int rows);
+/* The model's output after model_forward */
+float *model_output(const model_t *m, acts_t *w);
+/* Gradients into g (beta 0: overwrite, 1: accumulate) from dy = d loss /
+ * d output, which is in w->d[0] (the loss wrote it there). */
+void model_backward(const model_t *m, const train_dev_t *dev, const float *p, float *g, acts_t *w,
+                    int rows, float beta, layer_done_fn done, void *ctx);
+
+void layer_forward(const train_dev_t *dev, int rows, int in, int out, const float *W, const float *b,
+                   act_t act, const float *x, float *y, float *keep);
+/* Backward in two halves, so that the gradients of a layer can be sent
+ * while the layer below is computed: d is dL/dy on entry and dL/dz after
+ * the first half; the second gives dx = dL/dz W. */
+void layer_backward_params(const train_dev_t *dev, int rows, int in, int out, act_t act,
+                           const float *x, const float *y, const float *keep, float *d, float *dW,
+                           float *db, float beta);
+void layer_backward_input(const train_dev_t *dev, int rows, int in, int out, const float *W,
+                          const float *d, float *dx);
+
+/* ---- optimisers and schedules (optim.c, sched.c) ---- */
+typedef struct {
+    opt_kind_t kind;
+    int nstates;                       /* 0, 1 (momentum) or 2 (Adam) */
+    float *state[2];                   /* device buffers in the model layout */
+    const char *names[2];              /* as PyTorch's state_dict calls them */
+    double lr0, momentum, beta1, beta2, eps, wd, clip;
+    int nesterov;
+} optim_t;
+int optim_open(optim_t *o, const train_opts_t *opts, const train_dev_t *dev, size_t n);
+void optim_close(optim_t *o, const train_dev_t *dev);
+/* Step t (1-based) with learning rate lr over the parameters in
+ * [MODEL_PAD, n).  Returns the gradient's global norm before clipping
+ * (NaN without clipping: it is not computed). */
+double optim_step(optim_t *o, const train_dev_t *dev, float *p, float *g, size_t n, double lr,
+                  int64_t t);
+/* Learning rate of step t (0-based) of total. */
+double sched_lr(const train_opts_t *o, int64_t t, int64_t total);
+
+/* ---- data parallelism (dp.c) ---- */
+typedef struct {
+    MPI_Comm comm;
+    int size;
+    hpc_alg_t alg;
+    int nb;                          /* buckets */
+    size_t *off, *count;             /* in floats, of the gradient buffer */
+    int *last_layer;                 /* the bucket is ready when this layer is */
+    hpc_request_t **req;
+    float *g;
+    int armed;                       /* this backward's gradients are reduced */
+    double exposed, calib;           /* s in collective calls this step; one
+                                        blocking reduction of all buckets */
+} dp_t;
+/* Collective.  Buckets of bucket_mb over the layout of m. */
+int dp_open(dp_t *dp, const model_t *m, float *g, double bucket_mb, hpc_alg_t alg, MPI_Comm comm);
+/* Before backward: arm = 1 on the last micro-step of a step (DDP's
+ * no_sync for the others). */
+void dp_begin(dp_t *dp, int arm);
+/* Layer l's gradients are done: start the buckets that are complete and
+ * advance those in flight (libhpc progresses them only inside its calls). */
+void dp_layer_done(void *dp, int l);
+/* Wait for every bucket; 0 or a libhpc error. */
+int dp_finish(dp_t *dp);
+void dp_close(dp_t *dp);
+
+/* ---- the run (loop.c, checkpoint.c, metrics.c, main.c) ---- */
+typedef struct {
+    const train_opts_t *o;
+    const train_dev_t *dev;
+    data_t data;
+    loader_t loader;
+    model_t model;
+    optim_t opt;
+    dp_t dp;
+    acts_t acts;
+    float *p, *g;                 /* parameters, gradients (device) */
+    float *host;                  /* a host copy of a flat buffer */
+    float *xdev, *ydev;           /* --device cuda: the batch on the GPU */
+    hpc_run_t *run;
+    int argc;
+    char **argv;
+    int64_t step, total, steps_per_epoch;
+    int64_t saved_step;           /* the checkpoint on disk: its step, or -1 */
+    double train_loss, val_loss, grad_norm;
+    /* this run's totals, for the summary and metrics */
+    double t_run, t_comm, comm_possible;
+    int64_t samples, steps_run;
+} train_t;
+
+/* Run to the last step, or to a stop agreed by every rank: checkpoint,
+ * then HPC_EXIT_STOPPED.  A non-finite loss ends the job (exit 1) with the
+ * last checkpoint kept. */
+int train_loop(train_t *t);
+/* Validation loss over every rank's block (collective); NaN if none. */
+double train_validate(train_t *t);
+
+/* Collective.  RUNDIR/checkpoint.h5 (atomically replaced). */
+int ckpt_save(train_t *t);
+/* Collective.  Parameters, optimiser state, step and normalisation from
+ * RUNDIR/checkpoint.h5 (same options key); -1 with a reason. */
+int ckpt_load(train_t *t, char *err, size_t len);
+
+/* metrics.csv: step,epoch,lr,train_loss,val_loss,samples_per_s,
+ * comm_share,comm_hidden; rows of a resumed run's past kept */
+int metrics_open(train_t *t, int64_t keep_upto);
+/* val_loss NaN: not evaluated at this step (empty field) */
+void metrics_row(train_t *t, double lr, double val_loss, double samples_per_s, double comm_share,
+                 double hidden);
+/* loss.png from metrics.csv (rank 0; nothing if gnuplot is missing) */
+void metrics_plot(train_t *t);
+
+#endif /* TRAIN_H */

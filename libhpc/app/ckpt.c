@@ -1,0 +1,144 @@
+/* ckpt.c - checkpoints: named arrays and attributes in one HDF5 file that
+ * is replaced atomically.
+ *
+ * A new checkpoint is written as PATH.partial (hpc_h5_create: the lock,
+ * collective metadata) and becomes PATH only in hpc_ckpt_commit, after
+ * every rank succeeded and the data is on disk (hpc_h5_finish: fsync,
+ * rename, fsync of the folder).  Until then the previous PATH stays the
+ * valid one, so a job killed while writing resumes from the last complete
+ * checkpoint.  What a checkpoint holds is usually the same on every rank
+ * (a replicated model): rank 0's buffers are written, the other ranks take
+ * part in the collective calls with empty selections.  Reads give every
+ * rank the whole array.
+ */
+#include "config.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "app_internal.h"
+
+struct hpc_ckpt {
+    hpc_h5file_t *f;
+    int rank;
+};
+
+int hpc_ckpt_exists(const char *path, MPI_Comm comm)
+{
+    int rank, there = 0;
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0) there = access(path, F_OK) == 0;
+    MPI_Bcast(&there, 1, MPI_INT, 0, comm);
+    return there;
+}
+
+int hpc_ckpt_begin(const char *path, MPI_Comm comm, const char *key, int argc, char **argv,
+                   hpc_ckpt_t **out)
+{
+    hpc_ckpt_t *c = calloc(1, sizeof *c);
+    if (!c) return HPC_ERR(HPC_ERR_NOMEM, "checkpoint");
+    MPI_Comm_rank(comm, &c->rank);
+    int rc = hpc_h5_create(path, comm, HPC_H5_OVERWRITE, &c->f);
+    if (rc < 0) {
+        free(c);
+        return hpc_error_push(rc, __FILE__, __LINE__, __func__);
+    }
+    hid_t id = hpc_h5_id(c->f);
+    rc = hpc_h5_attr_set_string(id, "options", key ? key : "");
+    if (!rc) rc = hpc_h5_provenance(c->f, id, hpc_app_name(), argc, argv);
+    if (rc < 0) {
+        hpc_h5_finish(c->f, 0);
+        free(c);
+        return hpc_error_push(rc, __FILE__, __LINE__, __func__);
+    }
+    *out = c;
+    return 0;
+}
+
+hid_t hpc_ckpt_id(const hpc_ckpt_t *c)
+{
+    return c ? hpc_h5_id(c->f) : H5I_INVALID_HID;
+}
+
+int hpc_ckpt_put(hpc_ckpt_t *c, const char *name, hid_t memtype, int ndims, const hsize_t *dims,
+                 const void *data)
+{
+    if (!c || !name || ndims < 1 || ndims > 8 || !dims)
+        return HPC_ERR(HPC_ERR_ARG, "bad checkpoint array '%s'", name ? name : "(null)");
+    hid_t d;
+    HPC_TRY(hpc_h5_dataset_create(c->f, name, memtype, ndims, dims, NULL, 0, NULL, &d));
+    int rc = hpc_h5_write_rows(d, memtype, 0, c->rank == 0 ? dims[0] : 0, data);
+    H5Dclose(d);
+    if (rc < 0) return hpc_error_push(rc, __FILE__, __LINE__, __func__);
+    return 0;
+}
+
+int hpc_ckpt_commit(hpc_ckpt_t *c, int ok)
+{
+    if (!c) return HPC_ERR(HPC_ERR_ARG, "NULL checkpoint");
+    int rc = hpc_h5_finish(c->f, ok);
+    free(c);
+    if (rc < 0) return hpc_error_push(rc, __FILE__, __LINE__, __func__);
+    return 0;
+}
+
+/* The file's options key against ours: HPC_ERR_DATA naming the first
+ * difference. */
+static int same_key(hpc_ckpt_t *c, const char *path, const char *key)
+{
+    char *was = NULL;
+    if (hpc_h5_attr_get_string(hpc_h5_id(c->f), "options", &was) < 0)
+        return HPC_ERR(HPC_ERR_DATA, "%s is not a checkpoint (no 'options' attribute)", path);
+    char diff[512] = "";
+    int same = !strcmp(was, key);
+    if (!same) hpc_app_key_diff(was, key, diff, sizeof diff);
+    free(was);
+    if (!same) return HPC_ERR(HPC_ERR_DATA, "%s was written with different options (%s)", path, diff);
+    return 0;
+}
+
+int hpc_ckpt_open(const char *path, MPI_Comm comm, const char *key, hpc_ckpt_t **out)
+{
+    if (!path || !*path) return HPC_ERR(HPC_ERR_ARG, "empty checkpoint name");
+    if (!hpc_ckpt_exists(path, comm)) return HPC_ERR(HPC_ERR_IO, "no checkpoint %s", path);
+    hpc_ckpt_t *c = calloc(1, sizeof *c);
+    if (!c) return HPC_ERR(HPC_ERR_NOMEM, "checkpoint");
+    MPI_Comm_rank(comm, &c->rank);
+    int rc = hpc_h5_open(path, comm, 0, 0, &c->f);
+    if (rc < 0) {
+        free(c);
+        return HPC_ERR(HPC_ERR_DATA, "checkpoint %s cannot be read (damaged or truncated?)", path);
+    }
+    if (key && (rc = same_key(c, path, key)) < 0) {
+        hpc_h5_close(c->f);
+        free(c);
+        return rc;
+    }
+    *out = c;
+    return 0;
+}
+
+int hpc_ckpt_get(hpc_ckpt_t *c, const char *name, hid_t memtype, int ndims, const hsize_t *dims,
+                 void *data)
+{
+    if (!c || !name || ndims < 1 || ndims > 8 || !dims)
+        return HPC_ERR(HPC_ERR_ARG, "bad checkpoint array '%s'", name ? name : "(null)");
+    hid_t d;
+    HPC_TRY(hpc_h5_dataset_open(c->f, name, ndims, dims, &d));
+    H5T_class_t want = H5Tget_class(memtype);
+    int rc = hpc_h5_dataset_check_type(d, name, want, 0);
+    if (!rc) rc = hpc_h5_read_rows(d, memtype, 0, dims[0], data);
+    H5Dclose(d);
+    if (rc < 0) return hpc_error_push(rc, __FILE__, __LINE__, __func__);
+    return 0;
+}
+
+int hpc_ckpt_close(hpc_ckpt_t *c)
+{
+    if (!c) return 0;
+    int rc = hpc_h5_close(c->f);
+    free(c);
+    if (rc < 0) return hpc_error_push(rc, __FILE__, __LINE__, __func__);
+    return 0;
+}

@@ -1,0 +1,48 @@
+# tests/train.mk - hpc-train's tests and those of the libhpc pieces it
+# brought (see each file's header).
+#
+# libhpc:
+#   test_perm        random-access permutations (hpc_rng.h): bijective,
+#                    keyed, unbiased
+#   test_h5_at       hpc_h5_read_rows_at: shuffled rows with repeats, 1-4 ranks
+#   test_ckpt        checkpoints (atomic replace, keys, damaged files) and
+#                    hpc_all_same, 1-4 ranks
+check_PROGRAMS += tests/test_perm tests/test_h5_at tests/test_ckpt
+TESTS += tests/test_perm \
+	tests/test_h5_at-np1.mpi tests/test_h5_at-np2.mpi tests/test_h5_at-np3.mpi tests/test_h5_at-np4.mpi \
+	tests/test_ckpt-np1.mpi tests/test_ckpt-np2.mpi tests/test_ckpt-np3.mpi tests/test_ckpt-np4.mpi
+#
+# hpc-train:
+#   train_unit       gradients of every activation and loss against finite
+#                    differences of a double reference, the fast tanh, the
+#                    initialisation, optimisers and schedules against their
+#                    rules in double, the layout
+check_PROGRAMS += tests/train_unit
+tests_train_unit_SOURCES = tests/train_unit.c apps/train/model.c apps/train/layer.c apps/train/act.c \
+	apps/train/loss.c apps/train/optim.c apps/train/sched.c apps/train/cpu.c
+tests_train_unit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/apps/train -I$(top_srcdir)/tests
+tests_train_unit_CFLAGS = $(TRAIN_CFLAGS)
+TESTS += tests/train_unit
+#   train_ranks.sh   1 to 4 ranks (uneven slices), --accum, --preload: the
+#                    same losses over 200 steps within 1e-5
+#   train_resume.sh  a signal on one rank, a real SIGUSR1, --resume: bit for
+#                    bit the uninterrupted run; another rank count
+#   train_torch.sh   against PyTorch step by step: optimisers, schedules,
+#                    clipping, accumulation, activations, losses, the
+#                    hpc-odegen mapping; the docs' five loading lines
+#   train_data.sh    normalisation statistics against numpy (status filter,
+#                    the split by trajectories, next/delta, float32), the
+#                    same bits at 1 and 3 ranks
+#   train_cuda.sh    --device cuda against the CPU, 100 steps within 1e-4
+#                    (skips without a GPU)
+#   train_errors.sh  bad input: one line, exit 2 or 1, no checkpoint under
+#                    its name; a NaN loss keeps the last good checkpoint
+check_PROGRAMS += tests/train_mkdata
+TRAIN_TESTS = tests/train_errors.sh tests/train_ranks.sh tests/train_resume.sh tests/train_torch.sh \
+	tests/train_data.sh tests/train_cuda.sh
+#   slurm_train.sh   batch/train.sh on a private Slurm: signalled, requeued,
+#                    resumed: the final model equals an uninterrupted run's
+TRAIN_TESTS += tests/slurm_train.sh
+dist_check_SCRIPTS += $(TRAIN_TESTS)
+TESTS += $(TRAIN_TESTS)
+EXTRA_DIST += tests/train_lib.sh tests/train_torch.py

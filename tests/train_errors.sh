@@ -1,0 +1,109 @@
+#!/bin/sh
+# train_errors.sh - every bad input gives one clear line on stderr (from
+# one rank: the expect2 cases run on 2 ranks), a non-zero exit (2 for a
+# bad option or value, 1 for bad data or I/O), and no checkpoint under the
+# final name; a loss that becomes NaN keeps the last good checkpoint.
+. "$top_srcdir/tests/train_lib.sh"
+RUN=$T/run
+
+expect() {   # expect CODE WHAT ARGS...: the run must fail with CODE
+    code=$1 what=$2
+    shift 2
+    train "${NP:-1}" "$@" > "$T/stdout" 2> "$T/stderr"
+    rc=$?
+    [ "$rc" = "$code" ] || { cat "$T/stderr" >&2; fail "$what: exit $rc, expected $code"; }
+    lines=$(grep -c . "$T/stderr")
+    [ "$lines" = 1 ] || { cat "$T/stderr" >&2; fail "$what: $lines lines on stderr, expected 1"; }
+    grep -q "^hpc-train: " "$T/stderr" || fail "$what: the line does not name the program"
+    [ -n "${KEEP:-}" ] || [ ! -e "$RUN/checkpoint.h5" ] || fail "$what: left $RUN/checkpoint.h5"
+    echo "ok: $what -> $(cat "$T/stderr")"
+}
+expect2() { NP=2; expect "$@"; NP=1; }
+
+"$MKDATA" regress "$T/r.h5" 64 || fail "making r.h5"
+"$MKDATA" classes "$T/c.h5" 64 || fail "making c.h5"
+for k in badlabel negative nan noy mismatch xint; do "$MKDATA" $k "$T/$k.h5" 64 || fail "making $k.h5"; done
+"$ODEGEN" -q -n 8 --nt 5 --out "$T/ode.h5" || fail "making ode.h5"
+ok="--data $T/r.h5 --out $RUN --steps 3 --batch 16"
+
+# options
+expect2 2 "no --data" --out "$RUN"
+expect 2 "no --out" --data "$T/r.h5"
+expect 2 "--resume with --force" $ok --resume --force
+expect 2 "layers with an empty size" $ok --layers 4,,2
+expect 2 "layers with a size 0" $ok --layers 4,0,2
+expect 2 "layers not numbers" $ok --layers four,two
+expect 2 "one layer size" $ok --layers 4
+expect2 2 "first layer does not fit the inputs" $ok --layers 5,8,2
+expect 2 "last layer does not fit the targets" $ok --layers 4,8,3
+expect 2 "hpc-odegen inputs are D+1" --data "$T/ode.h5" --out "$RUN" --layers 10,8,10
+expect2 2 "batch smaller than the ranks" $ok --batch 1
+expect 2 "batch x accum beyond the data" $ok --batch 40 --accum 2
+expect 2 "lr 0" $ok --lr 0
+expect 2 "lr negative" $ok --lr -1e-3
+expect 2 "lr NaN" $ok --lr nan
+expect 2 "lr infinite" $ok --lr inf
+expect 2 "momentum with adam" $ok --momentum 0.9
+expect 2 "nesterov without momentum" $ok --optim sgd --nesterov
+expect 2 "betas out of range" $ok --betas 0.9,1
+expect 2 "val fraction 1" $ok --val-fraction 1
+expect 2 "unknown activation" $ok --act swish
+expect 2 "unknown optimiser" $ok --optim lamb
+expect 2 "unknown allreduce" $ok --allreduce-alg telepathy
+expect 2 "bucket of 0 MiB" $ok --bucket-mb 0
+expect 2 "unknown option" $ok --frobnicate
+
+# data
+expect2 1 "missing file" --data "$T/none.h5" --out "$RUN"
+expect 1 "not HDF5" --data "$top_srcdir/tests/train_lib.sh" --out "$RUN"
+expect2 1 "no /Y" --data "$T/noy.h5" --out "$RUN"
+expect 1 "/X and /Y of different lengths" --data "$T/mismatch.h5" --out "$RUN"
+expect 1 "/X of integers" --data "$T/xint.h5" --out "$RUN"
+expect2 1 "label out of range" --data "$T/badlabel.h5" --loss cross-entropy --layers 4,8,3 --out "$RUN"
+expect 1 "negative label" --data "$T/negative.h5" --loss cross-entropy --out "$RUN"
+expect 1 "labels for mse" --data "$T/c.h5" --out "$RUN"
+expect 1 "floats for cross-entropy" --data "$T/r.h5" --loss cross-entropy --out "$RUN"
+expect2 1 "NaN in the data" --data "$T/nan.h5" --out "$RUN" --batch 16
+expect 1 "cross-entropy on an hpc-odegen file" --data "$T/ode.h5" --loss cross-entropy --out "$RUN"
+expect2 1 "unwritable RUNDIR" $ok --out /proc/hpc-train-run
+touch "$T/afile"
+expect 1 "RUNDIR is a file" --data "$T/r.h5" --out "$T/afile" --batch 16
+
+# checkpoints
+expect2 1 "--resume with no checkpoint" $ok --resume
+train 1 -q $ok || fail "a good run"
+KEEP=1
+expect 1 "an existing checkpoint without --resume" $ok
+expect2 1 "--resume with other layers" $ok --layers 4,32,2 --resume
+grep -q "layers: 4,64,64,2 in the file, 4,32,2 now" "$T/stderr" || fail "the difference is not named"
+expect 1 "--resume with another optimiser" $ok --optim sgd --resume
+cp "$RUN/checkpoint.h5" "$T/good.h5"
+head -c 3000 "$T/good.h5" > "$RUN/checkpoint.h5"
+expect2 1 "--resume from a truncated checkpoint" $ok --resume
+echo "not a checkpoint" > "$RUN/checkpoint.h5"
+expect 1 "--resume from a corrupt checkpoint" $ok --resume
+KEEP=
+rm -rf "$RUN"
+
+if ! nvidia-smi -L > /dev/null 2>&1; then
+    expect2 1 "--device cuda without a GPU" $ok --device cuda
+fi
+
+# --check-sync: one rank's parameters drift after step 5 (test hook); the
+# check of step 10 finds it
+HPC_TRAIN_TEST_DESYNC=1:5
+export HPC_TRAIN_TEST_DESYNC
+expect2 1 "ranks drifted apart" $ok --steps 12 --check-sync 5
+unset HPC_TRAIN_TEST_DESYNC
+grep -q "differ between ranks after step 10" "$T/stderr" || fail "drift: not found at step 10"
+
+# a loss that blows up: stopped at the step, the last good checkpoint kept
+KEEP=1
+expect2 1 "loss becomes NaN" --data "$T/r.h5" --out "$RUN" --optim sgd --lr 1e30 --steps 20 --batch 16 --ckpt-every 1
+KEEP=
+grep -q "the loss became .* at step 2;" "$T/stderr" || fail "NaN: not at step 2"
+if [ -n "$H5DUMP" ]; then
+    "$H5DUMP" -a step "$RUN/checkpoint.h5" | grep -q "(0): 1$" || fail "NaN: the checkpoint is not step 1's"
+fi
+[ ! -e "$RUN/checkpoint.h5.partial" ] || fail "NaN: a partial checkpoint left"
+echo "train_errors: all bad inputs rejected cleanly"
