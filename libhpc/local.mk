@@ -3,7 +3,7 @@
 # (hpc_h5.h), the app kit (hpc_app.h, libhpc/app/); the collectives
 # (hpc_coll.h) have their own fragment.  hpc_testing.h is not installed.
 lib_LTLIBRARIES += libhpc/libhpc.la
-include_HEADERS += libhpc/hpc.h libhpc/hpc_rng.h libhpc/hpc_coll.h libhpc/hpc_h5.h libhpc/hpc_app.h
+include_HEADERS += libhpc/hpc.h libhpc/hpc_rng.h libhpc/hpc_coll.h libhpc/hpc_h5.h libhpc/hpc_app.h libhpc/hpc_dl.h
 
 libhpc_libhpc_la_SOURCES = \
 	libhpc/version.c \
@@ -15,6 +15,7 @@ libhpc_libhpc_la_SOURCES = \
 	libhpc/env.c \
 	libhpc/timer.c \
 	libhpc/parse.c \
+	libhpc/dl.c \
 	libhpc/h5.c \
 	libhpc/internal.h \
 	libhpc/hpc_testing.h \

@@ -30,8 +30,8 @@ DISTCLEANFILES += tests/mpiexec-wrap
 EXTRA_DIST += tests/mpiexec-wrap.in tests/testlib.h tests/testenv.sh
 
 # Unit tests: one process, no launcher needed (singleton MPI init).
-check_PROGRAMS += tests/test_rng tests/test_err tests/test_launch tests/test_gpu_bind
-TESTS += tests/test_rng tests/test_err tests/test_launch tests/test_gpu_bind
+check_PROGRAMS += tests/test_rng tests/test_err tests/test_launch tests/test_gpu_bind tests/test_dl
+TESTS += tests/test_rng tests/test_err tests/test_launch tests/test_gpu_bind tests/test_dl
 
 # The RNG in a CUDA kernel against the CPU (skips without a GPU).
 check_PROGRAMS += tests/test_rng_cuda

@@ -5,7 +5,9 @@
  * buffer is reused).  No MPI here.
  *
  * Row-major C = A B is column-major C^T = B^T A^T: cuBLAS gets the
- * operands swapped and no transposes.
+ * operands swapped and no transposes.  cuBLAS is opened at run time, for
+ * --device cuda only (hpc_dlsyms): linked, it would cost every CPU run
+ * about 200 MiB of resident memory.
  */
 #include <cuda_runtime_api.h>
 #include <cublas_v2.h>
@@ -15,6 +17,18 @@
 extern "C" {
 #include "mm_ops.h"
 }
+#include "hpc_dl.h"
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+/* the cuBLAS calls used, from libcublas.so.<major> */
+static struct {
+    decltype(&cublasCreate_v2) create;
+    decltype(&cublasSetStream_v2) set_stream;
+    decltype(&cublasSgemm_v2) sgemm;
+    decltype(&cublasDgemm_v2) dgemm;
+} cb;
 
 static cudaStream_t stream;
 static cublasHandle_t handle;
@@ -29,9 +43,17 @@ static int check(cudaError_t e, const char *what)
 
 static int start(void)
 {
+    static const char *const names[] = {"cublasCreate_v2", "cublasSetStream_v2", "cublasSgemm_v2",
+                                        "cublasDgemm_v2"};
+    void *fns[4];
     if (handle) return 0;
+    if (hpc_dlsyms("libcublas.so." STR(CUBLAS_VER_MAJOR), names, fns, 4, why, sizeof why) < 0) return -1;
+    cb.create = (decltype(cb.create))fns[0];
+    cb.set_stream = (decltype(cb.set_stream))fns[1];
+    cb.sgemm = (decltype(cb.sgemm))fns[2];
+    cb.dgemm = (decltype(cb.dgemm))fns[3];
     if (check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream") < 0) return -1;
-    if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS || cublasSetStream(handle, stream) != CUBLAS_STATUS_SUCCESS) {
+    if (cb.create(&handle) != CUBLAS_STATUS_SUCCESS || cb.set_stream(handle, stream) != CUBLAS_STATUS_SUCCESS) {
         snprintf(why, sizeof why, "cuBLAS could not start");
         return -1;
     }
@@ -71,11 +93,11 @@ static int g_gemm(int dtype, int64_t rows, int64_t cols, int64_t kb, const void 
     cublasStatus_t e;
     if (dtype == 1) {
         const float one = 1.0f;
-        e = cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, (int)cols, (int)rows, (int)kb, &one, (const float *)b,
+        e = cb.sgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, (int)cols, (int)rows, (int)kb, &one, (const float *)b,
                         (int)cols, (const float *)a, (int)kb, &one, (float *)c, (int)cols);
     } else {
         const double one = 1.0;
-        e = cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, (int)cols, (int)rows, (int)kb, &one, (const double *)b,
+        e = cb.dgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, (int)cols, (int)rows, (int)kb, &one, (const double *)b,
                         (int)cols, (const double *)a, (int)kb, &one, (double *)c, (int)cols);
     }
     if (e == CUBLAS_STATUS_SUCCESS) return 0;

@@ -21,10 +21,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dlfcn.h>
 #include <cuda_runtime.h>
 #include <cublas_v2.h>
 #include "dev.h"
+#include "hpc_dl.h"
 
 #define THREADS 256
 #define STR_(x) #x
@@ -41,13 +41,14 @@ static struct {
 /* NULL, or why libcublas cannot be used */
 static const char *blas_open(void)
 {
-    static const char *name = "libcublas.so." STR(CUBLAS_VER_MAJOR);
-    void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (!h) return dlerror();
-    cb.create = (decltype(cb.create))dlsym(h, "cublasCreate_v2");
-    cb.math = (decltype(cb.math))dlsym(h, "cublasSetMathMode");
-    cb.sgemm = (decltype(cb.sgemm))dlsym(h, "cublasSgemm_v2");
-    return cb.create && cb.math && cb.sgemm ? NULL : "a cuBLAS function is missing";
+    static char why[256];
+    static const char *const names[] = {"cublasCreate_v2", "cublasSetMathMode", "cublasSgemm_v2"};
+    void *fns[3];
+    if (hpc_dlsyms("libcublas.so." STR(CUBLAS_VER_MAJOR), names, fns, 3, why, sizeof why) < 0) return why;
+    cb.create = (decltype(cb.create))fns[0];
+    cb.math = (decltype(cb.math))fns[1];
+    cb.sgemm = (decltype(cb.sgemm))fns[2];
+    return NULL;
 }
 
 static void check(cudaError_t e, const char *what)

@@ -1,0 +1,30 @@
+/* hpc_dl.h - optional libraries opened at run time.
+ *
+ * A program that needs a large library only sometimes (cuBLAS: about
+ * 200 MiB of resident memory once its relocations are done, paid by every
+ * process that links it) opens it when it needs it.  No MPI in here, so
+ * CUDA sources may include it too.
+ */
+#ifndef HPC_DL_H
+#define HPC_DL_H
+
+#if defined(__GNUC__) && __GNUC__ >= 4
+#define HPC_DL_EXPORT __attribute__((visibility("default")))
+#else
+#define HPC_DL_EXPORT
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Open library `name` (a soname: "libcublas.so.13") once and resolve its n
+ * symbols into fns[] (in order).  0, or -1 with why (dlerror's text, or
+ * the first missing symbol) in why[len]; fns is untouched then. */
+HPC_DL_EXPORT int hpc_dlsyms(const char *name, const char *const *symbols, void **fns, int n,
+                             char *why, unsigned long len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* HPC_DL_H */
