@@ -27,7 +27,7 @@ AM_TESTS_ENVIRONMENT = \
 .PRECIOUS: %.mpi
 CLEANFILES += tests/*.mpi apps/*/*.mpi
 DISTCLEANFILES += tests/mpiexec-wrap
-EXTRA_DIST += tests/mpiexec-wrap.in tests/testlib.h tests/testenv.sh
+EXTRA_DIST += tests/mpiexec-wrap.in tests/testlib.h tests/testlib.sh tests/testenv.sh
 
 # Unit tests: one process, no launcher needed (singleton MPI init).
 check_PROGRAMS += tests/test_rng tests/test_err tests/test_launch tests/test_gpu_bind tests/test_dl

@@ -5,19 +5,10 @@
 # otherwise through the configure-chosen launcher), losses RUNDIR (the
 # "step train_loss" pairs of metrics.csv), fail MSG, need_h5diff, $H5DIFF,
 # need_torch (skips without a Python that has torch, numpy and h5py).
-top_builddir=${top_builddir:-.}
-top_srcdir=${top_srcdir:-.}
+. "${top_srcdir:-.}/tests/testlib.sh" train
 TRAIN=$top_builddir/apps/train/hpc-train
 MKDATA=$top_builddir/tests/train_mkdata
 ODEGEN=$top_builddir/apps/odegen/hpc-odegen
-MPIEXEC_WRAP=${MPIEXEC_WRAP:-$top_builddir/tests/mpiexec-wrap}
-T=$(mktemp -d "${TMPDIR:-/tmp}/train-test.XXXXXX") || exit 99
-trap 'rm -rf "$T"' EXIT
-
-fail() {
-    echo "FAIL: $*" >&2
-    exit 1
-}
 
 train() {
     np=$1
@@ -27,18 +18,6 @@ train() {
 
 losses() {
     awk -F, 'NR > 1 { print $1, $4 }' "$1/metrics.csv"
-}
-
-H5DIFF=${H5DIFF:-}
-if [ -z "$H5DIFF" ]; then
-    if [ -n "$H5DUMP" ] && [ -x "$(dirname "$H5DUMP")/h5diff" ]; then
-        H5DIFF=$(dirname "$H5DUMP")/h5diff
-    else
-        H5DIFF=$(command -v h5diff || true)
-    fi
-fi
-need_h5diff() {
-    [ -n "$H5DIFF" ] || { echo "SKIP: h5diff not found (hdf5-tools)"; exit 77; }
 }
 
 PYTHON=${PYTHON_SCI:-/usr/bin/python3}

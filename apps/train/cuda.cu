@@ -24,6 +24,7 @@
 #include <cuda_runtime.h>
 #include <cublas_v2.h>
 #include "dev.h"
+#include "act_math.h"
 #include "hpc_dl.h"
 
 #define THREADS 256
@@ -137,34 +138,15 @@ static void gemm_nn(int m, int n, int k, const float *A, const float *B, float *
 
 /* ---- activations: the CPU's formulas ---- */
 
-__device__ float d_tanh(float x)
-{
-    const float c = 7.90531110763549805f;
-    float xc = x > c ? c : x < -c ? -c : x, x2 = xc * xc;
-    float p = -2.76076847742355e-16f;
-    p = p * x2 + 2.00018790482477e-13f;
-    p = p * x2 + -8.60467152213735e-11f;
-    p = p * x2 + 5.12229709037114e-08f;
-    p = p * x2 + 1.48572235717979e-05f;
-    p = p * x2 + 6.37261928875436e-04f;
-    p = p * x2 + 4.89352455891786e-03f;
-    float q = 1.19825839466702e-06f;
-    q = q * x2 + 1.18534705686654e-04f;
-    q = q * x2 + 2.26843463243900e-03f;
-    q = q * x2 + 4.89352518554385e-03f;
-    float r = p * xc / q;
-    return fabsf(x) < 0.0004f ? x : r;
-}
-
 __global__ void k_bias_act(int act, size_t total, int n, const float *b, float *z, float *keep)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total; i += (size_t)gridDim.x * blockDim.x) {
         float v = z[i] + b[i % n];
-        if (act == ACT_TANH) v = d_tanh(v);
+        if (act == ACT_TANH) v = act_tanh(v);
         else if (act == ACT_RELU) v = v > 0.0f ? v : 0.0f;
         else if (act == ACT_GELU) {
             keep[i] = v;
-            v = 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));
+            v = act_gelu(v);
         }
         z[i] = v;
     }
@@ -175,11 +157,7 @@ __global__ void k_act_grad(int act, size_t total, const float *a, const float *k
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total; i += (size_t)gridDim.x * blockDim.x) {
         if (act == ACT_TANH) d[i] = d[i] * (1.0f - a[i] * a[i]);
         else if (act == ACT_RELU) d[i] = a[i] > 0.0f ? d[i] : 0.0f;
-        else if (act == ACT_GELU) {
-            float x = keep[i];
-            float cdf = 0.5f * (1.0f + erff(x * 0.70710678118654752f));
-            d[i] *= cdf + x * expf(-0.5f * x * x) * 0.39894228040143268f;
-        }
+        else if (act == ACT_GELU) d[i] *= act_gelu_grad(keep[i]);
     }
 }
 

@@ -18,7 +18,8 @@ TRAIN_CORE = \
 	apps/train/checkpoint.c \
 	apps/train/metrics.c \
 	apps/train/train.h \
-	apps/train/dev.h
+	apps/train/dev.h \
+	apps/train/act_math.h
 apps_train_hpc_train_SOURCES = apps/train/main.c $(TRAIN_CORE)
 # the elementwise kernels vectorise only with a cost model that allows a
 # scalar epilogue (GCC's -O2 default does not), and sqrtf only without
@@ -31,7 +32,7 @@ apps_train_hpc_train_CFLAGS = $(TRAIN_CFLAGS)
 if HAVE_CUDA
 apps_train_hpc_train_LDADD = apps/train/cuda.lo $(LDADD) $(CUDA_LDFLAGS) $(CUDA_LIBS)
 EXTRA_apps_train_hpc_train_DEPENDENCIES = apps/train/cuda.lo
-apps/train/cuda.lo: apps/train/cuda.cu apps/train/dev.h
+apps/train/cuda.lo: apps/train/cuda.cu apps/train/dev.h apps/train/act_math.h
 	$(AM_V_CC)$(SHELL) $(top_srcdir)/build-aux/cudalt.sh $@ $(NVCC) $(NVCC_FLAGS) --fmad=false \
 		-c $(srcdir)/apps/train/cuda.cu
 CLEANFILES += apps/train/cuda.lo apps/train/cuda.o apps/train/.libs/cuda.o
