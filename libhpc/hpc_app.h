@@ -188,6 +188,27 @@ HPC_EXPORT char *hpc_cmdline(int argc, char **argv);
 HPC_EXPORT const char *hpc_escape(const char *s, char *buf, size_t len);
 
 /* ------------------------------------------------------------------ */
+/* Whole files (tables, tuning files, plots): complete or absent        */
+/* ------------------------------------------------------------------ */
+typedef struct hpc_file hpc_file_t;
+/* 0 if path could be written (its folder exists and is writable, or it is
+ * a writable device such as /dev/stdout); else HPC_ERR_IO naming it.  For
+ * an early check, before the work whose result path will hold. */
+HPC_EXPORT int hpc_file_check(const char *path);
+/* Start writing path: a regular file or a new name is written under a
+ * hidden temporary name in its folder (an existing file keeps its contents
+ * until the commit); anything else (/dev/stdout, a pipe) in place. */
+HPC_EXPORT int hpc_file_open(const char *path, hpc_file_t **out);
+HPC_EXPORT FILE *hpc_file_stream(hpc_file_t *f);
+/* fprintf that remembers why the first failed write failed (ENOSPC). */
+HPC_EXPORT int hpc_file_printf(hpc_file_t *f, const char *fmt, ...) HPC_PRINTF(2, 3);
+/* Check every write, flush, fsync, close, then rename onto path; frees f.
+ * HPC_ERR_IO (the temporary removed, path untouched) if anything failed. */
+HPC_EXPORT int hpc_file_commit(hpc_file_t *f);
+/* Drop what was written (path untouched); frees f.  NULL is a no-op. */
+HPC_EXPORT void hpc_file_discard(hpc_file_t *f);
+
+/* ------------------------------------------------------------------ */
 /* Run folders                                                          */
 /* ------------------------------------------------------------------ */
 typedef struct hpc_run hpc_run_t;
@@ -204,13 +225,16 @@ HPC_EXPORT int hpc_run_path(const hpc_run_t *r, const char *name, char *buf, siz
 HPC_EXPORT int hpc_run_csv_open(hpc_run_t *r, const char *name, const char *header, int64_t keep_upto);
 /* Rank 0: append one row (fmt without the newline), flushed at once. */
 HPC_EXPORT int hpc_run_csv_row(hpc_run_t *r, const char *fmt, ...) HPC_PRINTF(2, 3);
-/* Rank 0: run gnuplot on script (with "set output" pointing at dir/png
- * prepended, cwd = dir).  1 if gnuplot is not installed (nothing drawn),
+/* Rank 0: hpc_plot(png, script, dir).  1 if gnuplot is not installed (nothing drawn),
  * 0 when the PNG was written. */
 HPC_EXPORT int hpc_run_plot(hpc_run_t *r, const char *png, const char *script);
 HPC_EXPORT void hpc_run_close(hpc_run_t *r);
 /* gnuplot's script drawn into png (pngcairo), run in folder cwd (NULL:
- * here; png relative to it).  1 if gnuplot is not installed, 0 drawn. */
+ * here; png relative to it).  1 if gnuplot is not installed, 0 drawn.
+ * The PNG goes through gnuplot's standard output into an hpc_file, so
+ * png never appears in the script (no quoting can break out of it) and
+ * appears only when complete.  script must not hold user text: data files
+ * it reads are named by the program (a run folder's metrics.csv). */
 HPC_EXPORT int hpc_plot(const char *png, const char *script, const char *cwd);
 /* Where gnuplot is ("" if not found): configure's, else PATH's. */
 HPC_EXPORT const char *hpc_gnuplot(void);

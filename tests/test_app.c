@@ -1,9 +1,13 @@
 /* test_app - the app kit's parts that need MPI, at 1 to 4 ranks: 2D grids
  * and block maths (against brute force), the work queue (every item to
  * exactly one rank, skipped ones never, a closed queue empty for all),
- * run folders (CSV rows kept or dropped on resume), and resumable outputs
- * (create, parts done, finish; resume continues; another key refused). */
+ * run folders (CSV rows kept or dropped on resume), whole files (old
+ * contents kept until the commit, a full device an error, plots named by
+ * hostile file names drawn under exactly those names and nothing run), and
+ * resumable outputs (create, parts done, finish; resume continues; another
+ * key refused). */
 #include "config.h"
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,6 +139,72 @@ static void runs(void)
     EXPECT(hpc_run_open(csv, hpc_comm_world(), &r) == HPC_ERR_IO, "a file taken as a run folder");
 }
 
+static int count_entries(const char *path)
+{
+    DIR *d = opendir(path);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));) n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    if (d) closedir(d);
+    return n;
+}
+
+static void slurp(const char *path, char *buf, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, len - 1, f) : 0;
+    buf[n] = '\0';
+    if (f) fclose(f);
+}
+
+/* rank 0 only: files belong to one process */
+static void files(void)
+{
+    char sub[600], path[700], got[64];
+    snprintf(sub, sizeof sub, "%s/files", dir);
+    mkdir(sub, 0777);
+    snprintf(path, sizeof path, "%s/t.tune", sub);
+    hpc_file_t *f;
+    EXPECT(hpc_file_open(path, &f) == 0, "open: %s", hpc_last_error());
+    EXPECT(hpc_file_printf(f, "old\n") == 0, "printf");
+    EXPECT(hpc_file_commit(f) == 0, "commit: %s", hpc_last_error());
+    slurp(path, got, sizeof got);
+    EXPECT(!strcmp(got, "old\n"), "committed '%s'", got);
+    /* a run that fails keeps the old file, and leaves no temporary */
+    EXPECT(hpc_file_open(path, &f) == 0, "reopen");
+    hpc_file_printf(f, "half");
+    slurp(path, got, sizeof got);
+    EXPECT(!strcmp(got, "old\n"), "old contents gone before the commit: '%s'", got);
+    hpc_file_discard(f);
+    slurp(path, got, sizeof got);
+    EXPECT(!strcmp(got, "old\n") && count_entries(sub) == 1, "discard: '%s', %d entries", got,
+           count_entries(sub));
+    /* a full device: an error naming the cause, never success */
+    EXPECT(hpc_file_open("/dev/full", &f) == 0, "open /dev/full: %s", hpc_last_error());
+    hpc_file_printf(f, "x\n");
+    EXPECT(hpc_file_commit(f) == HPC_ERR_IO && strstr(hpc_last_cause(), "No space"),
+           "/dev/full: %s", hpc_last_cause());
+    hpc_error_clear();
+    snprintf(path, sizeof path, "%s/missing/x.csv", sub);
+    EXPECT(hpc_file_check(path) == HPC_ERR_IO && hpc_file_open(path, &f) == HPC_ERR_IO, "missing folder");
+    EXPECT(hpc_file_check(sub) == HPC_ERR_IO, "a folder as a file");
+    hpc_error_clear();
+    if (!hpc_gnuplot()[0]) return;
+    /* names that would break out of a quoted gnuplot string */
+    const char *names[] = {"bob's.png", "q.png'; system('touch pwned'); x='.png", "a\"b.png"};
+    for (int i = 0; i < 3; i++) {
+        EXPECT(hpc_plot(names[i], "plot x", sub) == 0, "plot %s: %s", names[i], hpc_last_error());
+        snprintf(path, sizeof path, "%s/%s", sub, names[i]);
+        EXPECT(access(path, R_OK) == 0, "no plot named %s", names[i]);
+    }
+    snprintf(path, sizeof path, "%s/pwned", sub);
+    EXPECT(access(path, F_OK) != 0 && access("pwned", F_OK) != 0, "the plot's name ran a command");
+    EXPECT(count_entries(sub) == 4, "%d files after the plots (1 tune + 3 plots)", count_entries(sub));
+    EXPECT(hpc_plot("missing/p.png", "plot x", sub) == HPC_ERR_IO, "plot into a missing folder");
+    EXPECT(hpc_plot("bad.png", "plot nonsense_function(x)", sub) == HPC_ERR_IO && count_entries(sub) == 4,
+           "a failed plot left a file");
+    hpc_error_clear();
+}
+
 static void outputs(void)
 {
     char path[600];
@@ -181,6 +251,7 @@ int main(int argc, char **argv)
     blocks();
     workq();
     runs();
+    if (rank == 0) files();
     outputs();
     MPI_Barrier(hpc_comm_world());
     if (rank == 0) {

@@ -149,15 +149,15 @@ const char *hpc_gnuplot(void)
     return found;
 }
 
-int hpc_plot(const char *png, const char *script, const char *cwd)
+/* gnuplot reading the script from a pipe, writing the PNG to fd out */
+static int gnuplot_run(const char *gp, const char *script, const char *cwd, int out)
 {
-    const char *gp = hpc_gnuplot();
-    if (!gp[0]) return 1;
     int fd[2];
     if (pipe(fd) != 0) return HPC_ERR(HPC_ERR_IO, "pipe: %s", strerror(errno));
     pid_t pid = fork();
     if (pid == 0) {
         dup2(fd[0], 0);
+        dup2(out, 1);
         close(fd[0]);
         close(fd[1]);
         /* gnuplot's complaints are for the log, not the user's terminal */
@@ -171,16 +171,33 @@ int hpc_plot(const char *png, const char *script, const char *cwd)
         close(fd[1]);
         return HPC_ERR(HPC_ERR_IO, "cannot start gnuplot: %s", strerror(errno));
     }
-    fprintf(w, "set terminal pngcairo size 900,600 noenhanced\nset output '%s'\n%s\n", png, script);
+    /* no "set output": the PNG goes to standard output, our file */
+    fprintf(w, "set terminal pngcairo size 900,600 noenhanced\n%s\n", script);
     fclose(w);
     int st = 0;
     waitpid(pid, &st, 0);
-    char full[4200];
-    snprintf(full, sizeof full, "%s%s%s", cwd && png[0] != '/' ? cwd : "",
-             cwd && png[0] != '/' ? "/" : "", png);
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || access(full, R_OK) != 0)
-        return HPC_ERR(HPC_ERR_IO, "gnuplot could not draw '%s'", full);
+    struct stat sb;
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || fstat(out, &sb) != 0 || (S_ISREG(sb.st_mode) && sb.st_size == 0))
+        return HPC_ERR(HPC_ERR_IO, "gnuplot failed");
     return 0;
+}
+
+int hpc_plot(const char *png, const char *script, const char *cwd)
+{
+    const char *gp = hpc_gnuplot();
+    if (!gp[0]) return 1;
+    char full[4200], esc[512];
+    int rel = cwd && png[0] != '/';
+    if ((size_t)snprintf(full, sizeof full, "%s%s%s", rel ? cwd : "", rel ? "/" : "", png) >= sizeof full)
+        return HPC_ERR(HPC_ERR_ARG, "plot name too long");
+    hpc_file_t *f;
+    HPC_TRY(hpc_file_open(full, &f));
+    fflush(hpc_file_stream(f));
+    if (gnuplot_run(gp, script, cwd, fileno(hpc_file_stream(f))) != 0) {
+        hpc_file_discard(f);
+        return HPC_ERR(HPC_ERR_IO, "gnuplot could not draw '%s'", hpc_escape(full, esc, sizeof esc));
+    }
+    return hpc_file_commit(f);
 }
 
 int hpc_run_plot(hpc_run_t *r, const char *png, const char *script)
