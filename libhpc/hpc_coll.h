@@ -266,13 +266,19 @@ HPC_EXPORT int hpc_request_stream_wait(hpc_request_t *req, hpc_stream_t stream);
 /* ------------------------------------------------------------------ */
 /* Self-test (hpc-info --selftest): every collective x every algorithm, */
 /* blocking and nonblocking (test-polled), small sizes, several dtypes  */
-/* and ops, on host buffers and, with include_device and a GPU, device  */
-/* buffers.  Collective over comm.  Rank 0 prints one "PASS"/"FAIL"     */
-/* line per case when verbose (a summary line always).  *nfail (on every */
-/* rank) = failed cases over all ranks.  Returns 0, or an error code if  */
-/* the test itself could not run.                                        */
+/* and ops, on host buffers and, with include_device and a GPU on every */
+/* rank, device buffers.  Collective over comm.  Rank 0 prints one line */
+/* per failed case and a summary line (verbose > 0: every case too;     */
+/* verbose < 0: nothing, for callers that report *res themselves).      */
+/* *res (every rank): the counts over all ranks.  Returns 0, or an      */
+/* error code if the test itself could not run.                         */
 /* ------------------------------------------------------------------ */
-HPC_EXPORT int hpc_coll_selftest(MPI_Comm comm, int include_device, int verbose, int *nfail);
+typedef struct {
+    int cases, failed;
+    int device;        /* 1 if device buffers were tested */
+    double seconds;
+} hpc_selftest_t;
+HPC_EXPORT int hpc_coll_selftest(MPI_Comm comm, int include_device, int verbose, hpc_selftest_t *res);
 
 /* Where the machine-dependent pieces stand (for hpc-info): 1/0. */
 HPC_EXPORT int hpc_coll_cuda_aware(void);

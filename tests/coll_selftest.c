@@ -9,10 +9,14 @@
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int rank, nfail = -1;
+    int rank;
+    hpc_selftest_t res = {0};
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    int e = hpc_coll_selftest(MPI_COMM_WORLD, 1, getenv("COLL_VERBOSE") != NULL, &nfail);
+    int e = hpc_coll_selftest(MPI_COMM_WORLD, 1, getenv("COLL_VERBOSE") != NULL, &res);
     if (e < 0) fprintf(stderr, "rank %d: selftest: %s\n", rank, hpc_last_error());
+    /* every collective has several algorithms, each tried with several
+     * types, blocking and not: far more than 100 cases, or rows went missing */
+    if (e == 0 && res.cases < 100) fprintf(stderr, "rank %d: only %d cases\n", rank, res.cases);
     MPI_Finalize();
-    return e < 0 || nfail != 0;
+    return e < 0 || res.failed != 0 || res.cases < 100;
 }

@@ -26,6 +26,16 @@ if n > 1:
 PYEOF
 done
 
+# --json --selftest: still one JSON object, the self-test's counts in it
+$MPIEXEC_WRAP -n 2 "$info" --json --selftest >"$tmp/out" 2>"$tmp/err" || fail "--json --selftest"
+$py - "$tmp/out" <<'PYEOF' || fail "--json --selftest is not one JSON object with the counts"
+import json, sys
+d = json.load(open(sys.argv[1]))
+st = d["selftest"]
+assert st["cases"] > 100 and st["failed"] == 0 and st["passed"] == st["cases"], st
+assert [r["rank"] for r in d["ranks"]] == [0, 1]
+PYEOF
+
 # 3 ranks on 2 cores share them: the warning says so
 nc=$(nproc)
 if [ "$nc" -lt 3 ]; then
@@ -47,13 +57,13 @@ grep -q '"threads": 3' "$tmp/out" || fail "OMP_NUM_THREADS=3 not honoured"
 "$info" --help >"$tmp/out" 2>&1 || fail "--help exit status"
 grep -q '^Usage: hpc-info' "$tmp/out" || fail "--help text"
 
-# bad input: one line on stderr, from one rank, exit 2
+# bad input: one line on stderr, from one rank, exit 2 (or $want)
 check_bad() {
     what=$1; shift
     "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?
-    [ $rc = 2 ] || fail "$what: exit $rc, want 2"
+    [ $rc = "${want:-2}" ] || fail "$what: exit $rc, want ${want:-2}"
     [ "$(wc -l <"$tmp/err")" = 1 ] || fail "$what: $(wc -l <"$tmp/err") lines on stderr, want 1"
-    grep -q "$pattern" "$tmp/err" || fail "$what: message lacks '$pattern'"
+    grep -q -e "$pattern" "$tmp/err" || fail "$what: message lacks '$pattern'"
 }
 pattern="unknown option '--bogus'"
 check_bad "--bogus on 3 ranks" $MPIEXEC_WRAP -n 3 "$info" --bogus
@@ -61,4 +71,11 @@ pattern="HPC_GPU_BIND='sideways'"
 HPC_GPU_BIND=sideways check_bad "bad HPC_GPU_BIND" $MPIEXEC_WRAP -n 2 "$info"
 pattern="unexpected argument 'extra'"
 check_bad "stray argument" "$info" extra
+pattern="--device goes with --selftest"
+check_bad "--device alone" "$info" --device
+pattern="choose one"
+check_bad "--json --verbose" "$info" --json --selftest -v
+# the user asked for device buffers: no GPU is a failure, not a quiet skip
+pattern="^hpc-info: --device: "
+CUDA_VISIBLE_DEVICES= want=1 check_bad "--selftest --device without a GPU" $MPIEXEC_WRAP -n 2 "$info" --selftest --device
 echo "info.sh: all checks passed"

@@ -18,14 +18,15 @@ typedef struct {
     char host[64], cpuset[96], gpu_name[96], pci[32];
 } rank_rec_t;
 
-static int json, selftest, device, verbose;
+static int json, selftest, with_device, verbose;
 
 static const hpc_opt_t options[] = {
     HPC_FLAG("json", 0, &json, 0, "print the same information as one JSON object"),
     HPC_FLAG("selftest", 0, &selftest, 0,
              "also run every collective with every algorithm, blocking and nonblocking, at small "
              "sizes with several types and operations, against MPI's own; exit 1 if any case fails"),
-    HPC_FLAG("device", 0, &device, 0, "with --selftest: include device (GPU) buffers"),
+    HPC_FLAG("device", 0, &with_device, 0,
+             "with --selftest: also device (GPU) buffers; exit 1 without a usable GPU on every rank"),
     HPC_FLAG("verbose", 'v', &verbose, 0, "with --selftest: one line per case, not only failures"),
     HPC_OPTS_END};
 
@@ -47,7 +48,12 @@ static const hpc_app_t app = {
               "  CUDA_VISIBLE_DEVICES, OMP_NUM_THREADS, OPENBLAS_NUM_THREADS are honoured.\n"
               "  HPC_LOG        error | warn (default) | info | debug\n"
               "\n"
-              "Exit status: 0 success, 1 failure (or self-test failures), 2 bad usage.\n"};
+              "\n"
+              "With --json the self-test's counts are the \"selftest\" member of the object (run\n"
+              "without --json to see which cases failed).\n"
+              "\n"
+              "Exit status: 0 success, 1 failure (self-test failures, --device without a GPU),\n"
+              "2 bad usage.\n"};
 
 static void describe(rank_rec_t *r)
 {
@@ -126,7 +132,7 @@ static void json_str(const char *s)
 }
 
 static void print_json(const rank_rec_t *r, int n, const char *mpi, const char *launcher,
-                       char w[][256], int nw)
+                       char w[][256], int nw, const hpc_selftest_t *st)
 {
     printf("{\"version\": ");
     json_str(hpc_version());
@@ -157,18 +163,45 @@ static void print_json(const rank_rec_t *r, int n, const char *mpi, const char *
         json_str(w[i]);
         if (i + 1 < nw) printf(", ");
     }
-    printf("]}\n");
+    printf("]");
+    if (st)
+        printf(", \"selftest\": {\"cases\": %d, \"passed\": %d, \"failed\": %d, \"device\": %s, "
+               "\"seconds\": %.3f}", st->cases, st->cases - st->failed, st->failed,
+               st->device ? "true" : "false", st->seconds);
+    printf("}\n");
+}
+
+/* --device asks for GPU buffers: every rank must have one, or say who not */
+static void require_gpus(void)
+{
+    int mine = hpc_have_cuda() && hpc_gpu() >= 0 ? hpc_size() : hpc_rank(), first = 0;
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, hpc_comm_world());
+    if (first == hpc_size()) return;
+    char host[64] = "";
+    if (hpc_rank() == first) snprintf(host, sizeof host, "%.63s", hpc_hostname());
+    MPI_Bcast(host, sizeof host, MPI_CHAR, first, hpc_comm_world());
+    if (!hpc_have_cuda())
+        hpc_app_exit(HPC_EXIT_DATA, "--device: this libhpc was built without CUDA (configure --with-cuda)");
+    hpc_app_exit(HPC_EXIT_DATA, "--device: rank %d on %s has no usable GPU (see the gpu column of hpc-info)",
+                 first, host);
 }
 
 int main(int argc, char **argv)
 {
     hpc_app_start(&app, &argc, &argv);
+    if (with_device && !selftest) hpc_app_exit(HPC_EXIT_USAGE, "--device goes with --selftest");
+    if (verbose && !selftest) hpc_app_exit(HPC_EXIT_USAGE, "--verbose goes with --selftest");
+    if (json && verbose) hpc_app_exit(HPC_EXIT_USAGE, "--verbose prints lines, --json one object: choose one");
+    if (with_device) require_gpus();
     int rank = hpc_rank(), size = hpc_size();
     rank_rec_t mine, *all = NULL;
     describe(&mine);
     if (rank == 0 && !(all = malloc(sizeof *all * size))) HPC_CHECK(HPC_ERR(HPC_ERR_NOMEM, "records"));
     HPC_CHECK(MPI_Gather(&mine, sizeof mine, MPI_BYTE, all, sizeof mine, MPI_BYTE, 0, hpc_comm_world())
                   == MPI_SUCCESS ? 0 : HPC_ERR(HPC_ERR_MPI, "MPI_Gather"));
+    /* JSON is one object: the self-test runs first, silently, and goes in it */
+    hpc_selftest_t st = {0};
+    if (selftest && json) HPC_CHECK(hpc_coll_selftest(hpc_comm_world(), with_device, -1, &st));
     if (rank == 0) {
         char mpi[MPI_MAX_LIBRARY_VERSION_STRING];
         int len;
@@ -179,17 +212,12 @@ int main(int argc, char **argv)
         char w[8][256];
         int nw = find_warnings(all, size, w, 8);
         const char *launcher = hpc_launcher_name(hpc_launcher());
-        if (json) print_json(all, size, mpi, launcher, w, nw);
+        if (json) print_json(all, size, mpi, launcher, w, nw, selftest ? &st : NULL);
         else print_table(all, size, mpi, launcher, w, nw);
         fflush(stdout);
         free(all);
     }
-    int failed = 0;
-    if (selftest) {
-        int nfail = 0;
-        HPC_CHECK(hpc_coll_selftest(hpc_comm_world(), device, verbose, &nfail));
-        failed = nfail > 0;
-    }
+    if (selftest && !json) HPC_CHECK(hpc_coll_selftest(hpc_comm_world(), with_device, verbose, &st));
     int rc = hpc_app_finish();
-    return failed ? HPC_EXIT_DATA : rc;
+    return st.failed > 0 ? HPC_EXIT_DATA : rc;
 }

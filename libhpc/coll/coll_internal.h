@@ -382,8 +382,7 @@ int coll_alg_missing(hpc_coll_t c, hpc_alg_t a, const char *what);
 int coll_build(hpc_request_t *r, const hpc_coll_args_t *a);
 
 /* selftest.c: every row, or row only_row alone; *ncases run, *nfail failed */
-int coll_selftest(MPI_Comm comm, int include_device, int verbose, int only_row, int *ncases,
-                  int *nfail);
+int coll_selftest(MPI_Comm comm, int include_device, int verbose, int only_row, hpc_selftest_t *res);
 
 /* select.c: what auto runs for c with bytes per rank on p ranks */
 int coll_select(hpc_coll_t c, size_t bytes, int p, int dev, hpc_alg_t *out);

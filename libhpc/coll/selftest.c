@@ -136,8 +136,7 @@ out:
 
 /* The self-test of every row of the registry, or of row only_row alone
  * (>= 0); *ncases: cases run. */
-int coll_selftest(MPI_Comm comm, int include_device, int verbose, int only_row, int *ncases,
-                  int *nfail)
+int coll_selftest(MPI_Comm comm, int include_device, int verbose, int only_row, hpc_selftest_t *res)
 {
     int rank, p, nrows;
     const coll_row_t *rows = coll_rows(&nrows);
@@ -148,7 +147,7 @@ int coll_selftest(MPI_Comm comm, int include_device, int verbose, int only_row, 
     /* every rank must agree that device buffers are tested */
     int all_devs = 0;
     HPC_MPI(MPI_Allreduce(&devs, &all_devs, 1, MPI_INT, MPI_MIN, comm));
-    if (include_device && !all_devs && rank == 0 && verbose)
+    if (include_device && !all_devs && rank == 0 && verbose > 0)
         printf("selftest: device buffers skipped (no GPU on %s)\n", devs ? "some ranks" : "this node");
     struct { hpc_dtype_t t; hpc_op_t op; } kinds[] = {
         {HPC_FLOAT32, HPC_SUM}, {HPC_INT64, HPC_MAX}, {HPC_INT32, HPC_AVG}, {HPC_BFLOAT16, HPC_SUM}};
@@ -159,7 +158,7 @@ int coll_selftest(MPI_Comm comm, int include_device, int verbose, int only_row, 
     if (all_devs && hpc_have_nccl() && (only_row < 0 || rows[only_row].backend == COLL_BE_NCCL)) {
         int e = hpc_barrier(comm, HPC_ALG_NCCL);
         nccl_ok = e == 0;
-        if (e < 0 && rank == 0) printf("selftest: nccl skipped: %s\n", hpc_last_error());
+        if (e < 0 && rank == 0 && verbose >= 0) printf("selftest: nccl skipped: %s\n", hpc_last_error());
         hpc_error_clear();
     }
     /* one collective at a time: run its cases, then agree on the verdicts
@@ -203,7 +202,7 @@ int coll_selftest(MPI_Comm comm, int include_device, int verbose, int only_row, 
                 }
                 ncase++;
                 if (tot[i]) fails++;
-                if (rank == 0 && (verbose || tot[i])) {
+                if (rank == 0 && (verbose > 0 || (verbose == 0 && tot[i]))) {
                     const hpc_coll_args_t *a = &args[i];
                     char what[64] = "";
                     if (c != HPC_COLL_BARRIER)
@@ -218,21 +217,20 @@ int coll_selftest(MPI_Comm comm, int include_device, int verbose, int only_row, 
             if (rank == 0) fflush(stdout);
         }
     free(why);
-    if (rank == 0 && only_row < 0) {
+    double secs = MPI_Wtime() - t0;
+    if (rank == 0 && only_row < 0 && verbose >= 0) {
         printf("selftest: %d cases on %d rank%s (%s buffers), %d passed, %d failed, %.2f s\n", ncase, p,
                p == 1 ? "" : "s", all_devs ? "host and device" : "host", ncase - fails, fails,
-               MPI_Wtime() - t0);
+               secs);
         fflush(stdout);
     }
-    *ncases = ncase;
-    *nfail = fails;
+    *res = (hpc_selftest_t){.cases = ncase, .failed = fails, .device = all_devs, .seconds = secs};
     return 0;
 }
 
-int hpc_coll_selftest(MPI_Comm comm, int include_device, int verbose, int *nfail)
+int hpc_coll_selftest(MPI_Comm comm, int include_device, int verbose, hpc_selftest_t *res)
 {
-    if (!nfail) return HPC_ERR(HPC_ERR_ARG, "NULL nfail");
-    int ncases = 0;
-    HPC_TRY(coll_selftest(comm, include_device, verbose, -1, &ncases, nfail));
+    if (!res) return HPC_ERR(HPC_ERR_ARG, "NULL result");
+    HPC_TRY(coll_selftest(comm, include_device, verbose, -1, res));
     return 0;
 }

@@ -27,7 +27,10 @@ double hpc_coll_test_row_cost(int i, size_t bytes, int p)
 int hpc_coll_test_row_selftest(MPI_Comm comm, int i, int include_device, int *ncases, int *nfail)
 {
     if (i < 0 || !ncases || !nfail) return HPC_ERR(HPC_ERR_ARG, "bad row or NULL output");
-    HPC_TRY(coll_selftest(comm, include_device, 0, i, ncases, nfail));
+    hpc_selftest_t res;
+    HPC_TRY(coll_selftest(comm, include_device, 0, i, &res));
+    *ncases = res.cases;
+    *nfail = res.failed;
     return 0;
 }
 
