@@ -9,13 +9,7 @@ top_builddir=$(cd "${top_builddir:-.}" && pwd)   # the jobs run elsewhere
 . "$top_srcdir/tests/slurm/cluster.sh"
 . "$top_srcdir/tests/odegen_lib.sh"
 need_h5diff
-step() { echo "[$(date +%T)] $*"; }
-fail() {
-    echo "FAIL: $*"
-    for f in "$T"/work/*.out; do [ -f "$f" ] && { echo "--- $f"; tail -n 15 "$f"; }; done
-    for f in "$SLURM_DIR"/*.log; do echo "--- $f"; tail -n 5 "$f"; done
-    exit 1
-}
+FAIL_SHOW=$T/work/*.out
 step start
 slurm_start 4
 trap 'slurm_stop; rm -rf "$T"' EXIT

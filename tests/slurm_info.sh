@@ -3,42 +3,37 @@
 # the batch script through sbatch, srun with and without the MPI plugin,
 # and mpiexec inside salloc.  Skips (77) without Slurm.
 . "$top_srcdir/tests/slurm/cluster.sh"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/hpc_slurm_test.XXXXXX")
-fail() {
-    echo "FAIL: $*"; cat "$tmp"/out 2>/dev/null
-    for f in "$SLURM_DIR"/*.log; do echo "--- $f"; tail -n 5 "$f"; done
-    exit 1
-}
-step() { echo "[$(date +%T)] $*"; }
+. "$top_srcdir/tests/testlib.sh" slurm_info
+FAIL_SHOW=$T/out
 step start
 slurm_start 4
-trap 'slurm_stop; rm -rf "$tmp"' EXIT
+trap 'slurm_stop; rm -rf "$T"' EXIT
 export HPC_BIN=$(cd "$top_builddir" && pwd)
 info=$HPC_BIN/apps/info/hpc-info
 src=$(cd "$top_srcdir" && pwd)
 
 # the batch script, as a user submits it
 step sbatch
-job=$(cd "$src" && sbatch --parsable -n 3 -o "$tmp/out" batch/info.sh) || fail "sbatch batch/info.sh"
+job=$(cd "$src" && sbatch --parsable -n 3 -o "$T/out" batch/info.sh) || fail "sbatch batch/info.sh"
 slurm_wait "$job" 180 || fail "batch job $job: $(scontrol -o show job "$job" | grep -o 'JobState=[A-Z]* .*ExitCode=[0-9:]*')"
-[ "$(grep -c -E '^ +[0-9]+  ' "$tmp/out")" = 3 ] || fail "batch: not 3 table rows"
-grep -q '^launcher:  slurm' "$tmp/out" || fail "batch: launcher not slurm"
-grep -q 'disagree' "$tmp/out" && fail "batch: launcher and MPI disagree"
-grep -q -E '^selftest: .* 0 failed' "$tmp/out" || fail "batch: selftest"
+[ "$(grep -c -E '^ +[0-9]+  ' "$T/out")" = 3 ] || fail "batch: not 3 table rows"
+grep -q '^launcher:  slurm' "$T/out" || fail "batch: launcher not slurm"
+grep -q 'disagree' "$T/out" && fail "batch: launcher and MPI disagree"
+grep -q -E '^selftest: .* 0 failed' "$T/out" || fail "batch: selftest"
 
 step srun
 # srun without the MPI plugin starts MPICH ranks as singletons: hpc-info
 # must say so (Open MPI refuses to start instead)
 if [ "$HPC_MPI_FLAVOR" = mpich ]; then
-    timeout 60 srun --mpi=none -n 2 "$info" >"$tmp/out" 2>&1 || fail "srun --mpi=none"
-    grep -q 'launcher (slurm) and MPI disagree: rank 1 vs 0 size 2 vs 1' "$tmp/out" || fail "singletons not detected"
+    timeout 60 srun --mpi=none -n 2 "$info" >"$T/out" 2>&1 || fail "srun --mpi=none"
+    grep -q 'launcher (slurm) and MPI disagree: rank 1 vs 0 size 2 vs 1' "$T/out" || fail "singletons not detected"
 fi
 
 step salloc
 # mpiexec inside an allocation: the inner launcher is the one that counts
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1   # CI runs as root
-timeout 120 salloc -n 2 "$MPIEXEC" -n 2 "$info" --json >"$tmp/out" 2>&1 || fail "salloc mpiexec"
-grep -q '"launcher": "slurm"' "$tmp/out" && fail "salloc mpiexec: launcher read as slurm"
-[ "$(grep -c '"rank":' "$tmp/out")" = 2 ] || fail "salloc mpiexec: not 2 ranks"
+timeout 120 salloc -n 2 "$MPIEXEC" -n 2 "$info" --json >"$T/out" 2>&1 || fail "salloc mpiexec"
+grep -q '"launcher": "slurm"' "$T/out" && fail "salloc mpiexec: launcher read as slurm"
+[ "$(grep -c '"rank":' "$T/out")" = 2 ] || fail "salloc mpiexec: not 2 ranks"
 step done
 echo "slurm_info.sh: all checks passed"

@@ -8,12 +8,7 @@
 . "$top_srcdir/tests/slurm/cluster.sh"
 . "$top_srcdir/tests/train_lib.sh"
 need_h5diff
-step() { echo "[$(date +%T)] $*"; }
-fail() {
-    echo "FAIL: $*"; cat "$T"/job.out 2>/dev/null
-    for f in "$SLURM_DIR"/*.log; do echo "--- $f"; tail -n 5 "$f"; done
-    exit 1
-}
+FAIL_SHOW=$T/job.out
 step start
 slurm_start 4
 trap 'slurm_stop; rm -rf "$T"' EXIT

@@ -3,17 +3,22 @@
 # the HDF5 tools.
 #
 # Provides: $T (a scratch folder removed at exit, named after $1), fail
-# MSG, $H5DIFF and need_h5diff (skips without it).
+# MSG (then the tails of the files $FAIL_SHOW names, globs allowed: job
+# outputs, daemon logs), step MSG (a timestamped line), $H5DIFF and
+# need_h5diff (skips without it).
 top_builddir=${top_builddir:-.}
 top_srcdir=${top_srcdir:-.}
 MPIEXEC_WRAP=${MPIEXEC_WRAP:-$top_builddir/tests/mpiexec-wrap}
 T=$(mktemp -d "${TMPDIR:-/tmp}/${1:-hpc}-test.XXXXXX") || exit 99
 trap 'rm -rf "$T"' EXIT
 
+FAIL_SHOW=
 fail() {
     echo "FAIL: $*" >&2
+    for f in $FAIL_SHOW; do [ -f "$f" ] && { echo "--- $f" >&2; tail -n 15 "$f" >&2; }; done
     exit 1
 }
+step() { echo "[$(date +%T)] $*"; }
 
 # h5diff from the same tools as h5dump
 H5DIFF=${H5DIFF:-}

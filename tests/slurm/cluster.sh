@@ -20,6 +20,7 @@ slurm_start() {
     [ "$(id -u)" = 0 ] || slurm_skip "slurmd must run as root here"
     PATH=$PATH:/usr/sbin
     SLURM_DIR=$(mktemp -d "${TMPDIR:-/tmp}/hpc_slurm.XXXXXX")
+    FAIL_SHOW="${FAIL_SHOW:-} $SLURM_DIR/*.log"   # testlib.sh's fail shows them
     mkdir -p "$SLURM_DIR/state" "$SLURM_DIR/spool"
     # ports from the test's pid, so parallel test runs get clusters of their own
     port=$((20000 + ($$ % 2000) * 2))
