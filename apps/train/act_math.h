@@ -1,5 +1,6 @@
-/* act_math.h - the activations' formulas, once, for the CPU (act.c) and
- * the GPU (cuda.cu) alike: tanh as a rational approximation (Eigen's fast
+/* act_math.h - the formulas the CPU (act.c, loss.c) and the GPU (cuda.cu)
+ * share, once: the cross-entropy of one row (log-sum-exp in double) and,
+ * for the activations, tanh as a rational approximation (Eigen's fast
  * tanh: plain operations the compiler vectorises, at most 6 ulp and
  * 3.6e-7 relative from tanh, train_unit checks), gelu with erf as
  * PyTorch's nn.GELU(), and their derivatives. */
@@ -46,6 +47,23 @@ ACT_HD float act_gelu_grad(float x)
     float cdf = 0.5f * (1.0f + erff(x * 0.70710678118654752f));
     float pdf = expf(-0.5f * x * x) * 0.39894228040143268f;
     return cdf + x * pdf;
+}
+
+/* Row zr (n logits) against class label: its loss; with dyr, the
+ * gradient (softmax - one-hot) * scale into dyr[0..n-1]. */
+ACT_HD double ce_row(int n, const float *zr, int label, float scale, float *dyr)
+{
+    float top = zr[0];
+    for (int j = 1; j < n; j++) top = zr[j] > top ? zr[j] : top;
+    double se = 0;
+    for (int j = 0; j < n; j++) se += exp((double)zr[j] - top);
+    double lse = top + log(se);
+    if (dyr)
+        for (int j = 0; j < n; j++) {
+            float p = (float)exp((double)zr[j] - lse);
+            dyr[j] = (p - (j == label ? 1.0f : 0.0f)) * scale;
+        }
+    return lse - zr[label];
 }
 
 #endif

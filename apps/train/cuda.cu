@@ -206,19 +206,7 @@ __global__ void k_ce(int m, int n, const float *z, const float *y, float scale, 
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= m) return;
-    const float *zr = z + (size_t)i * n;
-    int label = (int)y[i];
-    float top = zr[0];
-    for (int j = 1; j < n; j++) top = zr[j] > top ? zr[j] : top;
-    double se = 0;
-    for (int j = 0; j < n; j++) se += exp((double)zr[j] - top);
-    double lse = top + log(se);
-    part[i] = lse - zr[label];
-    if (!dy) return;
-    for (int j = 0; j < n; j++) {
-        float p = (float)exp((double)zr[j] - lse);
-        dy[(size_t)i * n + j] = (p - (j == label ? 1.0f : 0.0f)) * scale;
-    }
+    part[i] = ce_row(n, z + (size_t)i * n, (int)y[i], scale, dy ? dy + (size_t)i * n : NULL);
 }
 
 static double loss(loss_kind_t kind, int m, int n, const float *yhat, const float *y, float scale, float *dy)

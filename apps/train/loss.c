@@ -7,6 +7,7 @@
  */
 #include "config.h"
 #include <math.h>
+#include "act_math.h"
 #include "dev.h"
 
 static double mse(int m, int n, const float *yhat, const float *y, float scale, float *dy)
@@ -25,21 +26,8 @@ static double mse(int m, int n, const float *yhat, const float *y, float scale, 
 static double cross_entropy(int m, int n, const float *z, const float *y, float scale, float *dy)
 {
     double sum = 0;
-    for (size_t i = 0; i < (size_t)m; i++) {
-        const float *zr = z + i * n;
-        int label = (int)y[i];
-        float top = zr[0];
-        for (int j = 1; j < n; j++) top = zr[j] > top ? zr[j] : top;
-        double se = 0;
-        for (int j = 0; j < n; j++) se += exp((double)zr[j] - top);
-        double lse = top + log(se);
-        sum += lse - zr[label];
-        if (!dy) continue;
-        for (int j = 0; j < n; j++) {
-            float p = (float)exp((double)zr[j] - lse);
-            dy[i * n + j] = (p - (j == label ? 1.0f : 0.0f)) * scale;
-        }
-    }
+    for (size_t i = 0; i < (size_t)m; i++)
+        sum += ce_row(n, z + i * n, (int)y[i], scale, dy ? dy + i * n : NULL);
     return sum;
 }
 
