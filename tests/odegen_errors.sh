@@ -14,11 +14,7 @@ expect() {   # expect CODE WHAT ARGS...: the run must fail with CODE
     else
         odegen "$NP" "$@" > "$T/stdout" 2> "$T/stderr"
     fi
-    rc=$?
-    [ "$rc" = "$code" ] || { cat "$T/stderr" >&2; fail "$what: exit $rc, expected $code"; }
-    lines=$(grep -c . "$T/stderr")
-    [ "$lines" = 1 ] || { cat "$T/stderr" >&2; fail "$what: $lines lines on stderr, expected 1"; }
-    grep -q "^hpc-odegen: " "$T/stderr" || fail "$what: message does not name the program"
+    one_line_error $? "$code" "$what" hpc-odegen
     [ ! -e "$OUT" ] || fail "$what: left $OUT"
     echo "ok: $what -> $(cat "$T/stderr")"
 }

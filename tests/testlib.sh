@@ -20,6 +20,15 @@ fail() {
 }
 step() { echo "[$(date +%T)] $*"; }
 
+# one_line_error RC CODE WHAT PROGRAM: a run that exited RC with $T/stderr
+# must have failed with CODE and one line "PROGRAM: ..." (bad input's rule)
+one_line_error() {
+    [ "$1" = "$2" ] || { cat "$T/stderr" >&2; fail "$3: exit $1, expected $2"; }
+    lines=$(grep -c . "$T/stderr")
+    [ "$lines" = 1 ] || { cat "$T/stderr" >&2; fail "$3: $lines lines on stderr, expected 1"; }
+    grep -q "^$4: " "$T/stderr" || fail "$3: the line does not name $4"
+}
+
 # h5diff from the same tools as h5dump
 H5DIFF=${H5DIFF:-}
 if [ -z "$H5DIFF" ]; then

@@ -10,11 +10,7 @@ expect() {   # expect CODE WHAT ARGS...: the run must fail with CODE
     code=$1 what=$2
     shift 2
     train "${NP:-1}" "$@" > "$T/stdout" 2> "$T/stderr"
-    rc=$?
-    [ "$rc" = "$code" ] || { cat "$T/stderr" >&2; fail "$what: exit $rc, expected $code"; }
-    lines=$(grep -c . "$T/stderr")
-    [ "$lines" = 1 ] || { cat "$T/stderr" >&2; fail "$what: $lines lines on stderr, expected 1"; }
-    grep -q "^hpc-train: " "$T/stderr" || fail "$what: the line does not name the program"
+    one_line_error $? "$code" "$what" hpc-train
     [ -n "${KEEP:-}" ] || [ ! -e "$RUN/checkpoint.h5" ] || fail "$what: left $RUN/checkpoint.h5"
     echo "ok: $what -> $(cat "$T/stderr")"
 }
