@@ -43,6 +43,12 @@ int hpc_err_rank(void);
 /* Rank for message prefixes: the same as hpc_err_rank(). */
 static inline int hpc_rank_hint(void) { return hpc_err_rank(); }
 const char *hpc_host_hint(void);
+/* HPC_TIMEOUT in seconds, 0 = no watchdog (coll/settings.c): every wait
+ * libhpc makes on other ranks, collective or app kit, is bounded by it. */
+double coll_timeout(void);
+/* 0 if the tuning file at path is valid as a whole (coll/select.c), else
+ * -1 with its first bad line in err: "HPC_COLL_TUNING=F: line N: why". */
+int coll_tuning_check(const char *path, char *err, size_t len);
 
 /* affinity.c */
 /* Cores this process may run on: count and a "0-3,8" list. */

@@ -32,7 +32,8 @@ libhpc_libhpc_la_SOURCES = \
 	libhpc/app/grid.c \
 	libhpc/app/ckpt.c \
 	libhpc/app/same.c \
-	libhpc/app/file.c
+	libhpc/app/file.c \
+	libhpc/app/mem.c
 # hidden by default: only what the public headers mark HPC_EXPORT is exported
 libhpc_libhpc_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 libhpc_libhpc_la_LDFLAGS = -version-info $(HPC_LT_VERSION) -no-undefined $(CUDA_LDFLAGS) $(NCCL_LDFLAGS)

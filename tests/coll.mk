@@ -20,6 +20,9 @@
 #   part everywhere, the device part where every rank has a GPU.
 # coll_misuse.sh: HPC_DEBUG=coll desync check and HPC_TIMEOUT watchdog.
 # coll_bench.sh: hpc-collbench options, outputs and usage errors.
+# coll_bench_hostile.sh: hostile input (issue 14): plot names, full disks,
+#   failed runs over good files, overflowing sizes, bad settings and tuning
+#   files, a stopped rank under HPC_TIMEOUT.
 check_PROGRAMS += tests/coll_ops tests/coll_errors tests/coll_selftest tests/coll_device \
 	tests/coll_misuse tests/coll_registry tests/coll_wrap tests/coll_split \
 	tests/coll_pool tests/coll_request_free tests/coll_stream
@@ -45,5 +48,5 @@ TESTS += tests/coll_ops-np1.mpi tests/coll_ops-np2.mpi tests/coll_ops-np3.mpi te
 	 tests/coll_request_free-np2.mpi tests/coll_request_free-np3.mpi \
 	 tests/coll_device-np1.mpi tests/coll_device-np2.mpi \
 	 tests/coll_stream-np1.mpi tests/coll_stream-np2.mpi
-dist_check_SCRIPTS += tests/coll_misuse.sh tests/coll_bench.sh
-TESTS += tests/coll_misuse.sh tests/coll_bench.sh
+dist_check_SCRIPTS += tests/coll_misuse.sh tests/coll_bench.sh tests/coll_bench_hostile.sh
+TESTS += tests/coll_misuse.sh tests/coll_bench.sh tests/coll_bench_hostile.sh

@@ -44,7 +44,7 @@ int main(int argc, char **argv)
     if (rank == 0) {
         FILE *f = fdopen(fd, "w");
         fprintf(f, "# test table\nallreduce %d 0 1K butterfly\nallreduce %d 1K - tree\n"
-                   "bcast %d 0 - scatter_allgather\nnot a line\n", p, p, p);
+                   "bcast %d 0 - scatter_allgather\n", p, p, p);
         fclose(f);
     }
     MPI_Barrier(comm);
@@ -75,12 +75,39 @@ int main(int argc, char **argv)
     float x[4] = {1, 2, 3, 4}, y[4];
     EXPECT(hpc_allreduce(x, y, 4, HPC_FLOAT32, HPC_SUM, comm, HPC_ALG_AUTO) == 0 && y[3] == 4.0f * p,
            "tuned allreduce: %s", hpc_last_error());
+    /* a bad line anywhere (a non-finite constant, binary bytes): the whole
+     * file is ignored with one warning, auto falls back to the model and
+     * still names an algorithm (it used to fail every auto call) */
+    hpc_alg_t model = HPC_ALG_AUTO;
+    unsetenv("HPC_COLL_TUNING");
+    hpc_coll_test_reload_settings();
+    EXPECT(hpc_coll_choose(HPC_COLL_ALLREDUCE, 8, HPC_FLOAT32, p, 0, &model) == 0, "model choice");
+    const char *bad[] = {"allreduce %d 0 - tree\nbeta inf\n", "allreduce %d 0 - tree\nalpha -1\n",
+                         "allreduce %d 0 - tree\n\x7f" "ELF\x02\x01\n"};
+    for (int i = 0; i < 3; i++) {
+        if (rank == 0) {
+            FILE *f = fopen(path, "w");
+            fprintf(f, bad[i], p);
+            fclose(f);
+        }
+        MPI_Barrier(comm);
+        setenv("HPC_COLL_TUNING", path, 1);
+        hpc_coll_test_reload_settings();
+        a = HPC_ALG_AUTO;
+        EXPECT(hpc_coll_choose(HPC_COLL_ALLREDUCE, 8, HPC_FLOAT32, p, 0, &a) == 0 && a == model,
+               "bad tuning file %d: allreduce -> %s, want the model's %s", i, hpc_alg_name(a),
+               hpc_alg_name(model));
+        EXPECT(hpc_allreduce(x, y, 4, HPC_FLOAT32, HPC_SUM, comm, HPC_ALG_AUTO) == 0 && y[3] == 4.0f * p,
+               "allreduce with bad tuning file %d: %s", i, hpc_last_error());
+        MPI_Barrier(comm);
+    }
     if (rank == 0) unlink(path);
     unsetenv("HPC_COLL_TUNING");
+    hpc_coll_test_reload_settings();
 
     /* --- environment override per collective: read once --- */
     setenv("HPC_COLL_ALLREDUCE", "ring", 1);
-    EXPECT(hpc_coll_choose(HPC_COLL_ALLREDUCE, 8, HPC_FLOAT32, p, 0, &a) == 0 && a == HPC_ALG_BUTTERFLY,
+    EXPECT(hpc_coll_choose(HPC_COLL_ALLREDUCE, 8, HPC_FLOAT32, p, 0, &a) == 0 && a == model,
            "HPC_COLL_ALLREDUCE set after the first call is not read: %s", hpc_alg_name(a));
     hpc_coll_test_reload_settings();
     EXPECT(hpc_coll_choose(HPC_COLL_ALLREDUCE, 8, HPC_FLOAT32, p, 0, &a) == 0 && a == HPC_ALG_RING,

@@ -237,6 +237,17 @@ static void outputs(void)
            strstr(hpc_last_cause(), "would need"), "no space check: %s", hpc_last_cause());
 }
 
+/* MemAvailable against what sysinfo's totals allow; a small request fits */
+static void memory(void)
+{
+    size_t avail = 0;
+    EXPECT(hpc_mem_available(&avail) == 0, "hpc_mem_available: %s", hpc_last_error());
+    long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+    EXPECT(avail > 0 && (double)avail <= (double)pages * (double)psize, "available %zu of %ld pages of %ld",
+           avail, pages, psize);
+    hpc_app_need_memory(1 << 20, "a 1 MiB test");   /* returns: it fits */
+}
+
 int main(int argc, char **argv)
 {
     if (hpc_init(&argc, &argv)) return 1;
@@ -253,6 +264,7 @@ int main(int argc, char **argv)
     runs();
     if (rank == 0) files();
     outputs();
+    memory();
     MPI_Barrier(hpc_comm_world());
     if (rank == 0) {
         char cmd[700];

@@ -112,12 +112,13 @@ static const hpc_opt_t options[] = {
     HPC_FLAG("inplace", 0, &o.inplace, 0, "in-place form (HPC_IN_PLACE)"),
     HPC_FLAG("nonblocking", 0, &o.nb, 0, "time start + hpc_wait instead of the blocking call"),
     HPC_FLAG("check", 0, &o.check, 0, "check every result; #wrong counts wrong elements"),
-    HPC_STRING("csv", 0, &o.csv, "FILE", 0, "also write the rows as CSV"),
+    HPC_STRING("csv", 0, &o.csv, "FILE", 0,
+               "also write the rows as CSV (checked first, written whole at the end)"),
     HPC_STRING("plot", 0, &o.plot, "FILE.png", 0,
                "bus bandwidth against size, one line per algorithm (needs gnuplot)"),
     HPC_STRING("tune", 0, &o.tune, "FILE", 0,
-               "measure, then write the fastest algorithm per size range to FILE; use it with "
-               "HPC_COLL_TUNING=FILE"),
+               "measure, then write the fastest algorithm per size range to FILE (whole, at the "
+               "end; an existing FILE is kept if the run fails); use it with HPC_COLL_TUNING=FILE"),
     HPC_FLAG("membw", 0, &o.membw, 0,
              "first report the memory copy bandwidth of one core (the physical limit for "
              "shared-memory collectives)"),
@@ -150,6 +151,9 @@ static const hpc_app_t app = {
         "\n"
         "Environment: HPC_COLL_SEGMENT, HPC_COLL_TUNING, HPC_DEBUG=coll, HPC_TIMEOUT\n"
         "(see the collectives section of the README).\n"
+        "Sizes are checked against the memory available on every node before anything is\n"
+        "allocated. With HPC_TIMEOUT set, a rank that stops ends the job within the\n"
+        "timeout wherever the others wait.\n"
         "Exit status: 0 success, 1 wrong results or failure, 2 bad usage.\n"};
 
 static int rank, nranks;
@@ -379,7 +383,7 @@ static void measure_row(const opts_t *o, hpc_coll_t coll, const hpc_alg_t *algs,
         int e = 0;
         for (int i = 0; i < o->warmup && e == 0; i++) e = run_once(o, &a, comm);
         int eall = 0;
-        MPI_Allreduce(&e, &eall, 1, MPI_INT, MPI_MIN, comm);
+        HPC_CHECK(hpc_allreduce(&e, &eall, 1, HPC_INT32, HPC_MIN, comm, HPC_ALG_NATIVE));
         if (eall < 0) {
             /* the same argument error on every rank: say it once, mark N/A */
             if (rank == 0 && e < 0) fprintf(stderr, "%s: %s with %s: %s\n", hpc_app_name(),
@@ -392,7 +396,7 @@ static void measure_row(const opts_t *o, hpc_coll_t coll, const hpc_alg_t *algs,
         for (int k = 0; k < nalg; k++) {
             if (!res[k].ok) continue;
             a.alg = algs[k];
-            MPI_Barrier(comm);
+            HPC_CHECK(hpc_barrier(comm, HPC_ALG_NATIVE));
             double t0 = MPI_Wtime();
             int e = run_once(o, &a, comm);
             t[(size_t)k * (size_t)o->iters + (size_t)i] = MPI_Wtime() - t0;
@@ -402,7 +406,7 @@ static void measure_row(const opts_t *o, hpc_coll_t coll, const hpc_alg_t *algs,
     for (int k = 0; k < nalg; k++) {
         if (!res[k].ok) continue;
         double med = hpc_median(t + (size_t)k * (size_t)o->iters, (size_t)o->iters), mx = 0;
-        MPI_Allreduce(&med, &mx, 1, MPI_DOUBLE, MPI_MAX, comm);
+        HPC_CHECK(hpc_allreduce(&med, &mx, 1, HPC_FLOAT64, HPC_MAX, comm, HPC_ALG_NATIVE));
         res[k].us = mx * 1e6;
         res[k].algbw = mx > 0 ? (double)size / mx / 1e9 : 0;
         res[k].busbw = res[k].algbw * bus_factor(coll);
@@ -411,15 +415,15 @@ static void measure_row(const opts_t *o, hpc_coll_t coll, const hpc_alg_t *algs,
             fill(o, &a, hs, hr, scap, rcap);
             to_buf(s, hs, scap * es, o->device);
             to_buf(r, hr, rcap * es, o->device);
-            long bad = 0, tot = 0;
+            int64_t bad = 0, tot = 0;
             if (run_once(o, &a, comm) < 0) {
-                bad = (long)rcap + 1;
+                bad = (int64_t)rcap + 1;
             } else {
                 from_buf(hr, r, rcap * es, o->device);
                 from_buf(hs, s, scap * es, o->device);
                 bad = verify(o, &a, hr, hs);
             }
-            MPI_Allreduce(&bad, &tot, 1, MPI_LONG, MPI_SUM, comm);
+            HPC_CHECK(hpc_allreduce(&bad, &tot, 1, HPC_INT64, HPC_SUM, comm, HPC_ALG_NATIVE));
             res[k].wrong = tot;
         }
     }
@@ -433,7 +437,7 @@ static void measure_row(const opts_t *o, hpc_coll_t coll, const hpc_alg_t *algs,
 /* ---- memory bandwidth of one core ---------------------------------- */
 static void membw(MPI_Comm comm)
 {
-    MPI_Barrier(comm);
+    HPC_CHECK(hpc_barrier(comm, HPC_ALG_NATIVE));
     if (rank == 0) {
         size_t bytes = 64u << 20;
         char *a = NULL, *b = NULL;
@@ -457,7 +461,7 @@ static void membw(MPI_Comm comm)
         free(a);
         free(b);
     }
-    MPI_Barrier(comm);
+    HPC_CHECK(hpc_barrier(comm, HPC_ALG_NATIVE));
 }
 
 /* ---- output -------------------------------------------------------- */
@@ -502,6 +506,11 @@ static int plot(const opts_t *o, hpc_coll_t coll, const hpc_alg_t *algs, int nal
     int fd = mkstemp(dat);
     if (fd < 0) return HPC_ERR(HPC_ERR_IO, "no temporary file for the plot data");
     FILE *f = fdopen(fd, "w");
+    if (!f) {
+        close(fd);
+        remove(dat);
+        return HPC_ERR(HPC_ERR_IO, "no temporary file for the plot data");
+    }
     for (int i = 0; i < nrows; i++) {
         fprintf(f, "%zu", rows[i].size);
         for (int k = 0; k < nalg; k++)
@@ -509,7 +518,10 @@ static int plot(const opts_t *o, hpc_coll_t coll, const hpc_alg_t *algs, int nal
             else fprintf(f, " NaN");
         fprintf(f, "\n");
     }
-    fclose(f);
+    if ((ferror(f) | fclose(f)) != 0) {
+        remove(dat);
+        return HPC_ERR(HPC_ERR_IO, "cannot write the plot data to %s", dat);
+    }
     char script[4096];
     int n = snprintf(script, sizeof script,
                      "set title 'hpc-collbench %s %s%s%s, %d ranks, %s memory'\n"
@@ -617,20 +629,42 @@ static int bench(const opts_t *o, hpc_coll_t coll, MPI_Comm comm, FILE *csv, FIL
         }
         if (prev != HPC_ALG_AUTO) fprintf(tune, "%s %d %zu - %s\n", hpc_coll_name(coll), nranks, lo, hpc_alg_name(prev));
     }
+    int prc = 0;
     if (rank == 0 && o->plot) {
-        int rc = plot(o, coll, algs, nalg, rows, nrows);
-        if (rc == 0) printf("# plot: %s\n", o->plot);
-        else fprintf(stderr, "%s: --plot %s: %s\n", hpc_app_name(), o->plot,
-                     rc > 0 ? "gnuplot is not installed" : hpc_last_cause());
+        prc = plot(o, coll, algs, nalg, rows, nrows);
+        if (prc == 0) printf("# plot: %s\n", o->plot);
+        else if (prc > 0) prc = HPC_ERR(HPC_ERR_IO, "gnuplot is not installed");
     }
+    hpc_app_agree_rc(prc, HPC_EXIT_DATA, "--plot");
     free(rows);
     return wrong ? 1 : 0;
+}
+
+/* Host bytes one rank allocates for the largest row of coll (measure_row:
+ * send and receive buffers of nranks * count elements, twice for host
+ * memory - the buffers and their reference copies). */
+static double row_bytes(hpc_coll_t coll, size_t size)
+{
+    size_t es = hpc_dtype_size(o.dt), count = count_for(coll, size, es);
+    return (o.device ? 2.0 : 4.0) * (double)nranks * (double)(count ? count : 1) * (double)es;
+}
+
+/* A path rank 0 will write at the end: checked now, before the work. */
+static void check_output(const char *opt, const char *path)
+{
+    int rc = rank == 0 && path ? hpc_file_check(path) : 0;
+    char what[64];
+    snprintf(what, sizeof what, "--%s", opt);
+    hpc_app_agree_rc(rc, HPC_EXIT_DATA, what);
 }
 
 /* What only makes sense once all options are in. */
 static void check_options(MPI_Comm comm)
 {
     if (o.minb > o.maxb) hpc_app_exit(HPC_EXIT_USAGE, "-b %zu is larger than -e %zu", o.minb, o.maxb);
+    /* sizes times ranks and element sizes must stay far from overflow */
+    if (o.maxb > ((size_t)1 << 50))
+        hpc_app_exit(HPC_EXIT_USAGE, "-e %zu: larger than the largest message this benchmark takes (1P)", o.maxb);
     if (o.root >= nranks)
         hpc_app_exit(HPC_EXIT_USAGE, "--root %lld: must be a rank from 0 to %d", (long long)o.root,
                      nranks - 1);
@@ -642,11 +676,51 @@ static void check_options(MPI_Comm comm)
     size_t L = o.plot ? strlen(o.plot) : 0;
     if (o.plot && (L < 5 || strcmp(o.plot + L - 4, ".png")))
         hpc_app_exit(HPC_EXIT_USAGE, "--plot: '%s' must name a .png file", o.plot);
+    if (o.plot && !*hpc_gnuplot()) hpc_app_exit(HPC_EXIT_DATA, "--plot: gnuplot is not installed");
+    check_output("plot", o.plot);
+    check_output("csv", o.csv);
+    check_output("tune", o.tune);
     if (o.device) {
         int have = hpc_gpu_count() > 0, all = 0;
-        MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, comm);
+        HPC_CHECK(hpc_allreduce(&have, &all, 1, HPC_INT32, HPC_MIN, comm, HPC_ALG_NATIVE));
         if (!all) hpc_app_exit(HPC_EXIT_DATA, "--mem cuda: no GPU on %s", have ? "some ranks" : "this node");
     }
+    double need = 0;
+    for (int c = 0; c < HPC_COLL_COUNT; c++)
+        if (c == (int)o.coll || (o.tune && !o.coll_given && c != HPC_COLL_BARRIER)) {
+            double b = row_bytes((hpc_coll_t)c, o.maxb);
+            if (b > need) need = b;
+        }
+    char what[64];
+    snprintf(what, sizeof what, "-e %zu", o.maxb);
+    hpc_app_need_memory(need, what);
+}
+
+/* Rank 0: the rows gathered in memory become the file at path, whole
+ * (hpc_file: nothing is left behind by a run that fails before this). */
+static int write_whole(const char *path, const char *text, size_t len)
+{
+    hpc_file_t *f;
+    HPC_TRY(hpc_file_open(path, &f));
+    if (len && fwrite(text, 1, len, hpc_file_stream(f)) != len) {
+        hpc_file_discard(f);
+        return HPC_ERR(HPC_ERR_IO, "cannot write '%s'", path);
+    }
+    return hpc_file_commit(f);
+}
+
+/* The CSV and tuning tables: written at the end, or not at all. */
+static void save(const char *opt, const char *path, FILE *mem, char **text, size_t *len)
+{
+    int rc = 0;
+    if (rank == 0 && path) {
+        fclose(mem);
+        rc = write_whole(path, *text, *len);
+        free(*text);
+    }
+    char what[64];
+    snprintf(what, sizeof what, "--%s", opt);
+    hpc_app_agree_rc(rc, HPC_EXIT_DATA, what);
 }
 
 int main(int argc, char **argv)
@@ -656,11 +730,12 @@ int main(int argc, char **argv)
     rank = hpc_rank();
     nranks = hpc_size();
     check_options(comm);
+    /* rank 0 gathers the tables in memory; they are written at the end */
+    char *csv_text = NULL, *tune_text = NULL;
+    size_t csv_len = 0, tune_len = 0;
     FILE *csv = NULL, *tune = NULL;
-    int bad = 0;
-    if (rank == 0 && o.csv && !(csv = fopen(o.csv, "w"))) bad = 1;
-    if (rank == 0 && o.tune && !(tune = fopen(o.tune, "w"))) bad = 1;
-    hpc_app_agree(bad ? HPC_EXIT_DATA : 0, "cannot write %s", o.csv && !csv ? o.csv : o.tune);
+    if (rank == 0 && o.csv && !(csv = open_memstream(&csv_text, &csv_len))) hpc_app_fatal(HPC_EXIT_DATA, "out of memory");
+    if (rank == 0 && o.tune && !(tune = open_memstream(&tune_text, &tune_len))) hpc_app_fatal(HPC_EXIT_DATA, "out of memory");
     if (csv) fprintf(csv, "coll,alg,dtype,op,nranks,mem,placement,size_bytes,count,time_us,algbw_GBs,busbw_GBs,wrong\n");
     if (tune)
         fprintf(tune, "# hpc-collbench --tune: fastest algorithm per size on %d ranks (%s memory, %s).\n"
@@ -677,11 +752,11 @@ int main(int argc, char **argv)
     } else {
         fails = bench(&o, o.coll, comm, csv, tune);
     }
-    if (csv) fclose(csv);
-    if (tune) {
-        fclose(tune);
-        printf("# tuning table: %s (use it with HPC_COLL_TUNING=%s)\n", o.tune, o.tune);
-    }
+    save("csv", o.csv, csv, &csv_text, &csv_len);
+    /* a table from wrong results would send auto to a broken algorithm */
+    hpc_app_agree(fails && o.tune ? HPC_EXIT_DATA : 0, "--tune %s: not written: wrong results", o.tune);
+    save("tune", o.tune, tune, &tune_text, &tune_len);
+    if (rank == 0 && o.tune) printf("# tuning table: %s (use it with HPC_COLL_TUNING=%s)\n", o.tune, o.tune);
     int rc = hpc_app_finish();
     return fails ? HPC_EXIT_DATA : rc;
 }

@@ -98,7 +98,8 @@ static HPC_NORETURN void leave(int status)
  * failed).  Returns only when every rank passed status 0.  A failing rank
  * waits at most AGREE_DEADLINE seconds for the others: one of them may be
  * stuck inside a collective that this rank left by its error (an HDF5
- * call), and then the job must end rather than hang. */
+ * call), and then the job must end rather than hang.  The others wait at
+ * most HPC_TIMEOUT, as in a collective. */
 #define AGREE_DEADLINE 60.0
 
 static void agree_or_leave(int status, const char *msg)
@@ -109,16 +110,20 @@ static void agree_or_leave(int status, const char *msg)
     int mine[2] = {status ? rank : size, status}, low[2] = {size, 0};
     MPI_Request req;
     MPI_Iallreduce(mine, low, 1, MPI_2INT, MPI_MINLOC, MPI_COMM_WORLD, &req);
-    if (!status) {
+    double deadline = status ? AGREE_DEADLINE : coll_timeout();
+    if (deadline <= 0) {
         MPI_Wait(&req, MPI_STATUS_IGNORE);
     } else {
         double t0 = MPI_Wtime();
         int done = 0;
         while (!done) {
             MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-            if (!done && MPI_Wtime() - t0 > AGREE_DEADLINE) {
-                say(msg);
-                hpc_abort(status);
+            if (!done && MPI_Wtime() - t0 > deadline) {
+                if (status) say(msg);
+                else fprintf(stderr, "hpc: rank %d: watchdog (HPC_TIMEOUT=%g s): the ranks' agreement "
+                             "not finished after %.1f s; some rank is stopped or stuck\n", rank, deadline,
+                             MPI_Wtime() - t0);
+                hpc_abort(status ? status : HPC_EXIT_DATA);
             }
             if (!done) {
                 struct timespec ts = {0, 1000000};

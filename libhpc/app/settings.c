@@ -7,6 +7,7 @@
  */
 #include "config.h"
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,9 +44,9 @@ static int check_coll_override(const char *var, const char *val, char *err, size
     if (hpc_coll_parse(name, &c) < 0)
         return bad(err, len, var, val, "not a setting of libhpc (no collective by that name)");
     if (hpc_alg_parse(val, &a) < 0 || !hpc_coll_has_alg(c, a)) {
-        char why[256];
-        snprintf(why, sizeof why, "%s has no algorithm by that name (see hpc-collbench --help)",
-                 hpc_coll_name(c));
+        char why[384], names[256];
+        snprintf(why, sizeof why, "%s has no algorithm by that name (it has %s)", hpc_coll_name(c),
+                 hpc_coll_alg_names(c, names, sizeof names));
         return bad(err, len, var, val, why);
     }
     return 0;
@@ -75,19 +76,18 @@ static int check_one(const char *var, const char *val, char *err, size_t len)
         return one_of(val, bools) ? 0 : bad(err, len, var, val, "expected 0 or 1");
     if (!strcmp(var, "HPC_DEBUG")) return check_debug(var, val, err, len);
     if (!strcmp(var, "HPC_TIMEOUT"))
-        return hpc_parse_double(val, 0, &d) == 0 && d > 0 ? 0
-               : bad(err, len, var, val, "expected seconds > 0");
+        return hpc_parse_double(val, 0, &d) == 0 && isfinite(d) && d > 0 ? 0
+               : bad(err, len, var, val, "expected seconds > 0 (a plain number: 30, not 30s)");
     if (!strcmp(var, "HPC_COLL_SEGMENT"))
         return hpc_parse_size(val, &sz) == 0 && sz >= 64 ? 0
                : bad(err, len, var, val, "expected a size of at least 64 bytes (128K)");
     if (!strcmp(var, "HPC_COLL_ALPHA") || !strcmp(var, "HPC_COLL_BETA") || !strcmp(var, "HPC_COLL_GAMMA") ||
         !strcmp(var, "HPC_COLL_STALL") || !strcmp(var, "HPC_COLL_POOL_IDLE"))
-        return hpc_parse_double(val, 0, &d) == 0 && d >= 0 ? 0
-               : bad(err, len, var, val, "expected a number >= 0");
+        return hpc_parse_double(val, 0, &d) == 0 && isfinite(d) && d >= 0 ? 0
+               : bad(err, len, var, val, "expected a finite number >= 0");
     if (!strcmp(var, "HPC_COLL_POOL_MAX"))
         return hpc_parse_size(val, &sz) == 0 ? 0 : bad(err, len, var, val, "expected a size in bytes (256M)");
-    if (!strcmp(var, "HPC_COLL_TUNING"))
-        return access(val, R_OK) == 0 ? 0 : bad(err, len, var, val, "cannot read that file");
+    if (!strcmp(var, "HPC_COLL_TUNING")) return coll_tuning_check(val, err, len);
     if (!strncmp(var, "HPC_COLL_", 9)) return check_coll_override(var, val, err, len);
     return 0;   /* HPC_TEST_*, the batch scripts' HPC_BIN, ...: not ours */
 }

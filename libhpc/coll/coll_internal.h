@@ -40,6 +40,7 @@
 #include <math.h>
 #include <stdint.h>
 #include "hpc_coll.h"
+#include "internal.h"
 
 struct coll_comm;
 /* What a file hangs on a communicator's state and how to undo it: comm.c
@@ -230,7 +231,6 @@ const coll_settings_t *coll_settings(void);
 void coll_settings_reload(void);
 size_t coll_segment(void);
 int coll_debug_enabled(void);
-double coll_timeout(void);
 
 /* reduce.c: host math */
 void coll_reduce_host(hpc_dtype_t dt, hpc_op_t op, void *dst, const void *a,

@@ -24,7 +24,9 @@
 #include "coll_internal.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,52 +62,144 @@ typedef struct {
 static tune_row_t *rows;
 static int nrows;
 
+/* A reason for line n of path into err; -1. */
+static int tune_bad(char *err, size_t len, const char *path, int n, const char *why)
+{
+    snprintf(err, len, "HPC_COLL_TUNING=%s: line %d: %s", path, n, why);
+    return -1;
+}
+
+/* A model constant: a finite number >= 0 (inf or a negative beta would
+ * make every algorithm's cost infinite or negative, and auto choose none). */
+static int tune_constant(const char *name, const char *v, double *k, double *A_, double *B_, double *G_)
+{
+    if (hpc_parse_double(v, 0, k) < 0 || !isfinite(*k) || *k < 0) {
+        hpc_error_clear();
+        return -1;
+    }
+    if (name[0] == 'a') *A_ = *k;
+    else if (name[0] == 'b') *B_ = *k;
+    else *G_ = *k;
+    return 0;
+}
+
+/* One line (comment stripped): a constant, a row (appended to *out), or a
+ * reason.  0 or -1. */
+static int tune_line(char *line, tune_row_t *r, int *is_row, double *A_, double *B_, double *G_,
+                     const char **why)
+{
+    char w[6][64];
+    int k = sscanf(line, "%63s %63s %63s %63s %63s %63s", w[0], w[1], w[2], w[3], w[4], w[5]);
+    *is_row = 0;
+    if (k <= 0) return 0;
+    if (!strcmp(w[0], "alpha") || !strcmp(w[0], "beta") || !strcmp(w[0], "gamma")) {
+        double v;
+        *why = "expected 'alpha|beta|gamma NUMBER', a finite number >= 0 (seconds, seconds per byte)";
+        return k == 2 && tune_constant(w[0], w[1], &v, A_, B_, G_) == 0 ? 0 : -1;
+    }
+    int64_t np;
+    size_t lo = 0, hi = (size_t)-1;
+    *why = "expected 'COLLECTIVE NRANKS MIN_BYTES MAX_BYTES|- ALGORITHM' (an algorithm the collective has)";
+    if (k != 5 || hpc_coll_parse(w[0], &r->c) < 0 || hpc_parse_int64(w[1], &np) < 0 || np < 1 ||
+        np > INT32_MAX || hpc_parse_size(w[2], &lo) < 0 || (strcmp(w[3], "-") && hpc_parse_size(w[3], &hi) < 0) ||
+        hpc_alg_parse(w[4], &r->a) < 0 || !hpc_coll_has_alg(r->c, r->a) || r->a == HPC_ALG_AUTO) {
+        hpc_error_clear();
+        return -1;
+    }
+    if (hi <= lo) {
+        *why = "MAX_BYTES must be larger than MIN_BYTES";
+        return -1;
+    }
+    r->p = (int)np;
+    r->lo = lo;
+    r->hi = hi;
+    *is_row = 1;
+    return 0;
+}
+
+/* The whole file, or nothing: its rows and constants into *out, *n and
+ * A_, B_, G_, else -1 with the first bad line in err.  Binary bytes (what
+ * a wrong file name finds) are one reason, not a warning per line. */
+static int tune_parse(const char *path, tune_row_t **out, int *n, double *A_, double *B_, double *G_,
+                      char *err, size_t len)
+{
+    *out = NULL;
+    *n = 0;
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, len, "HPC_COLL_TUNING=%s: cannot open it", path);
+        return -1;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t got;
+    int lineno = 0, ncap = 0, rc = 0;
+    while (rc == 0 && (got = getline(&line, &cap, f)) >= 0) {
+        lineno++;
+        const char *why = NULL;
+        for (ssize_t i = 0; i < got && !why; i++) {
+            unsigned char ch = (unsigned char)line[i];
+            if (ch == 0 || (ch < 32 && ch != '\t' && ch != '\n' && ch != '\r') || ch == 127)
+                why = "not a tuning file (binary bytes; hpc-collbench --tune writes one)";
+        }
+        if (why) {
+            rc = tune_bad(err, len, path, lineno, why);
+            break;
+        }
+        char *h = strchr(line, '#');
+        if (h) *h = 0;
+        tune_row_t r;
+        int is_row;
+        if (tune_line(line, &r, &is_row, A_, B_, G_, &why) < 0) {
+            rc = tune_bad(err, len, path, lineno, why);
+        } else if (is_row) {
+            if (*n == ncap) {
+                ncap = ncap ? 2 * ncap : 32;
+                tune_row_t *m = realloc(*out, (size_t)ncap * sizeof *m);
+                if (!m) {
+                    rc = tune_bad(err, len, path, lineno, "out of memory");
+                    break;
+                }
+                *out = m;
+            }
+            (*out)[(*n)++] = r;
+        }
+    }
+    free(line);
+    fclose(f);
+    if (rc < 0) {
+        free(*out);
+        *out = NULL;
+        *n = 0;
+    }
+    return rc;
+}
+
+int coll_tuning_check(const char *path, char *err, size_t len)
+{
+    tune_row_t *r;
+    int n;
+    double a = 0, b = 0, g = 0;
+    int rc = tune_parse(path, &r, &n, &a, &b, &g, err, len);
+    free(r);
+    return rc;
+}
+
+/* A bad file is ignored whole, with one warning: the cost model with the
+ * settings' constants decides instead.  (Programs on the app kit refuse it
+ * at start, exit 2: app/settings.c.) */
 static void tune_load(const char *path)
 {
     if (!*path) return;
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        hpc_warn("HPC_COLL_TUNING=%s: cannot open it; using the cost model", path);
+    char err[512];
+    double a = A, b = B, g = G;
+    if (tune_parse(path, &rows, &nrows, &a, &b, &g, err, sizeof err) < 0) {
+        hpc_warn("%s; the file is ignored, auto uses the cost model", err);
         return;
     }
-    char line[256];
-    int cap = 0, lineno = 0;
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
-        char *h = strchr(line, '#');
-        if (h) *h = 0;
-        char w[5][64];
-        int k = sscanf(line, "%63s %63s %63s %63s %63s", w[0], w[1], w[2], w[3], w[4]);
-        if (k <= 0) continue;
-        if (k == 2 && (!strcmp(w[0], "alpha") || !strcmp(w[0], "beta") || !strcmp(w[0], "gamma"))) {
-            double v = atof(w[1]);
-            if (w[0][0] == 'a') A = v;
-            else if (w[0][0] == 'b') B = v;
-            else G = v;
-            continue;
-        }
-        tune_row_t r;
-        int64_t np;
-        size_t lo = 0, hi = (size_t)-1;
-        if (k != 5 || hpc_coll_parse(w[0], &r.c) < 0 || hpc_parse_int64(w[1], &np) < 0 ||
-            hpc_parse_size(w[2], &lo) < 0 || (strcmp(w[3], "-") && hpc_parse_size(w[3], &hi) < 0) ||
-            hpc_alg_parse(w[4], &r.a) < 0 || !hpc_coll_has_alg(r.c, r.a)) {
-            hpc_error_clear();
-            hpc_warn("%s:%d: not a tuning line, ignored", path, lineno);
-            continue;
-        }
-        r.p = (int)np;
-        r.lo = lo;
-        r.hi = hi;
-        if (nrows == cap) {
-            cap = cap ? 2 * cap : 32;
-            tune_row_t *n = realloc(rows, (size_t)cap * sizeof *n);
-            if (!n) break;
-            rows = n;
-        }
-        rows[nrows++] = r;
-    }
-    fclose(f);
+    A = a;
+    B = b;
+    G = g;
 }
 
 /* ---- HPC_COLL_<OP> ------------------------------------------------- */
@@ -167,7 +261,9 @@ static hpc_alg_t model_choice(hpc_coll_t c, size_t bytes, int p, int dev)
         if (rw[i].coll != c || !(rw[i].mem & (dev ? COLL_MEM_DEV : COLL_MEM_HOST))) continue;
         if (rw[i].backend == COLL_BE_NCCL && !hpc_have_nccl()) continue;
         double t = coll_model_cost(&rw[i], bytes, p);
-        if (t < best) {
+        /* the first eligible row even if every cost came out non-finite:
+         * auto must always name an algorithm */
+        if (t < best || a == HPC_ALG_AUTO) {
             best = t;
             a = rw[i].alg;
         }
