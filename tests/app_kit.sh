@@ -62,7 +62,7 @@ HPC_TIMEOUT=-1 bad "HPC_TIMEOUT"
 HPC_DEBUG=everything bad "HPC_DEBUG"
 HPC_COLL_ALLREDUCE=rign bad "allreduce has no algorithm"
 HPC_COLL_ALLREDCE=ring bad "no collective by that name"
-HPC_COLL_STALL=soon bad "HPC_COLL_STALL='soon': expected a number"
+HPC_COLL_STALL=soon bad "HPC_COLL_STALL='soon': expected a finite number"
 HPC_COLL_STALL=0.5 HPC_COLL_POOL_MAX=64M HPC_COLL_POOL_IDLE=2 run 2 "$demo" -q || fail "valid HPC_COLL_* settings refused"
 HPC_GPU_BIND=sideways bad "HPC_GPU_BIND='sideways'"
 
