@@ -55,7 +55,7 @@ static int build_comms(hpc_env_t *e)
     HPC_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &e->world));
     HPC_MPI(MPI_Comm_rank(e->world, &e->rank));
     HPC_MPI(MPI_Comm_size(e->world, &e->size));
-    HPC_MPI(MPI_Comm_split_type(e->world, MPI_COMM_TYPE_SHARED, e->rank, MPI_INFO_NULL, &e->node));
+    HPC_TRY(hpc_comm_split_node(e->world, &e->node));   /* HPC_NODE_SPLIT too */
     HPC_MPI(MPI_Comm_rank(e->node, &e->local_rank));
     HPC_MPI(MPI_Comm_size(e->node, &e->local_size));
     /* node ids follow the lowest world rank on each node */
@@ -83,10 +83,13 @@ static void check_launcher(hpc_env_t *e)
         snprintf(what + strlen(what), sizeof what - strlen(what), " rank %d vs %d", l->rank, e->rank);
     if (l->size >= 0 && l->size != e->size)
         snprintf(what + strlen(what), sizeof what - strlen(what), " size %d vs %d", l->size, e->size);
-    if (l->local_rank >= 0 && l->local_rank != e->local_rank)
+    /* fake nodes (HPC_NODE_SPLIT) are not the launcher's: nothing to compare */
+    hpc_node_split_t sp;
+    int fake = hpc_node_split_parse(getenv("HPC_NODE_SPLIT"), &sp) == 0 && sp.mode != HPC_NODE_SPLIT_NONE;
+    if (!fake && l->local_rank >= 0 && l->local_rank != e->local_rank)
         snprintf(what + strlen(what), sizeof what - strlen(what), " local rank %d vs %d",
                  l->local_rank, e->local_rank);
-    if (l->local_size >= 0 && l->local_size != e->local_size)
+    if (!fake && l->local_size >= 0 && l->local_size != e->local_size)
         snprintf(what + strlen(what), sizeof what - strlen(what), " local size %d vs %d",
                  l->local_size, e->local_size);
     if (!what[0]) return;

@@ -73,6 +73,18 @@ int hpc_error_cuda(int cudaerr, const char *file, int line, const char *call);
         if (hpc_ce_ != 0) return hpc_error_cuda(hpc_ce_, __FILE__, __LINE__, #call); \
     } while (0)
 
+/* node.c: nodes, and HPC_NODE_SPLIT's fake ones (odd-even, blocks:K) */
+enum { HPC_NODE_SPLIT_NONE, HPC_NODE_SPLIT_ODD_EVEN, HPC_NODE_SPLIT_BLOCKS };
+typedef struct {
+    int mode;                /* HPC_NODE_SPLIT_* */
+    int k;                   /* blocks: ranks per node */
+} hpc_node_split_t;
+/* s: the variable's value (NULL or "" = none); HPC_ERR_ARG, one line */
+int hpc_node_split_parse(const char *s, hpc_node_split_t *out);
+/* The ranks of comm on this node (real, cut by HPC_NODE_SPLIT), ordered
+ * as in comm.  Collective over comm. */
+int hpc_comm_split_node(MPI_Comm comm, MPI_Comm *node);
+
 /* util (app/parse.c): the command line joined with spaces, malloc'd. */
 char *hpc_cmdline_join(int argc, char **argv);
 

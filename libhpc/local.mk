@@ -13,6 +13,7 @@ libhpc_libhpc_la_SOURCES = \
 	libhpc/gpu.c \
 	libhpc/affinity.c \
 	libhpc/env.c \
+	libhpc/node.c \
 	libhpc/timer.c \
 	libhpc/parse.c \
 	libhpc/dl.c \

@@ -18,6 +18,10 @@
 # coll_mix: many overlapping nonblocking collectives of mixed kinds, each
 #   algorithm forced in turn, against known answers, at 5 and 7 ranks
 #   (issue 13: the bruck allgather hang).
+# coll_topo: nodes and HPC_NODE_SPLIT (odd-even, blocks:K): hpc_init's node
+#   id/count/communicators, each communicator's node map, bad values refused.
+# node_split.sh: hpc-info's node column under HPC_NODE_SPLIT; a bad value is
+#   one line, exit 2.
 # coll_device: device buffers and NCCL; skips without a GPU.
 # coll_stream: stream-ordered calls and hpc_request_stream_wait: the host
 #   part everywhere, the device part where every rank has a GPU.
@@ -28,7 +32,7 @@
 #   files, a stopped rank under HPC_TIMEOUT.
 check_PROGRAMS += tests/coll_ops tests/coll_errors tests/coll_selftest tests/coll_device \
 	tests/coll_misuse tests/coll_registry tests/coll_wrap tests/coll_split \
-	tests/coll_pool tests/coll_request_free tests/coll_stream tests/coll_mix
+	tests/coll_pool tests/coll_request_free tests/coll_stream tests/coll_mix tests/coll_topo
 tests_coll_ops_SOURCES = tests/coll_ops.c tests/coll_testlib.h
 tests_coll_errors_SOURCES = tests/coll_errors.c
 tests_coll_selftest_SOURCES = tests/coll_selftest.c
@@ -40,6 +44,7 @@ tests_coll_pool_SOURCES = tests/coll_pool.c
 tests_coll_request_free_SOURCES = tests/coll_request_free.c
 tests_coll_stream_SOURCES = tests/coll_stream.c
 tests_coll_mix_SOURCES = tests/coll_mix.c
+tests_coll_topo_SOURCES = tests/coll_topo.c
 tests_coll_split_SOURCES = tests/coll_ops.c tests/coll_testlib.h
 tests_coll_split_CPPFLAGS = $(AM_CPPFLAGS) -DCOLL_SPLIT
 TESTS += tests/coll_ops-np1.mpi tests/coll_ops-np2.mpi tests/coll_ops-np3.mpi tests/coll_ops-np4.mpi \
@@ -52,6 +57,7 @@ TESTS += tests/coll_ops-np1.mpi tests/coll_ops-np2.mpi tests/coll_ops-np3.mpi te
 	 tests/coll_request_free-np2.mpi tests/coll_request_free-np3.mpi \
 	 tests/coll_device-np1.mpi tests/coll_device-np2.mpi \
 	 tests/coll_stream-np1.mpi tests/coll_stream-np2.mpi \
-	 tests/coll_mix-np5.mpi tests/coll_mix-np7.mpi
-dist_check_SCRIPTS += tests/coll_misuse.sh tests/coll_bench.sh tests/coll_bench_hostile.sh
-TESTS += tests/coll_misuse.sh tests/coll_bench.sh tests/coll_bench_hostile.sh
+	 tests/coll_mix-np5.mpi tests/coll_mix-np7.mpi \
+	 tests/coll_topo-np1.mpi tests/coll_topo-np4.mpi tests/coll_topo-np5.mpi tests/coll_topo-np7.mpi
+dist_check_SCRIPTS += tests/coll_misuse.sh tests/coll_bench.sh tests/coll_bench_hostile.sh tests/node_split.sh
+TESTS += tests/coll_misuse.sh tests/coll_bench.sh tests/coll_bench_hostile.sh tests/node_split.sh

@@ -87,6 +87,12 @@ static int check_one(const char *var, const char *val, char *err, size_t len)
                : bad(err, len, var, val, "expected a finite number >= 0");
     if (!strcmp(var, "HPC_COLL_POOL_MAX"))
         return hpc_parse_size(val, &sz) == 0 ? 0 : bad(err, len, var, val, "expected a size in bytes (256M)");
+    if (!strcmp(var, "HPC_NODE_SPLIT")) {
+        hpc_node_split_t sp;
+        if (hpc_node_split_parse(val, &sp) == 0) return 0;
+        hpc_error_clear();
+        return bad(err, len, var, val, "expected odd-even, blocks:K (K ranks per node) or none");
+    }
     if (!strcmp(var, "HPC_COLL_TUNING")) return coll_tuning_check(val, err, len);
     if (!strncmp(var, "HPC_COLL_", 9)) return check_coll_override(var, val, err, len);
     return 0;   /* HPC_TEST_*, the batch scripts' HPC_BIN, ...: not ours */

@@ -28,6 +28,7 @@
  *   mismatch.c     ranks that run one call with different algorithms
  *   sched.c        schedules: steps and rounds, built and advanced
  *   comm.c         per-communicator state, scratch pool, cleanup and abort hooks
+ *   topo.c         a communicator's nodes (HPC_NODE_SPLIT too) and leaders
  *   devsync.c      events requests poll, flags streams wait on
  *   device.c cuda.cu   CUDA memory, streams, kernels (stubs without CUDA)
  *   reduce.c       host reductions
@@ -62,6 +63,16 @@ typedef struct {
     double last;            /* MPI_Wtime when it was given back */
 } coll_pooled_t;
 
+/* The nodes of a communicator (topo.c): ranks numbered as in it. */
+typedef struct {
+    MPI_Comm node;          /* this node's ranks (HPC_NODE_SPLIT's fake nodes too) */
+    MPI_Comm leaders;       /* each node's lowest rank; MPI_COMM_NULL elsewhere */
+    int local_rank, local_size;
+    int nnodes;
+    int *node_of;           /* node of each rank, nodes numbered by lowest rank */
+    int *first, *members;   /* node n's ranks: members[first[n] .. first[n+1]-1] */
+} coll_topo_t;
+
 /* Per-communicator state, cached as an attribute on the user's comm. */
 typedef struct coll_comm {
     struct coll_comm *next; /* all cached states, freed at MPI_Finalize */
@@ -86,6 +97,7 @@ typedef struct coll_comm {
     unsigned nbin;
     uint64_t bout_seen;     /* calls / 64 when beacons were last taken in */
     coll_hook_t hook[COLL_NHOOKS];
+    coll_topo_t topo;       /* its nodes (topo.c) */
 } coll_comm_t;
 
 enum {
@@ -266,6 +278,10 @@ void coll_dev_stream_sync(void *stream);   /* error paths only: blocks */
 /* a kernel on stream waits until coll_dev_flag_set(*slot) */
 int coll_dev_flag_wait(void *stream, int *slot);
 void coll_dev_flag_set(int slot);
+
+/* topo.c: derive t for comm (collective), and free it */
+int coll_topo_init(coll_topo_t *t, MPI_Comm comm, int rank, int p);
+void coll_topo_free(coll_topo_t *t);
 
 /* comm.c */
 int coll_get_comm(MPI_Comm comm, coll_comm_t **out);

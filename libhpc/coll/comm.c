@@ -41,6 +41,7 @@ static int comm_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
     for (int i = 0; i < COLL_NHOOKS; i++)
         if (cc->hook[i].fini) cc->hook[i].fini(cc);
     coll_pool_free(cc);
+    coll_topo_free(&cc->topo);
     if (cc->comm != MPI_COMM_NULL) MPI_Comm_free(&cc->comm);
     free(cc);
     return MPI_SUCCESS;
@@ -124,8 +125,17 @@ int coll_get_comm(MPI_Comm comm, coll_comm_t **out)
     int *ub = NULL;
     MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
     cc->tag_ub = (flag && ub && *ub > 0) ? *ub : 32767;
+    /* its nodes, once: every hierarchical call needs them */
+    int te = coll_topo_init(&cc->topo, cc->comm, cc->rank, cc->size);
+    if (te < 0) {
+        coll_topo_free(&cc->topo);
+        MPI_Comm_free(&cc->comm);
+        free(cc);
+        return te;
+    }
     e = MPI_Comm_set_attr(comm, coll_keyval, cc);
     if (e != MPI_SUCCESS) {
+        coll_topo_free(&cc->topo);
         MPI_Comm_free(&cc->comm);
         free(cc);
         return hpc_error_mpi(e, __FILE__, __LINE__, "MPI_Comm_set_attr");

@@ -62,3 +62,12 @@ int hpc_coll_test_in_flight(void)
 {
     return coll_requests_in_flight();
 }
+
+int hpc_coll_test_nodes(MPI_Comm comm, int *nnodes, int *node_of, int max)
+{
+    coll_comm_t *cc = NULL;
+    HPC_TRY(coll_get_comm(comm, &cc));
+    *nnodes = cc->topo.nnodes;
+    for (int r = 0; node_of && r < max && r < cc->size; r++) node_of[r] = cc->topo.node_of[r];
+    return 0;
+}

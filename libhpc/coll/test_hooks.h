@@ -37,6 +37,10 @@ HPC_EXPORT void hpc_coll_test_split_counts(long *pieces, long *native);
 /* Bytes of scratch buffers comm's pool holds now. */
 HPC_EXPORT size_t hpc_coll_test_pool_bytes(MPI_Comm comm);
 
+/* The nodes libhpc sees in comm (HPC_NODE_SPLIT too): *nnodes, and the
+ * node of each of its first max ranks into node_of (may be NULL). */
+HPC_EXPORT int hpc_coll_test_nodes(MPI_Comm comm, int *nnodes, int *node_of, int max);
+
 /* Requests in flight (freed ones included). */
 HPC_EXPORT int hpc_coll_test_in_flight(void);
 
