@@ -91,6 +91,7 @@ typedef enum {
     HPC_ALG_RABENSEIFNER,     /* reduce-scatter (halving) + allgather/gather */
     HPC_ALG_BRUCK,            /* Bruck (allgather, alltoall) */
     HPC_ALG_SCATTER_ALLGATHER,/* van de Geijn broadcast of long messages */
+    HPC_ALG_HIER,             /* node-aware: in the node, among node leaders, in the node */
     HPC_ALG_COUNT
 } hpc_alg_t;
 

@@ -12,7 +12,7 @@
  * in place where the collective has it.  Half the batches run
  * on a communicator in reverse rank order.  HPC_TIMEOUT (set by the test
  * unless the caller did) turns a hang into a failure that names the call.
- * COLL_ONLY=allgather[,bruck] restricts the batches.
+ * COLL_ONLY=allgather[,bruck] (or all,hier) restricts the batches.
  */
 #include "config.h"
 #include "hpc_coll.h"
@@ -203,7 +203,7 @@ static int wanted(hpc_coll_t c, hpc_alg_t a)
     snprintf(buf, sizeof buf, "%s", only);
     char *comma = strchr(buf, ',');
     if (comma) *comma++ = 0;
-    if (strcmp(buf, hpc_coll_name(c)) != 0) return 0;
+    if (strcmp(buf, "all") != 0 && strcmp(buf, hpc_coll_name(c)) != 0) return 0;
     return !comma || strcmp(comma, hpc_alg_name(a)) == 0;
 }
 

@@ -21,7 +21,7 @@
  * case runs with its steps cut into pieces and native's calls split or
  * given a big datatype - and the test checks that this happened.
  * Environment: COLL_ONLY=allreduce[,ring] restricts to one collective
- * (and algorithm), COLL_VERBOSE=1 prints each batch.
+ * (and algorithm; all,hier: that algorithm of every collective), COLL_VERBOSE=1 prints each batch.
  */
 #include "config.h"
 #include "hpc_coll.h"
@@ -391,7 +391,7 @@ int main(int argc, char **argv)
     MPI_Comm_split(MPI_COMM_WORLD, 0, p - 1 - rank, &rev);
     double t0 = MPI_Wtime();
     for (int c = 0; c < HPC_COLL_COUNT; c++) {
-        if (*oc && strcmp(oc, hpc_coll_name((hpc_coll_t)c))) continue;
+        if (*oc && strcmp(oc, "all") && strcmp(oc, hpc_coll_name((hpc_coll_t)c))) continue;
         for (int a = 0; a < HPC_ALG_COUNT; a++) {
             if (a == HPC_ALG_NCCL || !hpc_coll_has_alg((hpc_coll_t)c, (hpc_alg_t)a)) continue;
             if (*oa && strcmp(oa, hpc_alg_name((hpc_alg_t)a))) continue;

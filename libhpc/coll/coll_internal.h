@@ -20,6 +20,9 @@
  *   registry.c     the one table of algorithms (registry.h), and all that
  *                  is derived from it: names, parsers, lists, costs
  *   alg/tree.c alg/ring.c alg/butterfly.c   own algorithms (builders)
+ *   alg/hier.c     node-aware ones: flat builders as sub-schedules over a
+ *                  node's ranks and over the leaders (which flat one the
+ *                  leaders run, select.c's model says: the one upward call)
  *   native.c nccl.c                         backends (builders)
  *   nccl_comm.c    NCCL communicators: probe, nonblocking setup, abort
  *   request.c      requests in flight, progress, watchdog, stalls,
@@ -172,9 +175,9 @@ struct hpc_request {
     const void *sendbuf;    /* NULL = in place */
     void *recvbuf;
     /* scratch allocations, freed at completion */
-    void *tmp[8];
-    int tmpkind[8];         /* 0 malloc, 1 pinned host, 2 device */
-    size_t tmpsz[8];
+    void *tmp[16];          /* (hierarchical calls nest several builders) */
+    int tmpkind[16];        /* 0 malloc, 1 pinned host, 2 device */
+    size_t tmpsz[16];
     int ntmp;
     double t0;
     int completed;          /* finished (successfully or not) */
@@ -212,6 +215,10 @@ typedef struct coll_build {
     hpc_op_t op;            /* AVG is built as SUM, scaled by the caller */
     int dev;                /* buffers in device memory (CUDA-aware path) */
     size_t seg;             /* pipeline segment, bytes */
+    /* a sub-schedule over some of the ranks (alg/hier.c): rank and p
+     * and every peer the builder names are indices into map, which gives
+     * the communicator's rank; NULL = the whole communicator */
+    const int *map;
 } coll_build_t;
 
 /* types.c */
@@ -379,6 +386,9 @@ typedef struct {
     double pof2;            /* largest power of two <= P */
     double fold;            /* folding P - pof2 ranks in and out; 0 for a power of two */
     double segs;            /* pipeline segments of n (at least 1) */
+    /* two link classes (hierarchical rows): nodes, and alpha/beta between
+     * nodes; 0 = not set: one node, the intra-node constants */
+    double N, AI, BI;
 } coll_cost_in_t;
 typedef struct {
     hpc_coll_t coll;

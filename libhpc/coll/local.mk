@@ -10,6 +10,7 @@ libhpc_libhpc_la_SOURCES += \
 	libhpc/coll/alg/tree.c \
 	libhpc/coll/alg/ring.c \
 	libhpc/coll/alg/butterfly.c \
+	libhpc/coll/alg/hier.c \
 	libhpc/coll/native.c \
 	libhpc/coll/nccl.c \
 	libhpc/coll/nccl_comm.c \

@@ -18,8 +18,13 @@
     {                                                                           \
         const double A = m->A, B = m->B, G = m->G, n = m->n, P = m->P, L = m->L, \
                      f = m->f, pof2 = m->pof2, fold = m->fold, segs = m->segs;  \
+        const double N = m->N > 1 ? m->N : 1, Q = ceil(P / N),                 \
+                     AI = m->AI > 0 ? m->AI : A, BI = m->BI > 0 ? m->BI : B,    \
+                     Lq = Q > 1 ? ceil(log2(Q)) : 0, LN = N > 1 ? ceil(log2(N)) : 0, \
+                     fN = (N - 1) / N;                                          \
         (void)A; (void)B; (void)G; (void)n; (void)P; (void)L; (void)f;          \
-        (void)pof2; (void)fold; (void)segs;                                     \
+        (void)pof2; (void)fold; (void)segs; (void)N; (void)Q; (void)AI; (void)BI; \
+        (void)Lq; (void)LN; (void)fN;                                           \
         return (COST_);                                                         \
     }
 COLL_REGISTRY(COST_FN)

@@ -18,8 +18,10 @@
  *   COST       seconds for n bytes per rank on P ranks - an expression in
  *              the names of coll_cost_in_t (A = alpha per message, B = beta
  *              per byte sent, G = gamma per byte reduced, n, P, L = ceil
- *              log2 P, f = (P-1)/P, pof2, fold, segs); commas only inside
- *              parentheses.  Classic costs from Thakur, Rabenseifner &
+ *              log2 P, f = (P-1)/P, pof2, fold, segs; the hierarchical
+ *              rows also N nodes of Q = P/N ranks, AI and BI alpha and
+ *              beta between nodes, Lq = ceil log2 Q, LN = ceil log2 N,
+ *              fN = (N-1)/N); commas only inside parentheses.  Classic costs from Thakur, Rabenseifner &
  *              Gropp, "Optimization of Collective Communication Operations
  *              in MPICH", IJHPCA 2005.  Ties go to the earlier row.
  *
@@ -43,6 +45,7 @@
     X(BARRIER, LINEAR, barrier_linear, COLL_MEM_ANY, COLL_BE_P2P, 2 * (P - 1) * A)              \
     X(BARRIER, TREE, barrier_tree, COLL_MEM_ANY, COLL_BE_P2P, 2 * L * A)                        \
     X(BARRIER, BUTTERFLY, barrier_butterfly, COLL_MEM_ANY, COLL_BE_P2P, L * A)                  \
+    X(BARRIER, HIER, barrier_hier, COLL_MEM_HOST, COLL_BE_P2P, 2 * (Q - 1) * A + LN * AI)                 \
                                                                                                 \
     X(BCAST, NATIVE, native, COLL_MEM_ANY, COLL_BE_MPI, COLL_UNMODELLED)                        \
     X(BCAST, NCCL, nccl, COLL_MEM_DEV, COLL_BE_NCCL, 0)                                         \
@@ -52,6 +55,8 @@
       (P - 2 + segs) * (A + n / segs * B))                                                      \
     X(BCAST, SCATTER_ALLGATHER, bcast_scatter_allgather, COLL_MEM_ANY, COLL_BE_P2P,             \
       (L + P - 1) * A + 2 * f * n * B)                                                          \
+    X(BCAST, HIER, bcast_hier, COLL_MEM_HOST, COLL_BE_P2P,                                     \
+      LN * (AI + n * BI) + Lq * (A + n * B))                     \
                                                                                                 \
     X(REDUCE, NATIVE, native, COLL_MEM_ANY, COLL_BE_MPI, COLL_UNMODELLED)                       \
     X(REDUCE, NCCL, nccl, COLL_MEM_DEV, COLL_BE_NCCL, 0)                                        \
@@ -61,6 +66,8 @@
       (P - 2 + segs) * (A + n / segs * (B + G)))                                                \
     X(REDUCE, RABENSEIFNER, reduce_rabenseifner, COLL_MEM_ANY, COLL_BE_P2P,                     \
       2 * L * A + 2 * f * n * B + f * n * G + fold)                                             \
+    X(REDUCE, HIER, reduce_hier, COLL_MEM_HOST, COLL_BE_P2P,                                   \
+      Lq * (A + n * (B + G)) + 2 * LN * AI + 2 * fN * n * BI + fN * n * G)                   \
                                                                                                 \
     X(ALLREDUCE, NATIVE, native, COLL_MEM_ANY, COLL_BE_MPI, COLL_UNMODELLED)                    \
     X(ALLREDUCE, NCCL, nccl, COLL_MEM_DEV, COLL_BE_NCCL, 0)                                     \
@@ -74,6 +81,8 @@
       L * (A + n * B + n * G) + fold)                                                           \
     X(ALLREDUCE, RABENSEIFNER, allreduce_rabenseifner, COLL_MEM_ANY, COLL_BE_P2P,               \
       2 * L * A + 2 * f * n * B + f * n * G + fold)                                             \
+    X(ALLREDUCE, HIER, allreduce_hier, COLL_MEM_HOST, COLL_BE_P2P,                             \
+      Lq * (2 * A + n * (2 * B + G)) + 2 * LN * AI + 2 * fN * n * BI + fN * n * G)             \
                                                                                                 \
     /* gather, allgather, scatter, reduce_scatter, alltoall: n is one block */                  \
     X(GATHER, NATIVE, native, COLL_MEM_ANY, COLL_BE_MPI, COLL_UNMODELLED)                       \
@@ -90,6 +99,8 @@
       L * A + (P - 1) * n * B + (pof2 == P ? 0 : 2 * A + P * n * B))                            \
     X(ALLGATHER, BRUCK, allgather_bruck, COLL_MEM_ANY, COLL_BE_P2P,                             \
       L * A + (P - 1) * n * B + P * n * B * 0.5) /* + the local rotation */                     \
+    X(ALLGATHER, HIER, allgather_hier, COLL_MEM_HOST, COLL_BE_P2P,                             \
+      Lq * A + (Q - 1) * n * B + (N - 1) * (AI + Q * n * BI) + Lq * (A + P * n * B))             \
                                                                                                 \
     X(SCATTER, NATIVE, native, COLL_MEM_ANY, COLL_BE_MPI, COLL_UNMODELLED)                      \
     X(SCATTER, NCCL, nccl, COLL_MEM_DEV, COLL_BE_NCCL, 0)                                       \
@@ -104,6 +115,8 @@
       (P - 1) * (A + n * B + n * G))                                                            \
     X(REDUCE_SCATTER, BUTTERFLY, reduce_scatter_butterfly, COLL_MEM_ANY, COLL_BE_P2P,           \
       L * A + (P - 1) * n * (B + G) + (pof2 == P ? 0 : 2 * A + P * n * (B + G)))                \
+    X(REDUCE_SCATTER, HIER, reduce_scatter_hier, COLL_MEM_HOST, COLL_BE_P2P,                   \
+      Lq * (A + P * n * (B + G)) + (N - 1) * (AI + Q * n * (BI + G)) + Lq * A + (Q - 1) * n * B)   \
                                                                                                 \
     X(ALLTOALL, NATIVE, native, COLL_MEM_ANY, COLL_BE_MPI, COLL_UNMODELLED)                     \
     X(ALLTOALL, NCCL, nccl, COLL_MEM_DEV, COLL_BE_NCCL, 0)                                      \

@@ -80,7 +80,7 @@ static int p2p(coll_build_t *b, int kind, int peer, const char *buf, size_t byte
     size_t m = piece(b), es = b->es ? b->es : 1;
     for (size_t off = 0; off < bytes; off += m) {
         size_t len = bytes - off < m ? bytes - off : m;
-        coll_step_t st = {.kind = kind, .peer = peer, .n = len};
+        coll_step_t st = {.kind = kind, .peer = b->map ? b->map[peer] : peer, .n = len};
         if (kind == ST_SEND) st.a = buf + off;
         else st.dst = (char *)buf + off;
         if (dst) {

@@ -1,0 +1,259 @@
+/* alg/hier.c - node-aware (hierarchical) algorithms: a phase inside each
+ * node, a phase among one leader per node, a phase inside each node again.
+ *
+ * Every phase is an existing flat builder run as a sub-schedule over some
+ * of the ranks (coll_build_t.map: its ranks 0..p-1 are the communicator's
+ * ranks map[0..p-1]), so the whole call is still one schedule - blocking or
+ * progressed nonblocking like any other, one tag, messages between two
+ * ranks in the order both sides build them.  Inside a node the phases are
+ * binomial trees over MPI point-to-point (MPI's shared-memory transport);
+ * among the leaders the algorithm is the cheapest of the collective's own
+ * flat ones for that many nodes by the cost model (select.c), i.e. ring,
+ * Rabenseifner, tree, ... as the size calls for.
+ *
+ * The nodes are the communicator's (topo.c: real nodes, or HPC_NODE_SPLIT's
+ * fake ones).  A node's leader is its lowest rank, except that a rooted
+ * collective makes the root its node's leader, so the result never takes
+ * an extra hop.  Nodes of unequal size (blocks:3 on 7 ranks, odd-even on
+ * 5) are handled by padding every node's part to the largest node's in
+ * the leaders' phase of allgather and reduce_scatter.
+ */
+#include "config.h"
+#include "hpc.h"
+#include "../coll_internal.h"
+
+#include <string.h>
+
+typedef struct {
+    int nnodes, node;       /* nodes, and this rank's */
+    int li, m;              /* this rank's index on its node, the node's size */
+    int maxm;               /* the largest node's size */
+    int *local;             /* this node's ranks, its leader first */
+    int *leaders;           /* every node's leader */
+    const coll_topo_t *t;
+} hier_t;
+
+/* The nodes as this call sees them: root (-1: none) leads its node. */
+static int hier_of(coll_build_t *b, int root, hier_t *h)
+{
+    const coll_topo_t *t = &b->r->cc->topo;
+    int *mem = NULL;
+    h->t = t;
+    h->nnodes = t->nnodes;
+    h->node = t->node_of[b->rank];
+    h->m = t->first[h->node + 1] - t->first[h->node];
+    h->maxm = 0;
+    HPC_TRY(coll_tmp_kind(b->r, (size_t)(h->m + h->nnodes) * sizeof *mem, 0, (void **)&mem));
+    h->local = mem;
+    h->leaders = mem + h->m;
+    for (int n = 0; n < h->nnodes; n++) {
+        int sz = t->first[n + 1] - t->first[n];
+        if (sz > h->maxm) h->maxm = sz;
+        h->leaders[n] = root >= 0 && t->node_of[root] == n ? root : t->members[t->first[n]];
+    }
+    /* this node's ranks, its leader moved to the front */
+    const int *mine = t->members + t->first[h->node];
+    int lead = h->leaders[h->node], k = 1;
+    h->local[0] = lead;
+    for (int i = 0; i < h->m; i++)
+        if (mine[i] != lead) h->local[k++] = mine[i];
+    for (int i = 0; i < h->m; i++)
+        if (h->local[i] == b->rank) h->li = i;
+    return 0;
+}
+
+/* b narrowed to the ranks map[0..p-1], this rank being map[rank]. */
+static coll_build_t sub(const coll_build_t *b, const int *map, int rank, int p, int root)
+{
+    coll_build_t c = *b;
+    c.map = map;
+    c.rank = rank;
+    c.p = p;
+    c.root = root;
+    return c;
+}
+
+/* The leaders' phase: collective c's cheapest flat algorithm on nnodes
+ * ranks for bytes per rank, by the cost model (inter-node constants). */
+static int leaders_run(coll_build_t *c, hpc_coll_t coll, size_t bytes)
+{
+    int n;
+    const coll_row_t *rows = coll_rows(&n), *best = NULL;
+    double tbest = INFINITY;
+    for (int i = 0; i < n; i++) {
+        if (rows[i].coll != coll || rows[i].backend != COLL_BE_P2P || rows[i].alg == HPC_ALG_HIER ||
+            !(rows[i].mem & COLL_MEM_HOST))
+            continue;
+        double t = coll_model_cost(&rows[i], bytes, c->p);
+        if (!best || t < tbest) {
+            best = &rows[i];
+            tbest = t;
+        }
+    }
+    if (!best) return HPC_ERR(HPC_ERR_STATE, "%s: no flat algorithm for the leaders", hpc_coll_name(coll));
+    HPC_TRY(best->build(c));
+    return coll_round(c->s);
+}
+
+/* ---- allreduce: reduce in the node, allreduce among leaders, bcast -- */
+int coll_allreduce_hier(coll_build_t *b)
+{
+    hier_t h;
+    HPC_TRY(hier_of(b, -1, &h));
+    coll_build_t c = sub(b, h.local, h.li, h.m, 0);
+    HPC_TRY(coll_reduce_tree(&c));
+    HPC_TRY(coll_round(b->s));
+    if (h.li == 0 && h.nnodes > 1) {
+        c = sub(b, h.leaders, h.node, h.nnodes, 0);
+        c.sbuf = b->rbuf;    /* in place on the node's sum */
+        HPC_TRY(leaders_run(&c, HPC_COLL_ALLREDUCE, b->count * b->es));
+    }
+    c = sub(b, h.local, h.li, h.m, 0);
+    HPC_TRY(coll_bcast_tree(&c));
+    return coll_round(b->s);
+}
+
+/* ---- reduce: in the node to its leader (the root on the root's node),
+ * then among the leaders to the root -------------------------------- */
+int coll_reduce_hier(coll_build_t *b)
+{
+    hier_t h;
+    HPC_TRY(hier_of(b, b->root, &h));
+    char *acc = b->rbuf;
+    if (h.li == 0 && b->rank != b->root) HPC_TRY(coll_tmp(b->r, b->count * b->es, (void **)&acc));
+    coll_build_t c = sub(b, h.local, h.li, h.m, 0);
+    c.rbuf = acc;
+    HPC_TRY(coll_reduce_tree(&c));
+    HPC_TRY(coll_round(b->s));
+    if (h.li == 0 && h.nnodes > 1) {
+        c = sub(b, h.leaders, h.node, h.nnodes, h.t->node_of[b->root]);
+        c.sbuf = acc;
+        c.rbuf = acc;
+        HPC_TRY(leaders_run(&c, HPC_COLL_REDUCE, b->count * b->es));
+    }
+    return 0;
+}
+
+/* ---- bcast: among the leaders from the root, then in each node ------ */
+int coll_bcast_hier(coll_build_t *b)
+{
+    hier_t h;
+    HPC_TRY(hier_of(b, b->root, &h));
+    if (h.li == 0 && h.nnodes > 1) {
+        coll_build_t c = sub(b, h.leaders, h.node, h.nnodes, h.t->node_of[b->root]);
+        HPC_TRY(leaders_run(&c, HPC_COLL_BCAST, b->count * b->es));
+    }
+    coll_build_t c = sub(b, h.local, h.li, h.m, 0);
+    HPC_TRY(coll_bcast_tree(&c));
+    return coll_round(b->s);
+}
+
+/* Copies between the communicator's rank order (blocks of bytes) and the
+ * leaders' packed order (node by node, maxm blocks each): to_packed 1
+ * packs from ranked into packed, 0 unpacks. */
+static int repack(coll_build_t *b, const hier_t *h, char *ranked, char *packed, size_t bytes,
+                  int to_packed)
+{
+    const coll_topo_t *t = h->t;
+    for (int n = 0; n < h->nnodes; n++)
+        for (int i = 0; i < t->first[n + 1] - t->first[n]; i++) {
+            char *r = ranked + (size_t)t->members[t->first[n] + i] * bytes;
+            char *q = packed + ((size_t)n * (size_t)h->maxm + (size_t)i) * bytes;
+            HPC_TRY(to_packed ? coll_copy(b, q, r, bytes) : coll_copy(b, r, q, bytes));
+        }
+    return coll_round(b->s);
+}
+
+/* ---- allgather: gather in the node, allgather among leaders (each
+ * node's blocks padded to maxm), bcast the whole in the node --------- */
+int coll_allgather_hier(coll_build_t *b)
+{
+    hier_t h;
+    HPC_TRY(hier_of(b, -1, &h));
+    size_t bytes = b->count * b->es, node_bytes = (size_t)h.maxm * bytes;
+    char *pack = NULL, *all = NULL;
+    if (h.li == 0) HPC_TRY(coll_tmp(b->r, node_bytes, (void **)&pack));
+    coll_build_t c = sub(b, h.local, h.li, h.m, 0);
+    c.rbuf = pack;
+    /* (the tree on one rank would "send" to itself) */
+    HPC_TRY(h.m > 1 ? coll_gather_tree(&c) : coll_copy(b, pack, b->sbuf, bytes));
+    HPC_TRY(coll_round(b->s));
+    if (h.li == 0) {
+        all = pack;
+        if (h.nnodes > 1) {
+            HPC_TRY(coll_tmp(b->r, node_bytes * (size_t)h.nnodes, (void **)&all));
+            c = sub(b, h.leaders, h.node, h.nnodes, 0);
+            c.sbuf = pack;
+            c.rbuf = all;
+            c.count = b->count * (size_t)h.maxm;
+            HPC_TRY(leaders_run(&c, HPC_COLL_ALLGATHER, node_bytes));
+        }
+        HPC_TRY(repack(b, &h, b->rbuf, all, bytes, 0));
+    }
+    c = sub(b, h.local, h.li, h.m, 0);
+    c.count = b->count * (size_t)b->p;
+    HPC_TRY(coll_bcast_tree(&c));
+    return coll_round(b->s);
+}
+
+/* ---- reduce_scatter: reduce the whole vector in the node, reduce_scatter
+ * node parts among leaders (padded to maxm blocks), scatter in the node */
+int coll_reduce_scatter_hier(coll_build_t *b)
+{
+    hier_t h;
+    HPC_TRY(hier_of(b, -1, &h));
+    size_t bytes = b->count * b->es, all = (size_t)b->p * b->count;
+    size_t node_bytes = (size_t)h.maxm * bytes;
+    char *acc = NULL, *pack = NULL, *part = NULL;
+    if (h.li == 0) {
+        HPC_TRY(coll_tmp(b->r, all * b->es, (void **)&acc));
+        HPC_TRY(coll_tmp(b->r, node_bytes * (size_t)h.nnodes, (void **)&pack));
+        /* padding is reduced too: make it harmless numbers (host memory) */
+        memset(pack, 0, node_bytes * (size_t)h.nnodes);
+    }
+    coll_build_t c = sub(b, h.local, h.li, h.m, 0);
+    c.count = all;
+    c.rbuf = acc;
+    HPC_TRY(coll_reduce_tree(&c));
+    HPC_TRY(coll_round(b->s));
+    if (h.li == 0) {
+        HPC_TRY(repack(b, &h, acc, pack, bytes, 1));
+        part = pack + (size_t)h.node * node_bytes;
+        if (h.nnodes > 1) {
+            HPC_TRY(coll_tmp(b->r, node_bytes, (void **)&part));
+            c = sub(b, h.leaders, h.node, h.nnodes, 0);
+            c.sbuf = pack;
+            c.rbuf = part;
+            c.count = b->count * (size_t)h.maxm;
+            HPC_TRY(leaders_run(&c, HPC_COLL_REDUCE_SCATTER, node_bytes));
+        }
+    }
+    /* part holds this node's blocks in member order, which is h.local's
+     * (non-rooted: the leader is the node's lowest rank, first anyway) */
+    c = sub(b, h.local, h.li, h.m, 0);
+    c.sbuf = part;
+    HPC_TRY(coll_scatter_tree(&c));
+    return coll_round(b->s);
+}
+
+/* ---- barrier: in to the leader, dissemination among leaders, out ---- */
+int coll_barrier_hier(coll_build_t *b)
+{
+    hier_t h;
+    HPC_TRY(hier_of(b, -1, &h));
+    char *tok = NULL;
+    HPC_TRY(coll_tmp_kind(b->r, (size_t)h.m + 1, 0, (void **)&tok));
+    coll_build_t c = sub(b, h.local, h.li, h.m, 0);
+    c.es = 1;
+    for (int i = 1; i < h.m; i++)
+        HPC_TRY(h.li == 0 ? coll_recv(&c, i, tok + i, 1) : i == h.li ? coll_send(&c, 0, tok, 1) : 0);
+    HPC_TRY(coll_round(b->s));
+    if (h.li == 0 && h.nnodes > 1) {
+        coll_build_t l = sub(b, h.leaders, h.node, h.nnodes, 0);
+        HPC_TRY(coll_barrier_butterfly(&l));
+        HPC_TRY(coll_round(b->s));
+    }
+    for (int i = 1; i < h.m; i++)
+        HPC_TRY(h.li == 0 ? coll_send(&c, i, tok, 1) : i == h.li ? coll_recv(&c, 0, tok, 1) : 0);
+    return coll_round(b->s);
+}
