@@ -92,6 +92,7 @@ typedef enum {
     HPC_ALG_BRUCK,            /* Bruck (allgather, alltoall) */
     HPC_ALG_SCATTER_ALLGATHER,/* van de Geijn broadcast of long messages */
     HPC_ALG_HIER,             /* node-aware: in the node, among node leaders, in the node */
+    HPC_ALG_SHM,              /* MPI-3 shared window on one node (else as hier) */
     HPC_ALG_COUNT
 } hpc_alg_t;
 

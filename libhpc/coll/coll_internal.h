@@ -20,6 +20,7 @@
  *   registry.c     the one table of algorithms (registry.h), and all that
  *                  is derived from it: names, parsers, lists, costs
  *   alg/tree.c alg/ring.c alg/butterfly.c   own algorithms (builders)
+ *   alg/shm.c      allreduce through a shared window (one node)
  *   alg/hier.c     node-aware ones: flat builders as sub-schedules over a
  *                  node's ranks and over the leaders (which flat one the
  *                  leaders run, select.c's model says: the one upward call)
@@ -49,12 +50,14 @@
 struct coll_comm;
 /* What a file hangs on a communicator's state and how to undo it: comm.c
  * calls every fini, in this order, when the communicator is freed. */
-enum { COLL_HOOK_REQUESTS, COLL_HOOK_BEACONS, COLL_HOOK_NCCL, COLL_HOOK_DEVICE, COLL_NHOOKS };
+enum { COLL_HOOK_REQUESTS, COLL_HOOK_BEACONS, COLL_HOOK_NCCL, COLL_HOOK_DEVICE, COLL_HOOK_SHM,
+       COLL_NHOOKS };
 typedef struct {
     void (*fini)(struct coll_comm *cc);
     void (*abort)(struct coll_comm *cc);    /* the job ends: stop now (coll_abort_all) */
 } coll_hook_t;
 typedef struct coll_beacon_out coll_beacon_out_t;   /* mismatch.c */
+typedef struct coll_shm coll_shm_t;                 /* alg/shm.c */
 #define COLL_BEACONS_KEPT 16
 
 /* A scratch buffer kept for reuse: kind 0 host, 1 pinned host, 2 device. */
@@ -101,6 +104,7 @@ typedef struct coll_comm {
     uint64_t bout_seen;     /* calls / 64 when beacons were last taken in */
     coll_hook_t hook[COLL_NHOOKS];
     coll_topo_t topo;       /* its nodes (topo.c) */
+    coll_shm_t *shm;        /* its shared window (alg/shm.c), made on first use */
 } coll_comm_t;
 
 enum {
@@ -138,6 +142,7 @@ typedef struct coll_ext {
     int nmreq, mcap;
     void *event;            /* NCCL: cudaEvent_t recorded after its work */
     int stage;              /* NCCL: 0 waits for the communicator, 1 launching, 2 launched */
+    void *state;            /* shared-memory allreduce: where the call stands */
 } coll_ext_t;
 
 typedef struct coll_sched {

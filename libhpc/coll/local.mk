@@ -11,6 +11,7 @@ libhpc_libhpc_la_SOURCES += \
 	libhpc/coll/alg/ring.c \
 	libhpc/coll/alg/butterfly.c \
 	libhpc/coll/alg/hier.c \
+	libhpc/coll/alg/shm.c \
 	libhpc/coll/native.c \
 	libhpc/coll/nccl.c \
 	libhpc/coll/nccl_comm.c \

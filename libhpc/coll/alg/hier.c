@@ -82,6 +82,7 @@ static int leaders_run(coll_build_t *c, hpc_coll_t coll, size_t bytes)
     double tbest = INFINITY;
     for (int i = 0; i < n; i++) {
         if (rows[i].coll != coll || rows[i].backend != COLL_BE_P2P || rows[i].alg == HPC_ALG_HIER ||
+            rows[i].alg == HPC_ALG_SHM ||
             !(rows[i].mem & COLL_MEM_HOST))
             continue;
         double t = coll_model_cost(&rows[i], bytes, c->p);
