@@ -1,0 +1,7 @@
+# libhpc/mpi/local.mk - libhpc-mpi.so, the PMPI drop-in (issue 13):
+# LD_PRELOAD it (or link it before MPI) and an unmodified MPI program's
+# collectives run on libhpc.  No version suffix: LD_PRELOAD names the file.
+lib_LTLIBRARIES += libhpc/mpi/libhpc-mpi.la
+libhpc_mpi_libhpc_mpi_la_SOURCES = libhpc/mpi/pmpi.c
+libhpc_mpi_libhpc_mpi_la_LIBADD = libhpc/libhpc.la
+libhpc_mpi_libhpc_mpi_la_LDFLAGS = -avoid-version -no-undefined

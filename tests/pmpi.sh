@@ -1,0 +1,39 @@
+#!/bin/sh
+# pmpi.sh - libhpc-mpi.so under an unmodified MPI program (see pmpi.mk).
+lib=$top_builddir/libhpc/mpi/.libs/libhpc-mpi.so
+prog=$top_builddir/tests/pmpi_known
+tmp=${TMPDIR:-/tmp}/hpc_pmpi.$$
+mkdir -p "$tmp"; trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; tail -20 "$tmp/out"; exit 1; }
+[ -f "$lib" ] || fail "no $lib"
+# the uninstalled libhpc.so it needs
+export LD_LIBRARY_PATH=$top_builddir/libhpc/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+
+# without the drop-in: the test itself is right
+$MPIEXEC_WRAP -n 3 "$prog" >"$tmp/out" 2>&1 || fail "pmpi_known without libhpc-mpi.so"
+
+for np in 1 2 3 5 7; do   # (4: the odd-even run below)
+    LD_PRELOAD=$lib HPC_MPI_VERBOSE=1 HPC_TIMEOUT=60 $MPIEXEC_WRAP -n $np "$prog" >"$tmp/out" 2>&1 \
+        || fail "pmpi_known under libhpc-mpi.so at $np ranks"
+    line=$(grep '^hpc-mpi: hpckit served' "$tmp/out") || fail "$np ranks: no HPC_MPI_VERBOSE line"
+    served=$(echo "$line" | sed 's/.*served \([0-9]*\) .*/\1/')
+    fell=$(echo "$line" | sed 's/.*, \([0-9]*\) fell.*/\1/')
+    [ "$served" -gt 1000 ] || fail "$np ranks: only $served calls served"
+    [ "$fell" -gt 0 ] || fail "$np ranks: nothing fell through (unsigned, MPI_BAND, derived types must)"
+    echo "ok: $np ranks: $line"
+done
+# hierarchical algorithms under it: two fake nodes
+LD_PRELOAD=$lib HPC_NODE_SPLIT=odd-even HPC_TIMEOUT=60 $MPIEXEC_WRAP -n 4 "$prog" >"$tmp/out" 2>&1 \
+    || fail "pmpi_known under libhpc-mpi.so, HPC_NODE_SPLIT=odd-even"
+echo "ok: 4 ranks, odd-even"
+
+# mpi4py, where installed
+py=${PYTHON_SCI:-python3}
+if $py -c 'import mpi4py' 2>/dev/null; then
+    LD_PRELOAD=$lib HPC_MPI_VERBOSE=1 $MPIEXEC_WRAP -n 3 $py "$top_srcdir/tests/pmpi_mpi4py.py" >"$tmp/out" 2>&1 \
+        || fail "mpi4py under libhpc-mpi.so"
+    grep -q '^hpc-mpi: hpckit served [1-9]' "$tmp/out" || fail "mpi4py: nothing served"
+    echo "ok: mpi4py: $(grep '^hpc-mpi' "$tmp/out")"
+else
+    echo "skip: mpi4py is not installed"
+fi
