@@ -55,6 +55,11 @@
  *   HPC_COLL_YIELD=0|1     yield the core while waiting (default: when the
  *                          node has more ranks than cores)
  *   HPC_COLL_ALPHA/_BETA/_GAMMA  cost model constants (s, s/byte, s/byte)
+ *   HPC_COLL_ALPHA_INTER/_BETA_INTER  the same between nodes (5e-6, 4e-10):
+ *                          with more than one node, flat algorithms pay
+ *                          these and auto weighs the hierarchical ones
+ *   HPC_NODE_SPLIT=odd-even|blocks:K  fake nodes for testing on one
+ *                          machine (even/odd world ranks; K ranks each)
  *   HPC_COLL_POOL_MAX=BYTES  scratch buffers kept per communicator for
  *                          reuse (default 256M; larger ones are freed)
  *   HPC_COLL_POOL_IDLE=SECONDS  free kept buffers unused this long (10)

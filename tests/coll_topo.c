@@ -2,7 +2,8 @@
  * ones (issue 13): hpc_init's node id, count and node communicator, and
  * each communicator's node map (kept with its cached state), for no
  * split, odd-even, blocks:2 and blocks:3, on MPI_COMM_WORLD and on a
- * communicator in reverse rank order.  Bad values are refused.
+ * communicator in reverse rank order; auto picks hier on more than one
+ * node (1 MiB allreduce, 4+ ranks).  Bad values are refused.
  * All ranks of the test run on one machine: the real split is one node.
  */
 #include "config.h"
@@ -45,6 +46,12 @@ static void check_map(const char *split, MPI_Comm comm)
     for (int r = 0; r < p; r++)
         EXPECT(map[r] == want[r], "HPC_NODE_SPLIT=%s: rank %d on node %d, expected %d", split, r,
                map[r], want[r]);
+    /* auto: hierarchical where there is more than one node (the model's
+     * inter-node links cost more), never where there is one */
+    hpc_alg_t alg = HPC_ALG_AUTO;
+    EXPECT(hpc_coll_test_choose(comm, HPC_COLL_ALLREDUCE, 1 << 20, &alg) == 0, "choose");
+    if (nn > 1 && p >= 4) EXPECT(alg == HPC_ALG_HIER, "HPC_NODE_SPLIT=%s: 1 MiB allreduce -> %s", split, hpc_alg_name(alg));
+    if (nn == 1) EXPECT(alg != HPC_ALG_HIER, "one node: 1 MiB allreduce -> hier");
     /* the collectives still work over it */
     long x = me + 1, sum = 0;
     e = hpc_allreduce(&x, &sum, 1, HPC_INT64, HPC_SUM, comm, HPC_ALG_AUTO);

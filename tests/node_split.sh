@@ -1,7 +1,8 @@
 #!/bin/sh
 # node_split.sh - HPC_NODE_SPLIT as a user sees it (issue 13): hpc-info's
 # node column follows the fake nodes (odd-even, blocks:K) at 4 and 5 ranks,
-# and a bad value is refused up front: one line, exit 2.
+# a bad value is refused up front: one line, exit 2; hpc-collbench --tune
+# writes both link classes (intra- and inter-node alpha, beta) and gamma.
 info=$top_builddir/apps/info/hpc-info
 tmp=${TMPDIR:-/tmp}/hpc_node_split.$$
 mkdir -p "$tmp"; trap 'rm -rf "$tmp"' EXIT
@@ -39,3 +40,14 @@ for v in odd blocks:0 blocks:x; do
     grep -q "HPC_NODE_SPLIT='$v'" "$tmp/err" || fail "HPC_NODE_SPLIT=$v: the line does not name it"
     echo "ok: HPC_NODE_SPLIT=$v -> $(cat "$tmp/err")"
 done
+
+# hpc-collbench --tune measures both link classes across fake nodes, and
+# the file it writes is one libhpc reads (hpc-info would refuse a bad one)
+bench=$top_builddir/apps/collbench/hpc-collbench
+HPC_NODE_SPLIT=odd-even $MPIEXEC_WRAP -n 4 "$bench" -q -c allreduce -b 8 -e 64 -n 2 -w 1 \
+    --tune "$tmp/tune" >"$tmp/out" 2>"$tmp/err" || fail "collbench --tune under odd-even"
+for k in alpha beta gamma alpha_inter beta_inter; do
+    grep -q "^$k [0-9]" "$tmp/tune" || fail "--tune wrote no $k"
+done
+HPC_COLL_TUNING=$tmp/tune $MPIEXEC_WRAP -n 2 "$info" >"$tmp/out" 2>"$tmp/err" || fail "the tuning file is refused"
+echo "ok: --tune writes alpha, beta, gamma, alpha_inter, beta_inter"

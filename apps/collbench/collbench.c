@@ -13,6 +13,7 @@
  */
 #include "config.h"
 #include "hpc_app.h"
+#include "model.h"
 #include "hpc_coll.h"
 
 #include <math.h>
@@ -743,6 +744,7 @@ int main(int argc, char **argv)
                 nranks, o.device ? "cuda" : "host", hpc_dtype_name(o.dt));
 
     if (o.membw) membw(comm);
+    if (o.tune) model_measure(comm, tune);   /* the model's constants, both link classes */
     int fails = 0;
     if (o.tune && !o.coll_given) {
         for (int c = HPC_COLL_BCAST; c < HPC_COLL_COUNT; c++) {

@@ -82,6 +82,7 @@ static int check_one(const char *var, const char *val, char *err, size_t len)
         return hpc_parse_size(val, &sz) == 0 && sz >= 64 ? 0
                : bad(err, len, var, val, "expected a size of at least 64 bytes (128K)");
     if (!strcmp(var, "HPC_COLL_ALPHA") || !strcmp(var, "HPC_COLL_BETA") || !strcmp(var, "HPC_COLL_GAMMA") ||
+        !strcmp(var, "HPC_COLL_ALPHA_INTER") || !strcmp(var, "HPC_COLL_BETA_INTER") ||
         !strcmp(var, "HPC_COLL_STALL") || !strcmp(var, "HPC_COLL_POOL_IDLE"))
         return hpc_parse_double(val, 0, &d) == 0 && isfinite(d) && d >= 0 ? 0
                : bad(err, len, var, val, "expected a finite number >= 0");

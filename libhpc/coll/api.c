@@ -86,10 +86,10 @@ static int resolve(const hpc_coll_args_t *a, coll_comm_t *cc, int *dev, hpc_alg_
     hpc_alg_t alg = a->alg;
     if (alg == HPC_ALG_AUTO) {
         size_t bytes = a->count * hpc_dtype_size(a->dtype);
-        HPC_TRY(coll_select(a->coll, bytes, cc->size, *dev, &alg));
+        HPC_TRY(coll_select_nodes(a->coll, bytes, cc->size, cc->topo.nnodes, *dev, &alg));
         /* NCCL refused here (ranks share a GPU): auto falls back to ours */
         if (alg == HPC_ALG_NCCL && !coll_nccl_ready(cc))
-            HPC_TRY(coll_select(a->coll, bytes, cc->size, 0, &alg));
+            HPC_TRY(coll_select_nodes(a->coll, bytes, cc->size, cc->topo.nnodes, 0, &alg));
     }
     if (alg == HPC_ALG_NCCL && !*dev) {
         /* an empty buffer has no memory kind: decide by what NCCL needs */

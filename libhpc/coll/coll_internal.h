@@ -244,6 +244,7 @@ typedef struct {
     int cuda_aware;         /* HPC_CUDA_AWARE (-1: not set) */
     int yield;              /* HPC_COLL_YIELD (-1: not set) */
     double alpha, beta, gamma;   /* HPC_COLL_ALPHA/_BETA/_GAMMA */
+    double alpha_inter, beta_inter;   /* HPC_COLL_ALPHA_INTER/_BETA_INTER: between nodes */
     char tuning[1024];      /* HPC_COLL_TUNING ("" : none) */
     size_t pool_max;        /* HPC_COLL_POOL_MAX: scratch kept per communicator, bytes */
     double pool_idle;       /* HPC_COLL_POOL_IDLE: seconds a kept buffer may sit unused */
@@ -418,5 +419,10 @@ int coll_selftest(MPI_Comm comm, int include_device, int verbose, int only_row, 
 /* select.c: what auto runs for c with bytes per rank on p ranks */
 int coll_select(hpc_coll_t c, size_t bytes, int p, int dev, hpc_alg_t *out);
 double coll_model_cost(const coll_row_t *row, size_t bytes, int p);
+/* the same on p ranks over nnodes nodes (auto on a communicator with its
+ * nodes; the hierarchical rows weigh intra- and inter-node links) */
+int coll_select_nodes(hpc_coll_t c, size_t bytes, int p, int nnodes, int dev, hpc_alg_t *out);
+double coll_model_cost_nodes(const coll_row_t *row, size_t bytes, int p, int nnodes);
+double coll_model_cost_inter(const coll_row_t *row, size_t bytes, int p);   /* leaders */
 
 #endif /* HPC_COLL_INTERNAL_H */

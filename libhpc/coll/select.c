@@ -15,6 +15,7 @@
  *
  * Tuning file format (text, '#' comments):
  *   alpha 2e-6          beta 2e-10        gamma 2.5e-10
+ *   alpha_inter 5e-6    beta_inter 4e-10     (between nodes: two link classes)
  *   allreduce 2 0 8192 butterfly
  *   allreduce 2 8192 - ring
  * i.e. COLLECTIVE NRANKS MIN_BYTES MAX_BYTES(- = no limit, exclusive) ALG.
@@ -31,21 +32,49 @@
 #include <string.h>
 
 static double A, B, G;           /* alpha, beta, gamma */
+static double AI, BI;            /* alpha, beta between nodes */
+/* The model's constants as a tuning file may set them. */
+typedef struct { double a, b, g, ai, bi; } model_k_t;
 static void prepare(void);
+static double cost_with(const coll_row_t *row, size_t bytes, int p, int nnodes, double alpha, double beta);
 
 /* ---- the model ---------------------------------------------------- */
 /* Cost in seconds of row's algorithm with n bytes per rank (count *
  * element size) on p ranks: the row's formula with this model's inputs. */
 double coll_model_cost(const coll_row_t *row, size_t bytes, int p)
 {
+    return coll_model_cost_nodes(row, bytes, p, 1);
+}
+
+/* ... on p ranks spread over nnodes nodes: the two link classes (every
+ * row sees N, AI, BI; only the hierarchical ones use them) */
+double coll_model_cost_nodes(const coll_row_t *row, size_t bytes, int p, int nnodes)
+{
     prepare();
-    coll_cost_in_t m = {.A = A, .B = B, .G = G, .n = (double)bytes, .P = p,
-                        .L = p > 1 ? ceil(log2((double)p)) : 0, .f = (double)(p - 1) / p};
+    /* a flat algorithm over several nodes waits on its slowest links, and
+     * the Q ranks of a node send through its one network link at once */
+    int flat = nnodes > 1 && row->alg != HPC_ALG_HIER && row->alg != HPC_ALG_SHM;
+    double q = nnodes > 1 ? ceil((double)p / nnodes) : 1;
+    return cost_with(row, bytes, p, nnodes, flat ? AI : A, flat ? BI * q : B);
+}
+
+/* Among node leaders (alg/hier.c): every link crosses nodes. */
+double coll_model_cost_inter(const coll_row_t *row, size_t bytes, int p)
+{
+    prepare();
+    return cost_with(row, bytes, p, 1, AI, BI);
+}
+
+static double cost_with(const coll_row_t *row, size_t bytes, int p, int nnodes, double alpha, double beta)
+{
+    coll_cost_in_t m = {.A = alpha, .B = beta, .G = G, .n = (double)bytes, .P = p,
+                        .L = p > 1 ? ceil(log2((double)p)) : 0, .f = (double)(p - 1) / p,
+                        .N = nnodes, .AI = AI, .BI = BI};
     int pof2 = 1;
     while (pof2 * 2 <= p) pof2 *= 2;
     m.pof2 = pof2;
     /* non-powers of two add a fold round each way with the whole vector */
-    m.fold = pof2 == p ? 0 : 2 * (A + m.n * B) + m.n * G;
+    m.fold = pof2 == p ? 0 : 2 * (alpha + m.n * beta) + m.n * G;
     m.segs = ceil(m.n / (double)coll_segment());
     if (m.segs < 1) m.segs = 1;
     return row->cost(&m);
@@ -71,31 +100,32 @@ static int tune_bad(char *err, size_t len, const char *path, int n, const char *
 
 /* A model constant: a finite number >= 0 (inf or a negative beta would
  * make every algorithm's cost infinite or negative, and auto choose none). */
-static int tune_constant(const char *name, const char *v, double *k, double *A_, double *B_, double *G_)
+static int tune_constant(const char *name, const char *v, model_k_t *k)
 {
-    if (hpc_parse_double(v, 0, k) < 0 || !isfinite(*k) || *k < 0) {
+    double x;
+    if (hpc_parse_double(v, 0, &x) < 0 || !isfinite(x) || x < 0) {
         hpc_error_clear();
         return -1;
     }
-    if (name[0] == 'a') *A_ = *k;
-    else if (name[0] == 'b') *B_ = *k;
-    else *G_ = *k;
+    double *to = !strcmp(name, "alpha") ? &k->a : !strcmp(name, "beta") ? &k->b
+               : !strcmp(name, "gamma") ? &k->g : !strcmp(name, "alpha_inter") ? &k->ai : &k->bi;
+    *to = x;
     return 0;
 }
 
 /* One line (comment stripped): a constant, a row (appended to *out), or a
  * reason.  0 or -1. */
-static int tune_line(char *line, tune_row_t *r, int *is_row, double *A_, double *B_, double *G_,
-                     const char **why)
+static int tune_line(char *line, tune_row_t *r, int *is_row, model_k_t *mk, const char **why)
 {
     char w[6][64];
     int k = sscanf(line, "%63s %63s %63s %63s %63s %63s", w[0], w[1], w[2], w[3], w[4], w[5]);
     *is_row = 0;
     if (k <= 0) return 0;
-    if (!strcmp(w[0], "alpha") || !strcmp(w[0], "beta") || !strcmp(w[0], "gamma")) {
-        double v;
-        *why = "expected 'alpha|beta|gamma NUMBER', a finite number >= 0 (seconds, seconds per byte)";
-        return k == 2 && tune_constant(w[0], w[1], &v, A_, B_, G_) == 0 ? 0 : -1;
+    if (!strcmp(w[0], "alpha") || !strcmp(w[0], "beta") || !strcmp(w[0], "gamma") ||
+        !strcmp(w[0], "alpha_inter") || !strcmp(w[0], "beta_inter")) {
+        *why = "expected 'alpha|beta|gamma|alpha_inter|beta_inter NUMBER', a finite number >= 0 "
+               "(seconds, seconds per byte)";
+        return k == 2 && tune_constant(w[0], w[1], mk) == 0 ? 0 : -1;
     }
     int64_t np;
     size_t lo = 0, hi = (size_t)-1;
@@ -120,8 +150,7 @@ static int tune_line(char *line, tune_row_t *r, int *is_row, double *A_, double 
 /* The whole file, or nothing: its rows and constants into *out, *n and
  * A_, B_, G_, else -1 with the first bad line in err.  Binary bytes (what
  * a wrong file name finds) are one reason, not a warning per line. */
-static int tune_parse(const char *path, tune_row_t **out, int *n, double *A_, double *B_, double *G_,
-                      char *err, size_t len)
+static int tune_parse(const char *path, tune_row_t **out, int *n, model_k_t *mk, char *err, size_t len)
 {
     *out = NULL;
     *n = 0;
@@ -150,7 +179,7 @@ static int tune_parse(const char *path, tune_row_t **out, int *n, double *A_, do
         if (h) *h = 0;
         tune_row_t r;
         int is_row;
-        if (tune_line(line, &r, &is_row, A_, B_, G_, &why) < 0) {
+        if (tune_line(line, &r, &is_row, mk, &why) < 0) {
             rc = tune_bad(err, len, path, lineno, why);
         } else if (is_row) {
             if (*n == ncap) {
@@ -179,8 +208,8 @@ int coll_tuning_check(const char *path, char *err, size_t len)
 {
     tune_row_t *r;
     int n;
-    double a = 0, b = 0, g = 0;
-    int rc = tune_parse(path, &r, &n, &a, &b, &g, err, len);
+    model_k_t k = {0, 0, 0, 0, 0};
+    int rc = tune_parse(path, &r, &n, &k, err, len);
     free(r);
     return rc;
 }
@@ -192,14 +221,16 @@ static void tune_load(const char *path)
 {
     if (!*path) return;
     char err[512];
-    double a = A, b = B, g = G;
-    if (tune_parse(path, &rows, &nrows, &a, &b, &g, err, sizeof err) < 0) {
+    model_k_t k = {A, B, G, AI, BI};
+    if (tune_parse(path, &rows, &nrows, &k, err, sizeof err) < 0) {
         hpc_warn("%s; the file is ignored, auto uses the cost model", err);
         return;
     }
-    A = a;
-    B = b;
-    G = g;
+    A = k.a;
+    B = k.b;
+    G = k.g;
+    AI = k.ai;
+    BI = k.bi;
 }
 
 /* ---- HPC_COLL_<OP> ------------------------------------------------- */
@@ -236,6 +267,8 @@ static void prepare(void)
     A = st->alpha;
     B = st->beta;
     G = st->gamma;
+    AI = st->alpha_inter;
+    BI = st->beta_inter;
     free(rows);
     rows = NULL;
     nrows = 0;
@@ -251,7 +284,7 @@ static void prepare(void)
 
 /* The cheapest row of c for this memory kind: every row of c is weighed,
  * NCCL's only where it is built in. */
-static hpc_alg_t model_choice(hpc_coll_t c, size_t bytes, int p, int dev)
+static hpc_alg_t model_choice(hpc_coll_t c, size_t bytes, int p, int nnodes, int dev)
 {
     int n;
     const coll_row_t *rw = coll_rows(&n);
@@ -260,7 +293,7 @@ static hpc_alg_t model_choice(hpc_coll_t c, size_t bytes, int p, int dev)
     for (int i = 0; i < n; i++) {
         if (rw[i].coll != c || !(rw[i].mem & (dev ? COLL_MEM_DEV : COLL_MEM_HOST))) continue;
         if (rw[i].backend == COLL_BE_NCCL && !hpc_have_nccl()) continue;
-        double t = coll_model_cost(&rw[i], bytes, p);
+        double t = coll_model_cost_nodes(&rw[i], bytes, p, nnodes);
         /* the first eligible row even if every cost came out non-finite:
          * auto must always name an algorithm */
         if (t < best || a == HPC_ALG_AUTO) {
@@ -279,6 +312,11 @@ int hpc_coll_choose(hpc_coll_t c, size_t count, hpc_dtype_t dt, int p, int dev, 
 
 int coll_select(hpc_coll_t c, size_t bytes, int p, int dev, hpc_alg_t *out)
 {
+    return coll_select_nodes(c, bytes, p, 1, dev, out);
+}
+
+int coll_select_nodes(hpc_coll_t c, size_t bytes, int p, int nnodes, int dev, hpc_alg_t *out)
+{
     prepare();
     /* a bad HPC_COLL_<OP> fails every call that would use it */
     if (force[c] == FORCE_BAD) return force_parse(c, out);
@@ -296,7 +334,7 @@ int coll_select(hpc_coll_t c, size_t bytes, int p, int dev, hpc_alg_t *out)
             }
             if (best >= 0 && bestd <= p / 2) a = rows[best].a;
         }
-        if (a == HPC_ALG_AUTO) a = model_choice(c, bytes, p, dev);
+        if (a == HPC_ALG_AUTO) a = model_choice(c, bytes, p, nnodes, dev);
     }
     *out = a;
     return 0;

@@ -71,3 +71,10 @@ int hpc_coll_test_nodes(MPI_Comm comm, int *nnodes, int *node_of, int max)
     for (int r = 0; node_of && r < max && r < cc->size; r++) node_of[r] = cc->topo.node_of[r];
     return 0;
 }
+
+int hpc_coll_test_choose(MPI_Comm comm, hpc_coll_t c, size_t bytes, hpc_alg_t *out)
+{
+    coll_comm_t *cc = NULL;
+    HPC_TRY(coll_get_comm(comm, &cc));
+    return coll_select_nodes(c, bytes, cc->size, cc->topo.nnodes, 0, out);
+}

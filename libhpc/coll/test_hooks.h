@@ -41,6 +41,9 @@ HPC_EXPORT size_t hpc_coll_test_pool_bytes(MPI_Comm comm);
  * node of each of its first max ranks into node_of (may be NULL). */
 HPC_EXPORT int hpc_coll_test_nodes(MPI_Comm comm, int *nnodes, int *node_of, int max);
 
+/* What auto picks on comm (its nodes known) for c with bytes per rank. */
+HPC_EXPORT int hpc_coll_test_choose(MPI_Comm comm, hpc_coll_t c, size_t bytes, hpc_alg_t *out);
+
 /* Requests in flight (freed ones included). */
 HPC_EXPORT int hpc_coll_test_in_flight(void);
 

@@ -85,7 +85,8 @@ static int leaders_run(coll_build_t *c, hpc_coll_t coll, size_t bytes)
             rows[i].alg == HPC_ALG_SHM ||
             !(rows[i].mem & COLL_MEM_HOST))
             continue;
-        double t = coll_model_cost(&rows[i], bytes, c->p);
+        /* leaders are one per node: every link between them is inter-node */
+        double t = coll_model_cost_inter(&rows[i], bytes, c->p);
         if (!best || t < tbest) {
             best = &rows[i];
             tbest = t;
