@@ -287,6 +287,22 @@ typedef struct {
 } hpc_selftest_t;
 HPC_EXPORT int hpc_coll_selftest(MPI_Comm comm, int include_device, int verbose, hpc_selftest_t *res);
 
+/* ------------------------------------------------------------------ */
+/* Scale simulator (hpc-collbench --simulate): the predicted seconds of */
+/* collective c with algorithm a and count elements of dt per rank on p */
+/* ranks over nnodes nodes (blocks of p/nnodes consecutive ranks),      */
+/* without MPI traffic: a's real schedule builders run for every rank   */
+/* (no buffer is touched) and the schedules are played against each     */
+/* other with the cost model's constants (HPC_COLL_ALPHA ... _INTER or  */
+/* the tuning file); the result is the critical path.  Contention on a  */
+/* node's network link is not modelled.  HPC_ERR_ARG for algorithms     */
+/* without a schedule of their own (native, nccl; shm on one node),     */
+/* HPC_ERR_NOMEM past 24M steps of all ranks together.  Local; MPI must */
+/* be initialised.                                                      */
+/* ------------------------------------------------------------------ */
+HPC_EXPORT int hpc_coll_simulate(hpc_coll_t c, hpc_alg_t a, size_t count, hpc_dtype_t dt, int p,
+                                 int nnodes, double *seconds);
+
 /* Where the machine-dependent pieces stand (for hpc-info): 1/0. */
 HPC_EXPORT int hpc_coll_cuda_aware(void);
 

@@ -24,6 +24,8 @@
 #   one line, exit 2.
 # coll_hier.sh: coll_ops and coll_mix restricted to the hierarchical
 #   algorithms, on 2-4 fake nodes (HPC_NODE_SPLIT) at 4, 5 and 7 ranks.
+# coll_sim.sh: hpc-collbench --simulate: tables at 64/8 and 4096/512, CSV,
+#   ring's predicted busbw against the link bandwidth (published figure).
 # coll_device: device buffers and NCCL; skips without a GPU.
 # coll_stream: stream-ordered calls and hpc_request_stream_wait: the host
 #   part everywhere, the device part where every rank has a GPU.
@@ -62,5 +64,6 @@ TESTS += tests/coll_ops-np1.mpi tests/coll_ops-np2.mpi tests/coll_ops-np3.mpi te
 	 tests/coll_mix-np5.mpi tests/coll_mix-np7.mpi \
 	 tests/coll_topo-np1.mpi tests/coll_topo-np4.mpi tests/coll_topo-np5.mpi tests/coll_topo-np7.mpi
 dist_check_SCRIPTS += tests/coll_misuse.sh tests/coll_bench.sh tests/coll_bench_hostile.sh tests/node_split.sh \
-	tests/coll_hier.sh
-TESTS += tests/coll_misuse.sh tests/coll_bench.sh tests/coll_bench_hostile.sh tests/node_split.sh tests/coll_hier.sh
+	tests/coll_hier.sh tests/coll_sim.sh
+TESTS += tests/coll_misuse.sh tests/coll_bench.sh tests/coll_bench_hostile.sh tests/node_split.sh tests/coll_hier.sh \
+	 tests/coll_sim.sh

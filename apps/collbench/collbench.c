@@ -38,10 +38,13 @@ typedef struct {
     int device, inplace, nb, check, membw;
     const char *csv, *plot, *tune;
     int algs_given, coll_given;
+    int simulate;
+    int64_t sim_ranks, sim_nodes;
 } opts_t;
 
 static opts_t o = {.coll = HPC_COLL_ALLREDUCE, .minb = 8, .maxb = 32u << 20, .factor = 2,
-                   .dt = HPC_FLOAT32, .op = HPC_SUM, .root = 0, .warmup = 3, .iters = 20};
+                   .dt = HPC_FLOAT32, .op = HPC_SUM, .root = 0, .warmup = 3, .iters = 20,
+                   .sim_ranks = 4096, .sim_nodes = 512};
 
 static int take_coll(const char *v, void *dest, char *err, size_t len)
 {
@@ -120,6 +123,12 @@ static const hpc_opt_t options[] = {
     HPC_STRING("tune", 0, &o.tune, "FILE", 0,
                "measure, then write the fastest algorithm per size range to FILE (whole, at the "
                "end; an existing FILE is kept if the run fails); use it with HPC_COLL_TUNING=FILE"),
+    HPC_FLAG("simulate", 0, &o.simulate, 0,
+             "predict the table for --ranks on --nodes from the real schedules and the cost model, "
+             "without MPI traffic (any number of ranks to run it; rank 0 prints)"),
+    HPC_INT("ranks", 0, &o.sim_ranks, "N", 1, 1 << 20, 0, "--simulate: ranks (default 4096)"),
+    HPC_INT("nodes", 0, &o.sim_nodes, "K", 1, 1 << 20, 0,
+            "--simulate: nodes, blocks of N/K consecutive ranks (default 512)"),
     HPC_FLAG("membw", 0, &o.membw, 0,
              "first report the memory copy bandwidth of one core (the physical limit for "
              "shared-memory collectives)"),
@@ -724,12 +733,35 @@ static void save(const char *opt, const char *path, FILE *mem, char **text, size
     hpc_app_agree_rc(rc, HPC_EXIT_DATA, what);
 }
 
+/* --simulate (simulate.c): no buffers, no measurement */
+static int simulate_main(void)
+{
+    if (o.sim_nodes > o.sim_ranks)
+        hpc_app_exit(HPC_EXIT_USAGE, "--nodes %lld: more nodes than --ranks %lld", (long long)o.sim_nodes,
+                     (long long)o.sim_ranks);
+    if (o.minb > o.maxb) hpc_app_exit(HPC_EXIT_USAGE, "-b %zu is larger than -e %zu", o.minb, o.maxb);
+    if (o.tune || o.plot) hpc_app_exit(HPC_EXIT_USAGE, "--simulate: --tune and --plot are for measured runs");
+    sim_opts_t s = {.coll = o.coll, .algs = o.algs, .nalg = o.algs_given ? o.nalg : 0, .minb = o.minb,
+                    .maxb = o.maxb, .factor = o.factor, .dt = o.dt, .ranks = (int)o.sim_ranks,
+                    .nodes = (int)o.sim_nodes};
+    check_output("csv", o.csv);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *csv = NULL;
+    if (rank == 0 && o.csv && !(csv = open_memstream(&text, &len))) hpc_app_fatal(HPC_EXIT_DATA, "out of memory");
+    if (csv) fprintf(csv, "coll,alg,dtype,op,nranks,mem,placement,size_bytes,count,time_us,algbw_GBs,busbw_GBs,wrong\n");
+    simulate_run(&s, csv);
+    save("csv", o.csv, csv, &text, &len);
+    return hpc_app_finish();
+}
+
 int main(int argc, char **argv)
 {
     hpc_app_start(&app, &argc, &argv);
     MPI_Comm comm = hpc_comm_world();
     rank = hpc_rank();
     nranks = hpc_size();
+    if (o.simulate) return simulate_main();
     check_options(comm);
     /* rank 0 gathers the tables in memory; they are written at the end */
     char *csv_text = NULL, *tune_text = NULL;

@@ -1,5 +1,6 @@
 # apps/collbench/local.mk - hpc-collbench: collectives benchmark (issue 3).
 bin_PROGRAMS += apps/collbench/hpc-collbench
-apps_collbench_hpc_collbench_SOURCES = apps/collbench/collbench.c apps/collbench/model.c apps/collbench/model.h
+apps_collbench_hpc_collbench_SOURCES = apps/collbench/collbench.c apps/collbench/model.c apps/collbench/model.h \
+	apps/collbench/simulate.c
 # --mem cuda allocates and copies device buffers itself
 apps_collbench_hpc_collbench_LDADD = $(HPC_LDADD) $(CUDA_LDFLAGS) $(CUDA_LIBS)

@@ -4,9 +4,23 @@
 #define HPC_COLLBENCH_MODEL_H
 #include <stdio.h>
 #include <mpi.h>
+#include "hpc_coll.h"
 
 /* Measure alpha, beta (one node, and between two nodes where comm spans
  * more than one) and gamma; rank 0 writes them to tune.  Collective. */
 void model_measure(MPI_Comm comm, FILE *tune);
+
+/* --simulate: the table for ranks on nodes, predicted (simulate.c);
+ * rank 0 prints it (and CSV rows to csv), the others return at once. */
+typedef struct {
+    hpc_coll_t coll;
+    const hpc_alg_t *algs;   /* nalg of them, or 0: every one with a schedule */
+    int nalg;
+    size_t minb, maxb;
+    double factor;
+    hpc_dtype_t dt;
+    int ranks, nodes;
+} sim_opts_t;
+int simulate_run(const sim_opts_t *s, FILE *csv);
 
 #endif

@@ -15,6 +15,8 @@
  *   test_hooks.c   views of the insides for the tests (test_hooks.h)
  *   api.c          public entry points: argument checks, start of a call
  *   selftest.c     hpc_coll_selftest: every registry row, checked
+ *   simulate.c     hpc_coll_simulate: schedules of many ranks, played
+ *                  against the cost model without MPI
  *   select.c       auto: HPC_COLL_<OP>, the tuning file, the cost model
  *   build.c        a call becomes a schedule: in place, staging, stream gate, AVG
  *   registry.c     the one table of algorithms (registry.h), and all that
@@ -105,6 +107,7 @@ typedef struct coll_comm {
     coll_hook_t hook[COLL_NHOOKS];
     coll_topo_t topo;       /* its nodes (topo.c) */
     coll_shm_t *shm;        /* its shared window (alg/shm.c), made on first use */
+    int sim;                /* made up by simulate.c: build schedules, touch no data */
 } coll_comm_t;
 
 enum {
@@ -424,5 +427,7 @@ double coll_model_cost(const coll_row_t *row, size_t bytes, int p);
 int coll_select_nodes(hpc_coll_t c, size_t bytes, int p, int nnodes, int dev, hpc_alg_t *out);
 double coll_model_cost_nodes(const coll_row_t *row, size_t bytes, int p, int nnodes);
 double coll_model_cost_inter(const coll_row_t *row, size_t bytes, int p);   /* leaders */
+/* the model's constants now (settings, tuning file) */
+void coll_model_constants(double *a, double *b, double *g, double *ai, double *bi);
 
 #endif /* HPC_COLL_INTERNAL_H */

@@ -215,6 +215,15 @@ int coll_tmp_kind(hpc_request_t *r, size_t bytes, int kind, void **out)
     coll_comm_t *cc = r->cc;
     void *p = NULL;
     if (bytes == 0) bytes = 1;
+    if (cc->sim && bytes > ((size_t)1 << 20)) {
+        /* simulated (simulate.c): big scratch is never touched; only an
+         * address is needed, and thousands of ranks' would not fit */
+        r->tmp[r->ntmp] = (void *)(uintptr_t)((uint64_t)1 << 46);
+        r->tmpkind[r->ntmp] = -1;
+        r->tmpsz[r->ntmp++] = bytes;
+        *out = r->tmp[r->ntmp - 1];
+        return 0;
+    }
     pool_trim(cc, MPI_Wtime());
     /* the smallest pooled buffer of this kind that is big enough */
     int best = -1;
@@ -246,7 +255,8 @@ void coll_tmp_release(hpc_request_t *r)
     if (!r->ntmp) return;
     double now = MPI_Wtime();
     pool_trim(cc, now);
-    for (int k = 0; k < r->ntmp; k++) pool_put(cc, r->tmp[k], r->tmpsz[k], r->tmpkind[k], now);
+    for (int k = 0; k < r->ntmp; k++)
+        if (r->tmpkind[k] >= 0) pool_put(cc, r->tmp[k], r->tmpsz[k], r->tmpkind[k], now);
     r->ntmp = 0;
 }
 

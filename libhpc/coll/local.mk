@@ -3,6 +3,7 @@
 libhpc_libhpc_la_SOURCES += \
 	libhpc/coll/api.c \
 	libhpc/coll/selftest.c \
+	libhpc/coll/simulate.c \
 	libhpc/coll/test_hooks.c \
 	libhpc/coll/select.c \
 	libhpc/coll/build.c \

@@ -58,6 +58,16 @@ double coll_model_cost_nodes(const coll_row_t *row, size_t bytes, int p, int nno
     return cost_with(row, bytes, p, nnodes, flat ? AI : A, flat ? BI * q : B);
 }
 
+void coll_model_constants(double *a, double *b, double *g, double *ai, double *bi)
+{
+    prepare();
+    *a = A;
+    *b = B;
+    *g = G;
+    *ai = AI;
+    *bi = BI;
+}
+
 /* Among node leaders (alg/hier.c): every link crosses nodes. */
 double coll_model_cost_inter(const coll_row_t *row, size_t bytes, int p)
 {

@@ -211,7 +211,7 @@ int coll_reduce_scatter_hier(coll_build_t *b)
         HPC_TRY(coll_tmp(b->r, all * b->es, (void **)&acc));
         HPC_TRY(coll_tmp(b->r, node_bytes * (size_t)h.nnodes, (void **)&pack));
         /* padding is reduced too: make it harmless numbers (host memory) */
-        memset(pack, 0, node_bytes * (size_t)h.nnodes);
+        if (!b->r->cc->sim) memset(pack, 0, node_bytes * (size_t)h.nnodes);
     }
     coll_build_t c = sub(b, h.local, h.li, h.m, 0);
     c.count = all;
