@@ -12,7 +12,9 @@
  * in place where the collective has it.  Half the batches run
  * on a communicator in reverse rank order.  HPC_TIMEOUT (set by the test
  * unless the caller did) turns a hang into a failure that names the call.
- * COLL_ONLY=allgather[,bruck] (or all,hier) restricts the batches.
+ * COLL_ONLY=allgather[,bruck] (or all,hier) restricts the batches;
+ * COLL_MIX_CALLS=N and COLL_MIX_JITTER=US (random pauses between starts)
+ * are for stress runs.
  */
 #include "config.h"
 #include "hpc_coll.h"
@@ -22,11 +24,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum { MAXCALLS = 256, MAXN = 7 };
 static int NCALLS = 27;   /* COLL_MIX_CALLS overrides */
 
 static int rank, p;
+static int jitter;    /* COLL_MIX_JITTER=US: random pauses up to US between starts */
 
 typedef struct {
     hpc_coll_t c;
@@ -171,6 +175,7 @@ static void batch(hpc_coll_t test, hpc_alg_t alg, int all_alg, MPI_Comm comm)
     MPI_Comm_rank(comm, &me);
     memset(m, 0, sizeof m);
     for (int k = 0; k < NCALLS; k++) {
+        if (jitter) usleep((useconds_t)(rand() % jitter));   /* ranks out of step */
         start(&m[k], k, test, alg, all_alg, comm);
         reqs[k] = m[k].req;
     }
@@ -212,9 +217,11 @@ int main(int argc, char **argv)
     if (!getenv("HPC_TIMEOUT")) setenv("HPC_TIMEOUT", "30", 1);
     if (getenv("COLL_MIX_CALLS")) NCALLS = atoi(getenv("COLL_MIX_CALLS"));
     if (NCALLS < 1 || NCALLS > MAXCALLS) NCALLS = 27;
+    if (getenv("COLL_MIX_JITTER")) jitter = atoi(getenv("COLL_MIX_JITTER"));
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
+    srand((unsigned)rank * 7919u + 1u);
     MPI_Comm rev;
     MPI_Comm_split(MPI_COMM_WORLD, 0, p - rank, &rev);
     int nb = 0;
