@@ -2,7 +2,7 @@
 # coll_sim.sh - hpc-collbench --simulate (issue 13): the predicted table
 # for 4096 ranks on 512 nodes and for 64 on 8 (every algorithm with a
 # schedule gets numbers, or N/A with the reason where its schedule is too
-# big to keep), its CSV, usage errors; and the classic check against a
+# big to keep), its CSV and plot, usage errors; and the classic check against a
 # published figure: a ring allreduce's bus bandwidth, 2(p-1)/p n / t,
 # approaches the link bandwidth 1/beta for large messages (Patarasuk &
 # Yuan, "Bandwidth optimal all-reduce algorithms for clusters of
@@ -42,6 +42,14 @@ for p in 4 16 64; do
         || fail "ring at $p ranks: busbw $bus GB/s, expected about 10 (1/beta_inter)"
     echo "ok: ring at $p ranks: busbw $bus GB/s (link 10 GB/s)"
 done
+
+# the plot of predicted busbw per algorithm, where gnuplot is installed
+if [ -n "$GNUPLOT" ] || command -v gnuplot >/dev/null 2>&1; then
+    "$bench" --simulate --ranks 64 --nodes 8 -b 1K -e 1M -f 32 --plot "$tmp/sim.png" >"$tmp/out" 2>"$tmp/err" \
+        || fail "--simulate --plot"
+    [ -s "$tmp/sim.png" ] && grep -q '^# plot (predicted): ' "$tmp/out" || fail "no plot"
+    echo "ok: plot"
+fi
 
 # usage
 rc=0; "$bench" --simulate --ranks 4 --nodes 8 >"$tmp/out" 2>"$tmp/err" || rc=$?

@@ -733,6 +733,23 @@ static void save(const char *opt, const char *path, FILE *mem, char **text, size
     hpc_app_agree_rc(rc, HPC_EXIT_DATA, what);
 }
 
+/* --simulate's table, kept for --plot */
+typedef struct { row_t *rows; int n, cap; } sim_rows_t;
+
+static void sim_cell(void *ctx, size_t size, size_t count, int k, double us, double algbw, double busbw, int ok)
+{
+    sim_rows_t *t = ctx;
+    if (k == 0) {
+        if (t->n == t->cap) {
+            t->cap = t->cap ? 2 * t->cap : 32;
+            if (!(t->rows = realloc(t->rows, (size_t)t->cap * sizeof *t->rows)))
+                hpc_app_fatal(HPC_EXIT_DATA, "out of memory");
+        }
+        t->rows[t->n++] = (row_t){.size = size, .count = count};
+    }
+    t->rows[t->n - 1].r[k] = (res_t){.us = us, .algbw = algbw, .busbw = busbw, .wrong = -1, .ok = ok};
+}
+
 /* --simulate (simulate.c): no buffers, no measurement */
 static int simulate_main(void)
 {
@@ -740,10 +757,19 @@ static int simulate_main(void)
         hpc_app_exit(HPC_EXIT_USAGE, "--nodes %lld: more nodes than --ranks %lld", (long long)o.sim_nodes,
                      (long long)o.sim_ranks);
     if (o.minb > o.maxb) hpc_app_exit(HPC_EXIT_USAGE, "-b %zu is larger than -e %zu", o.minb, o.maxb);
-    if (o.tune || o.plot) hpc_app_exit(HPC_EXIT_USAGE, "--simulate: --tune and --plot are for measured runs");
+    if (o.tune) hpc_app_exit(HPC_EXIT_USAGE, "--simulate: --tune is for measured runs");
+    size_t L = o.plot ? strlen(o.plot) : 0;
+    if (o.plot && (L < 5 || strcmp(o.plot + L - 4, ".png")))
+        hpc_app_exit(HPC_EXIT_USAGE, "--plot: '%s' must name a .png file", o.plot);
+    if (o.plot && !*hpc_gnuplot()) hpc_app_exit(HPC_EXIT_DATA, "--plot: gnuplot is not installed");
+    check_output("plot", o.plot);
+    hpc_alg_t algs[HPC_ALG_COUNT];
+    int nalg = 0;
+    sim_rows_t table = {0};
     sim_opts_t s = {.coll = o.coll, .algs = o.algs, .nalg = o.algs_given ? o.nalg : 0, .minb = o.minb,
                     .maxb = o.maxb, .factor = o.factor, .dt = o.dt, .ranks = (int)o.sim_ranks,
-                    .nodes = (int)o.sim_nodes};
+                    .nodes = (int)o.sim_nodes, .cell = sim_cell, .ctx = &table, .algs_out = algs,
+                    .nalg_out = &nalg};
     check_output("csv", o.csv);
     char *text = NULL;
     size_t len = 0;
@@ -752,6 +778,13 @@ static int simulate_main(void)
     if (csv) fprintf(csv, "coll,alg,dtype,op,nranks,mem,placement,size_bytes,count,time_us,algbw_GBs,busbw_GBs,wrong\n");
     simulate_run(&s, csv);
     save("csv", o.csv, csv, &text, &len);
+    if (rank == 0 && o.plot) {
+        nranks = (int)o.sim_ranks;      /* the plot's title: the simulated job */
+        int prc = plot(&o, o.coll, algs, nalg, table.rows, table.n);
+        if (prc == 0) printf("# plot (predicted): %s\n", o.plot);
+        else hpc_app_fatal(HPC_EXIT_DATA, "--plot: %s", prc > 0 ? "gnuplot is not installed" : hpc_last_error());
+    }
+    free(table.rows);
     return hpc_app_finish();
 }
 

@@ -20,6 +20,11 @@ typedef struct {
     double factor;
     hpc_dtype_t dt;
     int ranks, nodes;
+    /* each cell of the table (for --plot): algorithm k of algs_out */
+    void (*cell)(void *ctx, size_t size, size_t count, int k, double us, double algbw, double busbw, int ok);
+    void *ctx;
+    hpc_alg_t *algs_out;     /* [HPC_ALG_COUNT]: the algorithms simulated, *nalg_out of them */
+    int *nalg_out;
 } sim_opts_t;
 int simulate_run(const sim_opts_t *s, FILE *csv);
 

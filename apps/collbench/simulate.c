@@ -6,7 +6,8 @@
  * ranks, played against the cost model, no MPI traffic) at every size;
  * native and nccl have none and are left out.  Sizes, counts, algbw and
  * busbw follow the measured table's conventions (nccl-tests').  Rank 0
- * does it alone.  --csv writes the rows too (placement "simulated").
+ * does it alone.  --csv writes the rows too (placement "simulated"), and
+ * the caller may take every cell (hpc-collbench --plot draws them).
  */
 #include "config.h"
 #include "hpc_app.h"
@@ -49,6 +50,8 @@ int simulate_run(const sim_opts_t *s, FILE *csv)
     if (hpc_rank() != 0) return 0;
     hpc_alg_t algs[HPC_ALG_COUNT];
     int nalg = sim_algs(s, algs), fails = 0;
+    if (s->algs_out) memcpy(s->algs_out, algs, sizeof algs);
+    if (s->nalg_out) *s->nalg_out = nalg;
     size_t es = hpc_dtype_size(s->dt);
     printf("# hpc-collbench --simulate: %s %s, %d ranks on %d nodes (blocks of %d), predicted from "
            "the schedules and the cost model, no MPI traffic\n", hpc_coll_name(s->coll),
@@ -68,12 +71,14 @@ int simulate_run(const sim_opts_t *s, FILE *csv)
             double t = 0;
             if (hpc_coll_simulate(s->coll, algs[i], count, s->dt, s->ranks, s->nodes, &t) < 0) {
                 printf("  %9s %7s %7s", "N/A", "", "");
+                if (s->cell) s->cell(s->ctx, size, count, i, 0, 0, 0, 0);
                 if (!fails++) fprintf(stderr, "hpc-collbench: --simulate: %s\n", hpc_last_error());
                 hpc_error_clear();
                 continue;
             }
             double algbw = t > 0 ? (double)size / t / 1e9 : 0, bus = algbw * busbw_factor(s->coll, s->ranks);
             printf("  %9.2f %7.2f %7.2f", t * 1e6, algbw, bus);
+            if (s->cell) s->cell(s->ctx, size, count, i, t * 1e6, algbw, bus, 1);
             if (csv)
                 fprintf(csv, "%s,%s,%s,sum,%d,host,simulated,%zu,%zu,%g,%g,%g,0\n", hpc_coll_name(s->coll),
                         hpc_alg_name(algs[i]), hpc_dtype_name(s->dt), s->ranks, size, count, t * 1e6,
