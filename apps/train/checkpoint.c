@@ -17,6 +17,8 @@
  * Written through libhpc's checkpoints (hpc_ckpt_*): every rank holds the
  * same model, so rank 0's copy is written while the others take part in
  * the collective calls; the file appears under its name only complete.
+ * A pipeline first gathers its stages' layers (pipe_gather), so the file
+ * is the same whatever the strategy, and any strategy loads it.
  */
 #include "config.h"
 #include <math.h>
@@ -110,6 +112,8 @@ int ckpt_save(train_t *t)
     hpc_ckpt_t *c;
     const model_t *m = &t->model;
     HPC_TRY(ckpt_path(t, path, sizeof path));
+    /* a pipeline's stages each hold their own layers: rank 0 gets them all */
+    HPC_TRY(pipe_gather(t, 1));
     HPC_TRY(hpc_ckpt_begin(path, hpc_comm_world(), hpc_app_key(), t->argc, t->argv, &c));
     t->dev->to_host(t->host, t->p, m->n * sizeof(float));
     int rc = put_layers(c, m, "model", t->host);

@@ -86,8 +86,14 @@ void optim_close(optim_t *o, const train_dev_t *dev)
 
 double optim_step(optim_t *o, const train_dev_t *dev, float *p, float *g, size_t n, double lr, int64_t t)
 {
-    float *pp = p + MODEL_PAD, *gg = g + MODEL_PAD;
-    size_t nn = n - MODEL_PAD;
+    return optim_step_range(o, dev, p, g, MODEL_PAD, n, lr, t);
+}
+
+double optim_step_range(optim_t *o, const train_dev_t *dev, float *p, float *g, size_t lo, size_t hi,
+                        double lr, int64_t t)
+{
+    float *pp = p + lo, *gg = g + lo;
+    size_t nn = hi - lo;
     /* the norm costs a pass over the gradient: only for clipping */
     double norm = o->clip > 0 ? sqrt(dev->sumsq(nn, gg)) : NAN;
     if (o->clip > 0) {
@@ -99,7 +105,7 @@ double optim_step(optim_t *o, const train_dev_t *dev, float *p, float *g, size_t
                     .nesterov = o->nesterov, .beta1 = (float)o->beta1, .beta2 = (float)o->beta2,
                     .eps = (float)o->eps, .decoupled = o->kind == OPT_ADAMW};
     if (o->kind == OPT_SGD) {
-        dev->sgd(nn, pp, gg, o->nstates ? o->state[0] + MODEL_PAD : NULL, &h);
+        dev->sgd(nn, pp, gg, o->nstates ? o->state[0] + lo : NULL, &h);
     } else {
         /* the bias corrections in double, as Python's floats */
         h.c1 = (float)(1 - o->beta1);
@@ -107,7 +113,7 @@ double optim_step(optim_t *o, const train_dev_t *dev, float *p, float *g, size_t
         h.decay = (float)(1 - lr * o->wd);
         h.step_size = (float)(lr / (1 - pow(o->beta1, (double)t)));
         h.bc2_sqrt = (float)sqrt(1 - pow(o->beta2, (double)t));
-        dev->adam(nn, pp, gg, o->state[0] + MODEL_PAD, o->state[1] + MODEL_PAD, &h);
+        dev->adam(nn, pp, gg, o->state[0] + lo, o->state[1] + lo, &h);
     }
     return norm;
 }

@@ -1,0 +1,552 @@
+/* pipe.c - pipeline parallelism: the layers split into S stages on
+ * consecutive ranks, each global batch into M micro-batches that flow
+ * through them (--parallel pipe), and D data-parallel replicas of such a
+ * pipeline (--parallel hybrid: D x S ranks, rank r is stage r % S of
+ * replica r / S).
+ *
+ * A stage runs the layers [lo, hi) of the one model layout (model.c), so
+ * the parameters, the optimiser and the checkpoint keep the data-parallel
+ * layout and code: every rank holds the flat buffers, a stage computes
+ * and updates only its own range, and gathers the others' (one allreduce
+ * of disjoint ranges) when the whole model is needed - validation,
+ * checkpoints, the replica check.
+ *
+ * A step runs the stage's list of operations (pipe_sched.c).  Activations
+ * go forward and their gradients back with nonblocking point-to-point
+ * messages: receives are posted ahead (as many as there are free slots
+ * and gradient buffers) and sends are waited for only when their buffer
+ * is needed again, so messages travel while the stage computes.  Messages
+ * go through host buffers (on a GPU: copied to and from the device).  The
+ * last stage computes the loss at the micro-batch's backward; the step's
+ * loss is one allreduce of a double.  With replicas, each stage's
+ * gradients are allreduced over the replicas by dp.c during the step's
+ * last backward.
+ */
+#include "config.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pipe.h"
+
+#define TAG_ACT 0
+#define TAG_GRAD 1
+
+static const char *sched_name[] = {"seq", "gpipe", "1f1b", "stale"};
+
+/* ---- options ---- */
+
+int pipe_opts_check(const train_opts_t *o, char *err, size_t len)
+{
+    int pipe = o->parallel != PAR_DP, stale = o->pipe_sched == PIPE_STALE;
+    const char *what = o->stash ? "--weight-stashing" : o->predict ? "--weight-prediction"
+                     : o->gap_just_lost ? "--gap-aware-just-lost" : o->gap_aware ? "--gap-aware"
+                     : o->step_every > 1 ? "--step-every" : NULL;
+    if (!pipe && (o->stages || o->npart || o->micro > 1 || o->recompute || what)) {
+        snprintf(err, len, "--stages, --partition, --micro, --recompute and the stale options are for "
+                 "--parallel pipe or hybrid");
+        return -1;
+    }
+    if (pipe && what && !stale) {
+        snprintf(err, len, "%s is for --pipe-schedule stale, not %s", what, sched_name[o->pipe_sched]);
+        return -1;
+    }
+    if (o->parallel == PAR_HYBRID && !o->stages) {
+        snprintf(err, len, "--parallel hybrid needs --stages S (replicas: the ranks / S)");
+        return -1;
+    }
+    if (o->parallel == PAR_HYBRID && stale) {
+        snprintf(err, len, "--pipe-schedule stale is not for --parallel hybrid (its stages step alone)");
+        return -1;
+    }
+    if (pipe && o->accum > 1) {
+        snprintf(err, len, "--accum is for --parallel dp; a pipeline splits the batch with --micro");
+        return -1;
+    }
+    if (pipe && o->clip > 0) {
+        snprintf(err, len, "--clip is not available with --parallel %s yet",
+                 o->parallel == PAR_PIPE ? "pipe" : "hybrid");
+        return -1;
+    }
+    if (o->gap_aware && o->optim == OPT_SGD && o->momentum == 0 && o->predict) {
+        snprintf(err, len, "--weight-prediction needs momentum: --optim adam/adamw or --momentum");
+        return -1;
+    }
+    if (o->predict && o->optim == OPT_SGD && o->momentum == 0) {
+        snprintf(err, len, "--weight-prediction needs momentum: --optim adam/adamw or --momentum");
+        return -1;
+    }
+    if (o->predict && o->stash) {
+        snprintf(err, len, "--weight-prediction and --weight-stashing exclude each other (the forward "
+                 "uses predicted weights, the backward the current ones)");
+        return -1;
+    }
+    return 0;
+}
+
+int pipe_opts_fit(train_opts_t *o, int nranks, char *err, size_t len)
+{
+    if (o->parallel == PAR_DP) return 0;
+    if (!o->stages) o->stages = nranks;
+    int S = o->stages;
+    if (S > o->nlayers) {
+        snprintf(err, len, "--stages %d is more than the %d layers: every stage needs a layer", S, o->nlayers);
+        return -1;
+    }
+    if (S > nranks) {
+        snprintf(err, len, "--stages %d is more than the %d ranks", S, nranks);
+        return -1;
+    }
+    if (o->parallel == PAR_PIPE && S != nranks) {
+        snprintf(err, len, "--parallel pipe: --stages %d on %d ranks (one stage a rank; replicas: "
+                 "--parallel hybrid)", S, nranks);
+        return -1;
+    }
+    if (nranks % S) {
+        snprintf(err, len, "--parallel hybrid: D x S must be the %d ranks, but %d is not a multiple of "
+                 "--stages %d", nranks, nranks, S);
+        return -1;
+    }
+    if (o->npart) {
+        int64_t sum = 0;
+        for (int i = 0; i < o->npart; i++) sum += o->partition[i];
+        if (o->npart != S || sum != o->nlayers) {
+            snprintf(err, len, "--partition: %d stages of %lld layers, but --stages is %d and the model has "
+                     "%d layers", o->npart, (long long)sum, S, o->nlayers);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void pipe_replica(const train_opts_t *o, int rank, int nranks, int *replica, int *replicas)
+{
+    *replicas = nranks / o->stages;
+    *replica = rank / o->stages;
+}
+
+/* ---- set-up ---- */
+
+static int mb_rows(const pipe_t *pp, const train_t *t, int mb, int64_t *first)
+{
+    int64_t lo, n;
+    hpc_block_range(t->loader.rank_n, pp->M, mb, &lo, &n);
+    if (first) *first = lo;
+    return (int)n;
+}
+
+static void partition(pipe_t *pp, const train_t *t)
+{
+    int first[TRAIN_MAXL + 1];
+    if (t->o->npart) {
+        first[0] = 0;
+        for (int s = 0; s < pp->S; s++) first[s + 1] = first[s] + (int)t->o->partition[s];
+    } else {
+        pipe_partition_balanced(&t->model, pp->S, first);
+    }
+    pp->lo = first[pp->s];
+    pp->hi = first[pp->s + 1];
+    pp->r0 = t->model.w[pp->hi - 1];
+    pp->r1 = pp->lo > 0 ? t->model.w[pp->lo - 1] : t->model.n;
+}
+
+static int msg_alloc(pipe_msg_t *m, const train_dev_t *dev, size_t floats, int need_dev)
+{
+    m->req = MPI_REQUEST_NULL;
+    m->host = calloc(floats ? floats : 1, sizeof(float));
+    m->dev = need_dev && dev != train_dev_cpu() ? dev->alloc(floats * sizeof(float)) : m->host;
+    return m->host && m->dev ? 0 : -1;
+}
+
+static void msg_free(pipe_msg_t *m, const train_dev_t *dev)
+{
+    /* the first stage's input points at the batch: not its own */
+    if (m->host && m->dev && m->dev != m->host) dev->release(m->dev);
+    free(m->host);
+    m->dev = m->host = NULL;
+}
+
+static int widest(const pipe_t *pp, const model_t *m)
+{
+    int64_t w = 0;
+    for (int l = pp->lo; l <= pp->hi; l++) w = m->size[l] > w ? m->size[l] : w;
+    return (int)w;
+}
+
+/* The slots (one per micro-batch that can be alive, and one more so
+ * that the next input's receive is posted early) and message buffers */
+static int buffers(pipe_t *pp, const train_t *t)
+{
+    const model_t *m = &t->model;
+    const train_dev_t *dev = t->dev;
+    int rows = pp->rows_most, rec = t->o->recompute;
+    size_t in = (size_t)rows * m->size[pp->lo], out = (size_t)rows * m->size[pp->hi];
+    size_t wide = (size_t)rows * widest(pp, m);
+    int most = pipe_alive_most(pp->sched, pp->S, pp->s, pp->M);
+    pp->nslots = most + 1 < pp->M ? most + 1 : pp->M;
+    pp->slot = calloc((size_t)pp->nslots, sizeof *pp->slot);
+    if (!pp->slot) return -1;
+    /* the gradient buffers of every backward; --recompute: the activations too */
+    if (acts_alloc_range(&pp->work, m, dev, rows, pp->lo, pp->hi, 1) < 0) return -1;
+    pp->scratch[0] = pp->work.d[0];   /* acts_for points d[] elsewhere at times */
+    pp->scratch[1] = pp->work.d[1];
+    for (int k = 0; k < pp->nslots; k++) {
+        pipe_slot_t *sl = &pp->slot[k];
+        sl->mb = -1;
+        if (!rec && acts_alloc_range(&sl->acts, m, dev, rows, pp->lo, pp->hi, 0) < 0) return -1;
+        sl->acts.lo = pp->lo;
+        if (pp->s > 0 && msg_alloc(&sl->in, dev, in, 1) < 0) return -1;
+        if (pp->s < pp->S - 1 && msg_alloc(&sl->out, dev, out, 0) < 0) return -1;
+        sl->in.req = sl->out.req = MPI_REQUEST_NULL;   /* also where nothing is sent */
+    }
+    pp->slot_bytes = (rec ? 0 : pp->slot[0].acts.bytes) + (pp->s > 0 ? in * sizeof(float) : 0);
+    for (int k = 0; k < PIPE_RING; k++) {
+        if (pp->s < pp->S - 1 && msg_alloc(&pp->grad[k], dev, wide, 0) < 0) return -1;
+        if (pp->s > 0 && msg_alloc(&pp->dx[k], dev, in, 0) < 0) return -1;
+        pp->grad[k].req = pp->dx[k].req = MPI_REQUEST_NULL;
+    }
+    return 0;
+}
+
+static void recorder(pipe_t *pp)
+{
+    /* the timeline: a few steps after the first (which pays the page
+     * faults), at most 64 operations of a stage */
+    pp->rec_steps = 3;
+    pp->caprec = 2 * pp->M * pp->rec_steps < 4096 ? 2 * pp->M * pp->rec_steps : 4096;
+    pp->rec = calloc((size_t)pp->caprec, sizeof *pp->rec);
+}
+
+int pipe_open(train_t *t)
+{
+    const train_opts_t *o = t->o;
+    pipe_t *pp = calloc(1, sizeof *pp);
+    if (!pp) return HPC_ERR(HPC_ERR_NOMEM, "pipeline");
+    t->pipe = pp;
+    pp->o = o;
+    pp->S = o->stages;
+    pp->D = hpc_size() / pp->S;
+    pp->M = o->micro;
+    pp->sched = o->pipe_sched;
+    hpc_grid_t *grid;   /* rows: replicas, columns: stages */
+    HPC_TRY(hpc_grid_create(hpc_comm_world(), pp->D, pp->S, &grid));
+    MPI_Comm_dup(hpc_grid_row_comm(grid), &pp->pipe_comm);
+    MPI_Comm_dup(hpc_grid_col_comm(grid), &pp->rep_comm);
+    pp->s = hpc_grid_col(grid);
+    pp->d = hpc_grid_row(grid);
+    hpc_grid_free(grid);
+    pp->prev = pp->s > 0 ? pp->s - 1 : MPI_PROC_NULL;
+    pp->next = pp->s < pp->S - 1 ? pp->s + 1 : MPI_PROC_NULL;
+    partition(pp, t);
+    pp->rows_most = mb_rows(pp, t, 0, NULL);
+    pp->ops = calloc((size_t)2 * pp->M, sizeof *pp->ops);
+    if (!pp->ops) return HPC_ERR(HPC_ERR_NOMEM, "pipeline schedule");
+    pp->nops = pipe_schedule(pp->sched, pp->S, pp->s, pp->M, pp->ops);
+    if (buffers(pp, t) < 0) return HPC_ERR(HPC_ERR_NOMEM, "pipeline buffers");
+    recorder(pp);
+    if (pp->sched == PIPE_STALE) HPC_TRY(stale_open(pp, t));
+    t->validates = pp->s == 0;
+    return dp_open(&t->dp, &t->model, pp->lo, pp->hi, t->g, o->bucket_mb, o->alg, pp->rep_comm);
+}
+
+void pipe_close(train_t *t)
+{
+    pipe_t *pp = t->pipe;
+    if (!pp) return;
+    if (pp->sched == PIPE_STALE) stale_close(pp, t);
+    for (int k = 0; k < pp->nslots; k++) {
+        pp->slot[k].acts.d[0] = pp->slot[k].acts.d[1] = NULL;   /* the scratch's, freed below */
+        acts_free(&pp->slot[k].acts, t->dev);
+        msg_free(&pp->slot[k].in, t->dev);
+        msg_free(&pp->slot[k].out, t->dev);
+    }
+    for (int k = 0; k < PIPE_RING; k++) {
+        msg_free(&pp->grad[k], t->dev);
+        msg_free(&pp->dx[k], t->dev);
+    }
+    pp->work.d[0] = pp->scratch[0];
+    pp->work.d[1] = pp->scratch[1];
+    acts_free(&pp->work, t->dev);
+    MPI_Comm_free(&pp->pipe_comm);
+    MPI_Comm_free(&pp->rep_comm);
+    free(pp->slot);
+    free(pp->ops);
+    free(pp->rec);
+    free(pp);
+    t->pipe = NULL;
+}
+
+/* ---- messages ---- */
+
+static void mpi_ok(int rc, const char *what)
+{
+    /* only this rank knows; its neighbours wait in theirs */
+    if (rc != MPI_SUCCESS) hpc_app_fatal(HPC_EXIT_DATA, "pipeline: %s failed (MPI error %d)", what, rc);
+}
+
+static pipe_slot_t *free_slot(pipe_t *pp)
+{
+    for (int k = 0; k < pp->nslots; k++)
+        if (pp->slot[k].mb < 0) return &pp->slot[k];
+    return NULL;
+}
+
+static pipe_slot_t *slot_of(pipe_t *pp, int mb)
+{
+    for (int k = 0; k < pp->nslots; k++)
+        if (pp->slot[k].mb == mb) return &pp->slot[k];
+    return NULL;
+}
+
+/* Post the receives of the next inputs, one per free slot */
+static void post_inputs(pipe_t *pp, const train_t *t)
+{
+    pipe_slot_t *sl;
+    while (pp->s > 0 && pp->act_next < pp->M && (sl = free_slot(pp))) {
+        int n = mb_rows(pp, t, pp->act_next, NULL) * (int)t->model.size[pp->lo];
+        sl->mb = pp->act_next++;
+        sl->posted = 1;
+        mpi_ok(MPI_Irecv(sl->in.host, n, MPI_FLOAT, pp->prev, 2 * sl->mb + TAG_ACT, pp->pipe_comm, &sl->in.req),
+               "receiving activations");
+    }
+}
+
+/* Post the receives of the next gradients, one per free ring buffer */
+static void post_grads(pipe_t *pp, const train_t *t, int consumed)
+{
+    while (pp->s < pp->S - 1 && pp->grad_next < pp->M && pp->grad_next < consumed + PIPE_RING) {
+        pipe_msg_t *g = &pp->grad[pp->grad_next % PIPE_RING];
+        int n = mb_rows(pp, t, pp->grad_next, NULL) * (int)t->model.size[pp->hi];
+        mpi_ok(MPI_Irecv(g->host, n, MPI_FLOAT, pp->next, 2 * pp->grad_next + TAG_GRAD, pp->pipe_comm, &g->req),
+               "receiving gradients");
+        pp->grad_next++;
+    }
+}
+
+static void wait_msg(pipe_msg_t *m, const char *what)
+{
+    mpi_ok(MPI_Wait(&m->req, MPI_STATUS_IGNORE), what);
+}
+
+/* Copy n floats of the device buffer src out and send them */
+static void send_msg(pipe_t *pp, const train_t *t, pipe_msg_t *m, const float *src, int n, int to, int tag)
+{
+    wait_msg(m, "sending");
+    t->dev->to_host(m->host, src, (size_t)n * sizeof(float));
+    mpi_ok(MPI_Isend(m->host, n, MPI_FLOAT, to, tag, pp->pipe_comm, &m->req), "sending");
+}
+
+/* ---- one micro-batch forward and backward ---- */
+
+static acts_t *acts_for(pipe_t *pp, pipe_slot_t *sl)
+{
+    acts_t *a = pp->o->recompute ? &pp->work : &sl->acts;
+    a->a0 = sl->in.dev;
+    a->d[0] = pp->scratch[0];
+    a->d[1] = pp->scratch[1];
+    return a;
+}
+
+static void forward(pipe_t *pp, train_t *t, int mb)
+{
+    int64_t first;
+    int rows = mb_rows(pp, t, mb, &first);
+    pipe_slot_t *sl = pp->s > 0 ? slot_of(pp, mb) : free_slot(pp);
+    if (!sl) hpc_app_fatal(HPC_EXIT_DATA, "pipeline: no slot for micro-batch %d (a bug)", mb);
+    sl->mb = mb;
+    if (pp->s > 0) {
+        wait_msg(&sl->in, "receiving activations");
+        if (sl->in.dev != sl->in.host)
+            t->dev->to_dev(sl->in.dev, sl->in.host, (size_t)rows * t->model.size[pp->lo] * sizeof(float));
+    } else {
+        sl->in.dev = (float *)(pp->x + first * t->data.nin);
+    }
+    double t0 = hpc_wtime();
+    const float *p = pp->sched == PIPE_STALE ? stale_forward_weights(pp, t, sl) : t->p;
+    acts_t *a = acts_for(pp, sl);
+    model_forward_range(&t->model, t->dev, p, a, rows, pp->lo, pp->hi);
+    if (pp->s < pp->S - 1)
+        send_msg(pp, t, &sl->out, a->a[pp->hi], rows * (int)t->model.size[pp->hi], pp->next, 2 * mb + TAG_ACT);
+    else
+        t->dev->sync();
+    timeline_record(pp, t, 'F', mb, t0, hpc_wtime());
+    if (++pp->alive > pp->alive_peak) pp->alive_peak = pp->alive;
+}
+
+/* dL/d(stage output) into a->d[0]: the loss on the last stage, else the
+ * gradient the next stage sent */
+static void output_grad(pipe_t *pp, train_t *t, acts_t *a, int mb, int rows, int64_t first)
+{
+    const model_t *m = &t->model;
+    if (pp->s == pp->S - 1) {
+        const float *y = pp->y + first * t->data.ydim;
+        pp->lsum += t->dev->loss(t->o->loss, rows, (int)t->data.nout, a->a[m->nl], y,
+                                 (float)(1.0 / train_loss_terms(t)), a->d[0]);
+        return;
+    }
+    pipe_msg_t *g = &pp->grad[mb % PIPE_RING];
+    wait_msg(g, "receiving gradients");
+    if (t->dev == train_dev_cpu())
+        a->d[0] = g->host;   /* the received buffer is as wide as the stage's widest */
+    else
+        t->dev->to_dev(a->d[0], g->host, (size_t)rows * m->size[pp->hi] * sizeof(float));
+}
+
+static void backward(pipe_t *pp, train_t *t, int mb, int last)
+{
+    int64_t first;
+    int rows = mb_rows(pp, t, mb, &first);
+    pipe_slot_t *sl = slot_of(pp, mb);
+    if (!sl) hpc_app_fatal(HPC_EXIT_DATA, "pipeline: micro-batch %d has no activations (a bug)", mb);
+    acts_t *a = acts_for(pp, sl);
+    const float *pf = pp->sched == PIPE_STALE ? stale_backward_weights(pp, t, sl) : t->p;
+    double t0 = hpc_wtime();
+    if (t->o->recompute) model_forward_range(&t->model, t->dev, pf, a, rows, pp->lo, pp->hi);
+    double tw = hpc_wtime();
+    output_grad(pp, t, a, mb, rows, first);
+    t0 += hpc_wtime() - tw;   /* waiting is not work */
+    dp_begin(&t->dp, last);
+    float beta = pp->backs ? 1.0f : 0.0f;
+    float *dx = model_backward_range(&t->model, t->dev, pf, t->g, a, rows, beta, pp->lo, pp->hi, dp_layer_done,
+                                     &t->dp);
+    pp->backs++;
+    if (dx) {
+        pipe_msg_t *m = &pp->dx[pp->dx_next++ % PIPE_RING];
+        send_msg(pp, t, m, dx, rows * (int)t->model.size[pp->lo], pp->prev, 2 * mb + TAG_GRAD);
+    } else {
+        t->dev->sync();
+    }
+    timeline_record(pp, t, 'B', mb, t0, hpc_wtime());
+    if (pp->sched == PIPE_STALE) stale_after_backward(pp, t, sl, last);
+    wait_msg(&sl->out, "sending activations");
+    sl->mb = -1;
+    sl->posted = 0;
+    pp->alive--;
+    post_grads(pp, t, mb + 1);
+    post_inputs(pp, t);
+}
+
+/* ---- the step ---- */
+
+/* This replica's rows of the step's batch, on the device (first and last
+ * stage only: the others never touch the data) */
+static void batch(pipe_t *pp, train_t *t)
+{
+    const train_opts_t *o = t->o;
+    pp->x = pp->y = NULL;
+    if (pp->s > 0 && pp->s < pp->S - 1) return;
+    int64_t epoch = t->step / t->steps_per_epoch, mb = t->step % t->steps_per_epoch;
+    const float *x, *y;
+    if (loader_batch(&t->loader, epoch, mb, &x, &y) < 0)
+        hpc_app_fatal(HPC_EXIT_DATA, "reading the batch: %s", hpc_last_cause());
+    size_t rows = (size_t)t->loader.rank_n;
+    if (t->dev != train_dev_cpu()) {
+        t->dev->to_dev(t->xdev, x, rows * t->data.nin * sizeof(float));
+        t->dev->to_dev(t->ydev, y, rows * t->data.ydim * sizeof(float));
+        x = t->xdev;
+        y = t->ydev;
+    }
+    pp->x = x;
+    pp->y = y;
+    (void)o;
+}
+
+static void wait_sends(pipe_t *pp)
+{
+    for (int k = 0; k < PIPE_RING; k++) wait_msg(&pp->dx[k], "sending gradients");
+    for (int k = 0; k < pp->nslots; k++) wait_msg(&pp->slot[k].out, "sending activations");
+}
+
+int pipe_step(train_t *t)
+{
+    pipe_t *pp = t->pipe;
+    batch(pp, t);
+    pp->lsum = 0;
+    pp->backs = 0;
+    if (pp->sched == PIPE_STALE) stale_step_begin(pp, t);
+    pp->act_next = pp->grad_next = 0;
+    t->dp.exposed = 0;
+    if (t->steps_run == 1 && !pp->rec_t0) {   /* the timeline starts after the first step */
+        MPI_Barrier(pp->pipe_comm);
+        pp->rec_t0 = hpc_wtime();
+    }
+    double s0 = hpc_wtime();
+    post_inputs(pp, t);
+    post_grads(pp, t, 0);
+    for (int k = 0; k < pp->nops; k++) {
+        int last = k == pp->nops - 1;   /* every schedule ends with the last backward */
+        if (pp->ops[k].kind == 'F') forward(pp, t, pp->ops[k].mb);
+        else backward(pp, t, pp->ops[k].mb, last);
+    }
+    pp->span += hpc_wtime() - s0;
+    wait_sends(pp);
+    if (dp_finish(&t->dp) < 0) hpc_app_fatal(HPC_EXIT_DATA, "gradient allreduce: %s", hpc_last_cause());
+    double all = 0;
+    MPI_Allreduce(&pp->lsum, &all, 1, MPI_DOUBLE, MPI_SUM, hpc_comm_world());
+    t->train_loss = all / train_loss_terms(t);
+    if (!isfinite(t->train_loss)) return -1;
+    if (pp->sched != PIPE_STALE) {
+        double lr = sched_lr(t->o, t->step, t->total);
+        t->grad_norm = optim_step_range(&t->opt, t->dev, t->p, t->g, pp->r0, pp->r1, lr, t->step + 1);
+    }
+    t->step++;
+    return 0;
+}
+
+/* ---- the whole model on every rank ---- */
+
+static int gather_buffer(pipe_t *pp, train_t *t, float *buf)
+{
+    size_t n = t->model.n;
+    memset(t->host, 0, n * sizeof(float));
+    t->dev->to_host(t->host + pp->r0, buf + pp->r0, (pp->r1 - pp->r0) * sizeof(float));
+    /* disjoint ranges, zeros elsewhere: the sum is every stage's values */
+    HPC_TRY(hpc_allreduce(HPC_IN_PLACE, t->host, n, HPC_FLOAT32, HPC_SUM, pp->pipe_comm, HPC_ALG_AUTO));
+    t->dev->to_dev(buf, t->host, n * sizeof(float));
+    return 0;
+}
+
+int pipe_gather(train_t *t, int with_state)
+{
+    pipe_t *pp = t->pipe;
+    if (!pp || pp->S == 1) return 0;
+    HPC_TRY(gather_buffer(pp, t, t->p));
+    for (int k = 0; with_state && k < t->opt.nstates; k++) HPC_TRY(gather_buffer(pp, t, t->opt.state[k]));
+    return 0;
+}
+
+/* ---- what the summary says ---- */
+
+void pipe_summary(train_t *t, char *buf, size_t len)
+{
+    pipe_t *pp = t->pipe;
+    int S = pp->S;
+    double mine[2 * TRAIN_MAXL] = {0}, all[2 * TRAIN_MAXL] = {0}, span = pp->span, most = 0;
+    mine[pp->s] = pp->busy;
+    mine[TRAIN_MAXL + pp->s] = (double)pp->alive_peak * (double)pp->slot_bytes + (double)pp->work.bytes;
+    /* replica 0 speaks for the others; the span is the slowest stage's */
+    if (pp->d != 0) memset(mine, 0, sizeof mine);
+    MPI_Allreduce(mine, all, 2 * TRAIN_MAXL, MPI_DOUBLE, MPI_SUM, hpc_comm_world());
+    MPI_Allreduce(&span, &most, 1, MPI_DOUBLE, MPI_MAX, hpc_comm_world());
+    double used = 0;
+    for (int s = 0; s < S; s++) used += most > 0 ? all[s] / most : 0;
+    char reps[48] = "";
+    if (pp->D > 1) snprintf(reps, sizeof reps, " x %d replicas", pp->D);
+    size_t k = (size_t)snprintf(buf, len, "; pipeline %s, %d stage%s%s, %d micro-batches: bubble %.1f%% "
+                                "(theory %.1f%%), utilisation", sched_name[pp->sched], S, S > 1 ? "s" : "",
+                                reps, pp->M, 100 * (1 - used / S),
+                                100 * pipe_bubble_theory(pp->sched, S, pp->M));
+    for (int s = 0; s < S && k < len; s++)
+        k += (size_t)snprintf(buf + k, len - k, "%s%.0f%%", s ? "/" : " ", most > 0 ? 100 * all[s] / most : 0);
+    if (k < len) k += (size_t)snprintf(buf + k, len - k, ", peak activations");
+    for (int s = 0; s < S && k < len; s++) {
+        char b[32];
+        hpc_format_bytes(all[TRAIN_MAXL + s], b, sizeof b);
+        k += (size_t)snprintf(buf + k, len - k, "%s%s", s ? "/" : " ", b);
+    }
+}
+
+void pipe_finish(train_t *t)
+{
+    if (t->pipe) timeline_write(t->pipe, t);
+}
