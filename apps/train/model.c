@@ -51,11 +51,11 @@ void model_init(const model_t *m, uint64_t seed, float *p)
 
 int acts_alloc(acts_t *w, const model_t *m, const train_dev_t *dev, int rows)
 {
-    return acts_alloc_range(w, m, dev, rows, 0, m->nl, 1);
+    return acts_alloc_range(w, m, dev, rows, 0, m->nl, ACTS_OUT | ACTS_GRAD);
 }
 
 int acts_alloc_range(acts_t *w, const model_t *m, const train_dev_t *dev, int rows, int lo, int hi,
-                     int grads)
+                     int what)
 {
     memset(w, 0, sizeof *w);
     w->rows = rows;
@@ -63,7 +63,7 @@ int acts_alloc_range(acts_t *w, const model_t *m, const train_dev_t *dev, int ro
     int64_t widest = 0;
     for (int l = lo; l <= hi; l++) widest = m->size[l] > widest ? m->size[l] : widest;
     int ok = 1;
-    for (int l = lo + 1; l <= hi; l++) {
+    for (int l = lo + 1; l <= hi && (what & ACTS_OUT); l++) {
         size_t bytes = (size_t)rows * m->size[l] * sizeof(float);
         ok &= (w->a[l] = dev->alloc(bytes)) != NULL;
         w->bytes += bytes;
@@ -72,7 +72,7 @@ int acts_alloc_range(acts_t *w, const model_t *m, const train_dev_t *dev, int ro
             w->bytes += bytes;
         }
     }
-    for (int k = 0; k < 2 && grads; k++) {
+    for (int k = 0; k < 2 && (what & ACTS_GRAD); k++) {
         ok &= (w->d[k] = dev->alloc((size_t)rows * widest * sizeof(float))) != NULL;
         w->bytes += (size_t)rows * widest * sizeof(float);
     }

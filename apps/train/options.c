@@ -346,8 +346,8 @@ int train_opts_fit(train_opts_t *o, int64_t nin, int64_t nout, int64_t ntrain, i
     if (pipe_opts_fit(o, nranks, err, len) < 0) return -1;
     int replicas = o->parallel == PAR_DP ? nranks : nranks / o->stages;
     if (o->parallel != PAR_DP && o->batch < (int64_t)replicas * o->micro) {
-        snprintf(err, len, "--batch %lld is smaller than %d replicas x --micro %d: every micro-batch needs "
-                 "a sample", (long long)o->batch, replicas, o->micro);
+        snprintf(err, len, "--batch %lld is smaller than %d replica%s x --micro %d: every micro-batch needs "
+                 "a sample", (long long)o->batch, replicas, replicas > 1 ? "s" : "", o->micro);
         return -1;
     }
     if (o->batch < nranks && o->parallel == PAR_DP) {

@@ -24,6 +24,7 @@
  */
 #include "config.h"
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,10 +67,6 @@ int pipe_opts_check(const train_opts_t *o, char *err, size_t len)
     if (pipe && o->clip > 0) {
         snprintf(err, len, "--clip is not available with --parallel %s yet",
                  o->parallel == PAR_PIPE ? "pipe" : "hybrid");
-        return -1;
-    }
-    if (o->gap_aware && o->optim == OPT_SGD && o->momentum == 0 && o->predict) {
-        snprintf(err, len, "--weight-prediction needs momentum: --optim adam/adamw or --momentum");
         return -1;
     }
     if (o->predict && o->optim == OPT_SGD && o->momentum == 0) {
@@ -187,13 +184,14 @@ static int buffers(pipe_t *pp, const train_t *t)
     pp->slot = calloc((size_t)pp->nslots, sizeof *pp->slot);
     if (!pp->slot) return -1;
     /* the gradient buffers of every backward; --recompute: the activations too */
-    if (acts_alloc_range(&pp->work, m, dev, rows, pp->lo, pp->hi, 1) < 0) return -1;
+    int what = ACTS_GRAD | (rec ? ACTS_OUT : 0);
+    if (acts_alloc_range(&pp->work, m, dev, rows, pp->lo, pp->hi, what) < 0) return -1;
     pp->scratch[0] = pp->work.d[0];   /* acts_for points d[] elsewhere at times */
     pp->scratch[1] = pp->work.d[1];
     for (int k = 0; k < pp->nslots; k++) {
         pipe_slot_t *sl = &pp->slot[k];
         sl->mb = -1;
-        if (!rec && acts_alloc_range(&sl->acts, m, dev, rows, pp->lo, pp->hi, 0) < 0) return -1;
+        if (!rec && acts_alloc_range(&sl->acts, m, dev, rows, pp->lo, pp->hi, ACTS_OUT) < 0) return -1;
         sl->acts.lo = pp->lo;
         if (pp->s > 0 && msg_alloc(&sl->in, dev, in, 1) < 0) return -1;
         if (pp->s < pp->S - 1 && msg_alloc(&sl->out, dev, out, 0) < 0) return -1;
@@ -323,9 +321,16 @@ static void post_grads(pipe_t *pp, const train_t *t, int consumed)
     }
 }
 
+/* MPI_Wait spins; a stage waiting for its neighbour gives its core away
+ * between tests instead, so that oversubscribed ranks (more stages than
+ * cores) run the stage that has work */
 static void wait_msg(pipe_msg_t *m, const char *what)
 {
-    mpi_ok(MPI_Wait(&m->req, MPI_STATUS_IGNORE), what);
+    int done = 0;
+    while (!done) {
+        mpi_ok(MPI_Test(&m->req, &done, MPI_STATUS_IGNORE), what);
+        if (!done) sched_yield();
+    }
 }
 
 /* Copy n floats of the device buffer src out and send them */

@@ -177,10 +177,12 @@ typedef struct {
     size_t bytes;
 } acts_t;
 int acts_alloc(acts_t *w, const model_t *m, const train_dev_t *dev, int rows);
-/* Layers [lo, hi) only (a pipeline stage): a[lo+1..hi], and the two
- * gradient buffers if grads (as wide as the widest size of the range). */
+/* Layers [lo, hi) only (a pipeline stage): what = ACTS_OUT: a[lo+1..hi]
+ * (and GELU's keep), ACTS_GRAD: the two gradient buffers (as wide as the
+ * widest size of the range), or both. */
+enum { ACTS_OUT = 1, ACTS_GRAD = 2 };
 int acts_alloc_range(acts_t *w, const model_t *m, const train_dev_t *dev, int rows, int lo, int hi,
-                     int grads);
+                     int what);
 void acts_free(acts_t *w, const train_dev_t *dev);
 
 /* Called when layer l's gradients are complete (backward runs from the

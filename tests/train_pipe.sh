@@ -1,0 +1,55 @@
+#!/bin/sh
+# train_pipe.sh - pipeline parallelism does not change the training: on
+# an hpc-odegen file, 100 steps of gpipe and 1f1b at S = 2, 3 and 4 stages
+# (uneven --partition 3,1 at S = 2, the balanced default at S = 3, one
+# layer a stage at S = 4; M = 5 micro-batches, not a multiple of S, of
+# uneven sizes: a batch of 47) give every step's loss within 1e-5
+# relative of the 1-rank data-parallel run, and the stages' layers,
+# gathered, are the same on every rank (--check-sync); hybrid D = 2 x
+# S = 2 too.  1f1b holds fewer micro-batches of activations than gpipe on
+# the first stage, and seq and --recompute train alike as well.
+. "$top_srcdir/tests/train_lib.sh"
+"$ODEGEN" -q -n 60 --nt 21 --out "$T/ode.h5" || fail "making the data"
+args="--data $T/ode.h5 --layers 11,32,32,32,10 --steps 100 --log-every 1 --check-sync 50 --batch 47 -q"
+
+train 1 $args --out "$T/np1" || fail "1 rank"
+[ "$(losses "$T/np1" | wc -l)" = 100 ] || fail "not 100 steps"
+losses "$T/np1" | awk 'NR == 1 { a = $2 } END { exit !($2 < a / 2) }' || fail "the loss did not halve"
+
+# close REF RUN WHAT: the largest relative difference of the losses
+close() {
+    losses "$1" > "$T/a"
+    losses "$2" > "$T/b"
+    paste -d' ' "$T/a" "$T/b" | awk -v what="$3" '
+        $1 != $3 { print what ": step " $1 " against " $3; bad = 1; exit }
+        { d = $2 - $4; d = d < 0 ? -d : d; r = d / ($2 < 0 ? -$2 : $2); if (r > worst) worst = r }
+        END { if (bad || NR != 100) exit 1; printf "ok: %s: 100 losses within %.2g relative\n", what, worst; exit !(worst <= 1e-5) }' ||
+        fail "$3: losses differ beyond 1e-5"
+}
+
+pipe="--parallel pipe --micro 5"
+for sched in gpipe 1f1b; do
+    train 2 $args $pipe --pipe-schedule $sched --partition 3,1 --out "$T/$sched-2" || fail "$sched at S = 2"
+    close "$T/np1" "$T/$sched-2" "$sched, S = 2 (3,1), M = 5"
+    train 3 $args $pipe --pipe-schedule $sched --out "$T/$sched-3" || fail "$sched at S = 3"
+    close "$T/np1" "$T/$sched-3" "$sched, S = 3 (balanced), M = 5"
+    train 4 $args $pipe --pipe-schedule $sched --out "$T/$sched-4" > "$T/$sched.out" || fail "$sched at S = 4"
+    close "$T/np1" "$T/$sched-4" "$sched, S = 4, M = 5"
+done
+train 2 $args $pipe --pipe-schedule seq --recompute --out "$T/seq" || fail "seq --recompute"
+close "$T/np1" "$T/seq" "seq --recompute, S = 2, M = 5"
+train 4 $args --parallel hybrid --stages 2 --micro 3 --out "$T/hybrid" || fail "hybrid"
+close "$T/np1" "$T/hybrid" "hybrid D = 2 x S = 2, M = 3"
+
+# peak activations of stage 0: 1f1b holds at most S micro-batches, gpipe M
+for sched in gpipe 1f1b; do
+    train 4 --data "$T/ode.h5" --layers 11,32,32,32,10 --steps 3 --batch 47 $pipe --pipe-schedule $sched \
+        --out "$T/mem-$sched" > "$T/mem-$sched.out" || fail "$sched summary run"
+    sed -n 's/.*peak activations \([0-9.]*\) KiB.*/\1/p' "$T/mem-$sched.out" > "$T/mem-$sched.kib"
+    [ -s "$T/mem-$sched.kib" ] || { cat "$T/mem-$sched.out"; fail "$sched: no peak activations in the summary"; }
+done
+awk -v g="$(cat "$T/mem-gpipe.kib")" -v f="$(cat "$T/mem-1f1b.kib")" 'BEGIN { exit !(f < g) }' ||
+    fail "1f1b's stage 0 holds $(cat "$T/mem-1f1b.kib") KiB of activations, gpipe's $(cat "$T/mem-gpipe.kib") KiB"
+echo "ok: peak activations of stage 0 at S = 4, M = 5: 1f1b $(cat "$T/mem-1f1b.kib") KiB, gpipe $(cat "$T/mem-gpipe.kib") KiB"
+for f in timeline.csv checkpoint.h5; do [ -s "$T/mem-1f1b/$f" ] || fail "no $f"; done
+echo "train_pipe: pipelines train as one rank does"
