@@ -226,6 +226,7 @@ int pipe_open(train_t *t)
     pp->D = hpc_size() / pp->S;
     pp->M = o->micro;
     pp->sched = o->pipe_sched;
+    pp->bubble_replay = NAN;
     hpc_grid_t *grid;   /* rows: replicas, columns: stages */
     HPC_TRY(hpc_grid_create(hpc_comm_world(), pp->D, pp->S, &grid));
     MPI_Comm_dup(hpc_grid_row_comm(grid), &pp->pipe_comm);
@@ -537,10 +538,13 @@ void pipe_summary(train_t *t, char *buf, size_t len)
     for (int s = 0; s < S; s++) used += most > 0 ? all[s] / most : 0;
     char reps[48] = "";
     if (pp->D > 1) snprintf(reps, sizeof reps, " x %d replicas", pp->D);
+    char replayed[64] = "";
+    if (isfinite(pp->bubble_replay))
+        snprintf(replayed, sizeof replayed, ", %.1f%% replayed", 100 * pp->bubble_replay);
     size_t k = (size_t)snprintf(buf, len, "; pipeline %s, %d stage%s%s, %d micro-batches: bubble %.1f%% "
-                                "(theory %.1f%%), utilisation", sched_name[pp->sched], S, S > 1 ? "s" : "",
+                                "(theory %.1f%%%s), utilisation", sched_name[pp->sched], S, S > 1 ? "s" : "",
                                 reps, pp->M, 100 * (1 - used / S),
-                                100 * pipe_bubble_theory(pp->sched, S, pp->M));
+                                100 * pipe_bubble_theory(pp->sched, S, pp->M), replayed);
     for (int s = 0; s < S && k < len; s++)
         k += (size_t)snprintf(buf + k, len - k, "%s%.0f%%", s ? "/" : " ", most > 0 ? 100 * all[s] / most : 0);
     if (k < len) k += (size_t)snprintf(buf + k, len - k, ", peak activations");

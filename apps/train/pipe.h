@@ -22,7 +22,7 @@ int pipe_schedule(int sched, int S, int s, int M, pipe_op_t *ops);
 /* The most micro-batches whose activations stage s holds at once */
 int pipe_alive_most(int sched, int S, int s, int M);
 /* The idle share of a step with equal stages: (S-1)/S for seq,
- * (S-1)/(M+S-1) for gpipe and 1f1b, 0 for stale */
+ * (S-1)/(M+S-1) for the others */
 double pipe_bubble_theory(int sched, int S, int M);
 
 /* One message buffer: host memory for MPI; on the GPU a device copy too
@@ -81,6 +81,7 @@ typedef struct pipe {
     int alive, alive_peak;
     size_t slot_bytes;
     double busy, span;       /* s computing F and B; s of the steps */
+    double bubble_replay;    /* rank 0: the recorded steps replayed (timeline.c) */
     pipe_rec_t *rec;
     int nrec, caprec, rec_steps;
     double rec_t0;

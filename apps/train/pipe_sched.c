@@ -15,7 +15,7 @@
  *   1f1b   PipeDream-flush: w = min(S-s-1, M) forwards to fill the
  *          pipeline, then one forward one backward, then the remaining
  *          backwards: at most w + 1 <= S - s micro-batches alive
- *   stale  the 1f1b order; the stage steps after backwards (pipe.c)
+ *   stale  the 1f1b order; the stage steps after backwards (pipe_stale.c)
  */
 #include "config.h"
 #include <string.h>
@@ -82,10 +82,9 @@ int pipe_alive_most(int sched, int S, int s, int M)
 
 double pipe_bubble_theory(int sched, int S, int M)
 {
-    /* equal stages, backward twice the forward: seq idles all but one
-     * stage, the flushed schedules idle (S-1) of the M+S-1 slots of a
-     * step; stale has no flush, its fill is paid once per run */
+    /* equal stages: seq idles all but one stage, the others idle (S-1)
+     * of the M+S-1 slots of a step (stale too: its pipeline drains at
+     * the end of hpc-train's step, see pipe_stale.c) */
     if (sched == PIPE_SEQ) return (double)(S - 1) / S;
-    if (sched == PIPE_STALE) return 0;
     return (double)(S - 1) / (M + S - 1);
 }

@@ -7,8 +7,17 @@
  * a barrier of its pipeline, so the ranks' rows line up to the
  * barrier's skew.  Rank 0 gathers replica 0's rows and writes them
  * through hpc_file (complete or absent) and draws them with gnuplot.
+ *
+ * The same rows give the bubble the schedule itself causes: each
+ * recorded step replayed with the measured durations of its operations,
+ * every operation starting as soon as its stage is free and its input
+ * is there (messages free).  On a machine whose cores other work shares,
+ * the wall-clock bubble also holds the time a rank was descheduled while
+ * its neighbour waited; the replay does not, so a test can hold it to
+ * the theory.
  */
 #include "config.h"
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +44,69 @@ static pipe_rec_t *gather(pipe_t *pp, int *counts, int *total)
     return all;
 }
 
+/* Stage s's operations of one step, in order: indices into all */
+typedef struct {
+    int n, next;
+    const pipe_rec_t **op;
+    double free_at;
+} lane_t;
+
+static double *done_at(double *end, int M, int s, char kind, int mb)
+{
+    return &end[(2 * s + (kind == 'B')) * M + mb];
+}
+
+/* One step: the makespan of the replay; busy += the operations' time */
+static double replay_step(lane_t *lane, int S, int M, double *end, double *busy)
+{
+    for (int i = 0; i < 2 * S * M; i++) end[i] = -1;
+    int left = 0, progress = 1;
+    for (int s = 0; s < S; s++) left += lane[s].n, lane[s].next = 0, lane[s].free_at = 0;
+    while (left && progress) {
+        progress = 0;
+        for (int s = 0; s < S; s++) {
+            if (lane[s].next == lane[s].n) continue;
+            const pipe_rec_t *r = lane[s].op[lane[s].next];
+            double need = 0;   /* the input: the stage before's forward, the stage after's backward */
+            if (r->kind == 'F' && s > 0) need = *done_at(end, M, s - 1, 'F', r->mb);
+            if (r->kind == 'B' && s < S - 1) need = *done_at(end, M, s + 1, 'B', r->mb);
+            if (need < 0) continue;
+            double t0 = need > lane[s].free_at ? need : lane[s].free_at;
+            lane[s].free_at = *done_at(end, M, s, r->kind, r->mb) = t0 + (r->t1 - r->t0);
+            *busy += r->t1 - r->t0;
+            lane[s].next++, left--, progress = 1;
+        }
+    }
+    double span = 0;
+    for (int s = 0; s < S; s++) span = lane[s].free_at > span ? lane[s].free_at : span;
+    return left ? -1 : span;   /* an incomplete record: not replayed */
+}
+
+static void replay(pipe_t *pp, const pipe_rec_t *all, const int *counts)
+{
+    int S = pp->S, M = pp->M, total = 0;
+    for (int s = 0; s < S; s++) total += counts[s] / (int)sizeof *all;
+    lane_t lane[TRAIN_MAXL];
+    const pipe_rec_t **ops = malloc((size_t)(total + 1) * sizeof *ops);
+    double *end = malloc((size_t)2 * S * M * sizeof *end), busy_all = 0, span_all = 0;
+    int first = all && total ? all[0].step : 0, k0 = 0;
+    for (int step = first; ops && end && step < first + pp->rec_steps; step++) {
+        int k = 0;
+        const pipe_rec_t *r = all;
+        for (int s = 0; s < S; s++) {
+            lane[s].op = ops + k;
+            lane[s].n = 0;
+            for (int i = 0; i < counts[s] / (int)sizeof *r; i++, r++)
+                if (r->step == step) ops[k++] = r, lane[s].n++;
+        }
+        double busy = 0, span = k ? replay_step(lane, S, M, end, &busy) : -1;
+        if (span > 0) busy_all += busy, span_all += span, k0++;
+    }
+    pp->bubble_replay = k0 && span_all > 0 ? 1 - busy_all / (S * span_all) : NAN;
+    free(ops);
+    free(end);
+}
+
 static int write_csv(pipe_t *pp, train_t *t, const pipe_rec_t *all, const int *counts)
 {
     char path[4096];
@@ -59,7 +131,7 @@ static void plot(pipe_t *pp, train_t *t)
              "set ylabel 'stage'\n"
              "set yrange [%d.6:-0.6]\n"
              "set ytics 1\n"
-             "set style fill solid 0.8 border lc rgb 'black'\n"
+             "set style fill solid 0.9 noborder\n"
              "set title 'hpc-train pipeline: forward and backward of each micro-batch (blank: idle)'\n"
              "plot 'timeline.csv' using (($5+$6)/2):(strcol(3) eq 'F' ? $1 : NaN):(($6-$5)/2):(0.4) "
              "with boxxyerror lc rgb '#4477aa' title 'forward', "
@@ -77,7 +149,9 @@ void timeline_write(pipe_t *pp, train_t *t)
     if (pp->d != 0) return;   /* replica 0 draws; the others are alike */
     int *counts = calloc((size_t)pp->S, sizeof *counts), total = 0;
     pipe_rec_t *all = gather(pp, counts, &total);
+    pp->bubble_replay = NAN;
     if (pp->s == 0 && pp->nrec > 0) {
+        replay(pp, all, counts);
         if (write_csv(pp, t, all, counts) < 0) {   /* a report, not the result */
             hpc_warn("timeline.csv: %s", hpc_last_cause());
             hpc_error_clear();
