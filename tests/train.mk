@@ -41,13 +41,16 @@ TESTS += tests/train_unit
 #   train_pipe.sh    gpipe, 1f1b, seq and hybrid at S = 2-4 against 1 rank
 #                    over 100 steps within 1e-5; 1f1b's activations
 #   train_pipe_bubble.sh  seq's and gpipe's bubble against the theory
+#   train_pipe_stale.sh   stale with stashing: the applied gradients against
+#                    a serial replay (train_pipe_replay.py); --recompute;
+#                    every mitigation trains
 check_PROGRAMS += tests/train_mkdata
 TRAIN_TESTS = tests/train_errors.sh tests/train_ranks.sh tests/train_resume.sh tests/train_torch.sh \
 	tests/train_data.sh tests/train_cuda.sh tests/train_pipe.sh \
-	tests/train_pipe_bubble.sh
+	tests/train_pipe_bubble.sh tests/train_pipe_stale.sh
 #   slurm_train.sh   batch/train.sh on a private Slurm: signalled, requeued,
 #                    resumed: the final model equals an uninterrupted run's
 TRAIN_TESTS += tests/slurm_train.sh
 dist_check_SCRIPTS += $(TRAIN_TESTS)
 TESTS += $(TRAIN_TESTS)
-EXTRA_DIST += tests/train_lib.sh tests/train_torch.py
+EXTRA_DIST += tests/train_lib.sh tests/train_torch.py tests/train_pipe_replay.py

@@ -122,6 +122,49 @@ void pipe_replica(const train_opts_t *o, int rank, int nranks, int *replica, int
     *replica = rank / o->stages;
 }
 
+/* ---- test hook ---- */
+
+/* HPC_TRAIN_TEST_PIPE_DUMP=DIR (stale only): each stage appends to
+ * DIR/stage<s>.bin, for every backward: int32 step, micro-batch, lo, hi,
+ * rows; then float32 per layer lo..hi-1 (weight [out, in], bias [out]):
+ * the weights its forward used, those its backward used, the gradient it
+ * computed; then the rows' inputs (first stage) and targets (last).
+ * tests/train_pipe_replay.py recomputes the gradients from them. */
+static void dump_open(pipe_t *pp)
+{
+    const char *dir = getenv("HPC_TRAIN_TEST_PIPE_DUMP");
+    char path[4096];
+    if (!dir || pp->sched != PIPE_STALE || pp->d != 0) return;
+    snprintf(path, sizeof path, "%s/stage%d.bin", dir, pp->s);
+    pp->dump = fopen(path, "wb");
+}
+
+static void dump_layers(pipe_t *pp, train_t *t, const float *buf)
+{
+    const model_t *m = &t->model;
+    for (int l = pp->lo; l < pp->hi; l++) {
+        size_t nw = (size_t)(m->size[l] * m->size[l + 1]), nb = (size_t)m->size[l + 1];
+        t->dev->to_host(t->host, buf + m->w[l], nw * sizeof(float));
+        t->dev->to_host(t->host + nw, buf + m->b[l], nb * sizeof(float));
+        fwrite(t->host, sizeof(float), nw + nb, pp->dump);
+    }
+}
+
+static void dump_backward(pipe_t *pp, train_t *t, pipe_slot_t *sl, const float *pb, int rows, int64_t first)
+{
+    int32_t head[5] = {(int32_t)t->step, sl->mb, pp->lo, pp->hi, rows};
+    fwrite(head, sizeof head, 1, pp->dump);
+    dump_layers(pp, t, sl->stash);
+    dump_layers(pp, t, pb);
+    dump_layers(pp, t, t->g);
+    size_t nx = (size_t)rows * t->data.nin, ny = (size_t)rows * t->data.ydim;
+    if (pp->s == 0) t->dev->to_host(t->host, pp->x + first * t->data.nin, nx * sizeof(float));
+    if (pp->s == 0) fwrite(t->host, sizeof(float), nx, pp->dump);
+    if (pp->s == pp->S - 1) t->dev->to_host(t->host, pp->y + first * t->data.ydim, ny * sizeof(float));
+    if (pp->s == pp->S - 1) fwrite(t->host, sizeof(float), ny, pp->dump);
+    fflush(pp->dump);
+}
+
 /* ---- set-up ---- */
 
 static int mb_rows(const pipe_t *pp, const train_t *t, int mb, int64_t *first)
@@ -243,6 +286,7 @@ int pipe_open(train_t *t)
     pp->nops = pipe_schedule(pp->sched, pp->S, pp->s, pp->M, pp->ops);
     if (buffers(pp, t) < 0) return HPC_ERR(HPC_ERR_NOMEM, "pipeline buffers");
     recorder(pp);
+    dump_open(pp);
     if (pp->sched == PIPE_STALE) HPC_TRY(stale_open(pp, t));
     t->validates = pp->s == 0;
     return dp_open(&t->dp, &t->model, pp->lo, pp->hi, t->g, o->bucket_mb, o->alg, pp->rep_comm);
@@ -271,6 +315,7 @@ void pipe_close(train_t *t)
     free(pp->slot);
     free(pp->ops);
     free(pp->rec);
+    if (pp->dump) fclose(pp->dump);
     free(pp);
     t->pipe = NULL;
 }
@@ -423,6 +468,7 @@ static void backward(pipe_t *pp, train_t *t, int mb, int last)
         t->dev->sync();
     }
     timeline_record(pp, t, 'B', mb, t0, hpc_wtime());
+    if (pp->dump) dump_backward(pp, t, sl, pf, rows, first);
     if (pp->sched == PIPE_STALE) stale_after_backward(pp, t, sl, last);
     wait_msg(&sl->out, "sending activations");
     sl->mb = -1;

@@ -85,6 +85,7 @@ typedef struct pipe {
     pipe_rec_t *rec;
     int nrec, caprec, rec_steps;
     double rec_t0;
+    FILE *dump;              /* test hook (pipe.c) */
 } pipe_t;
 
 /* pipe_stale.c: the stale schedule's weights */

@@ -138,7 +138,8 @@ int stale_open(pipe_t *pp, train_t *t)
     st->per_step = (pp->M + o->step_every - 1) / o->step_every;
     for (int k = 0; k < 5; k++)
         if (!(st->tmp[k] = calloc(range + 1, sizeof(float)))) return HPC_ERR(HPC_ERR_NOMEM, "stale pipeline");
-    int keep = o->stash || o->gap_aware;   /* the forward's weights, per micro-batch */
+    /* the forward's weights, per micro-batch (and for the test hook) */
+    int keep = o->stash || o->gap_aware || pp->dump;
     for (int k = 0; keep && k < pp->nslots; k++)
         if (!(pp->slot[k].stash = t->dev->alloc(n * sizeof(float)))) return HPC_ERR(HPC_ERR_NOMEM, "weight stash");
     if (o->predict && !(pp->pred = t->dev->alloc(n * sizeof(float)))) return HPC_ERR(HPC_ERR_NOMEM, "prediction");
