@@ -23,6 +23,15 @@ tests_train_unit_SOURCES = tests/train_unit.c apps/train/model.c apps/train/laye
 tests_train_unit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/apps/train -I$(top_srcdir)/tests
 tests_train_unit_CFLAGS = $(TRAIN_CFLAGS)
 TESTS += tests/train_unit
+#   pipe_unit        the pipeline's arithmetic: weight prediction and
+#                    gap-aware against serial references, the balanced
+#                    partition against every split, the schedules
+check_PROGRAMS += tests/pipe_unit
+tests_pipe_unit_SOURCES = tests/pipe_unit.c apps/train/pipe_wp.c apps/train/pipe_sched.c apps/train/model.c \
+	apps/train/layer.c
+tests_pipe_unit_CPPFLAGS = $(tests_train_unit_CPPFLAGS)
+tests_pipe_unit_CFLAGS = $(TRAIN_CFLAGS)
+TESTS += tests/pipe_unit
 #   train_ranks.sh   1 to 4 ranks (uneven slices), --accum, --preload: the
 #                    same losses over 200 steps within 1e-5
 #   train_resume.sh  a signal on one rank, a real SIGUSR1, --resume: bit for

@@ -17,6 +17,7 @@ TRAIN_CORE = \
 	apps/train/pipe.c \
 	apps/train/pipe_sched.c \
 	apps/train/pipe_stale.c \
+	apps/train/pipe_wp.c \
 	apps/train/timeline.c \
 	apps/train/pipe.h \
 	apps/train/loop.c \

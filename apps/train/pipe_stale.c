@@ -30,7 +30,7 @@
  *       only the updates that neither pass saw are penalised (the same
  *       as --gap-aware with stashing).
  *
- * The maths runs on host memory (the device buffer itself on the CPU; on
+ * The formulas are in pipe_wp.c.  The maths runs on host memory (the device buffer itself on the CPU; on
  * a GPU a copy, then put back): it is elementwise and once per update.
  */
 #include "config.h"
@@ -40,54 +40,6 @@
 #include "pipe.h"
 
 #define GA_DECAY 0.999
-#define GA_EPS 1e-8f
-
-/* ---- the formulas (also for tests/pipe_unit.c) ---- */
-
-void wp_predict_sgd(size_t n, float *out, const float *w, const float *v, const float *gacc, double lr,
-                    double mu, int D)
-{
-    /* msnag: D steps of velocity mu^k v; aggmsnag: the first velocity is
-     * mu v + g (the summed gradient), then mu^(k-1) of it */
-    double from1 = 0, from0 = 0, pk = 1;
-    for (int k = 1; k <= D; k++) from0 += pk, from1 += (pk *= mu);
-    for (size_t i = 0; i < n; i++)
-        out[i] = (float)(gacc ? w[i] - lr * from0 * (mu * v[i] + gacc[i]) : w[i] - lr * from1 * v[i]);
-}
-
-void wp_predict_adam(size_t n, float *out, const float *w, const float *m, const float *v, const float *gacc,
-                     const wp_adam_t *h, int D)
-{
-    for (size_t i = 0; i < n; i++) {
-        double wi = w[i], mi = m[i];
-        for (int k = 1; k <= D; k++) {
-            /* future gradients 0: m decays; the summed one (aggmsnag) and
-             * L2 decay enter as in Adam's step */
-            double g = (k == 1 && gacc ? gacc[i] : 0) + (h->decoupled ? 0 : h->wd * wi);
-            mi = h->beta1 * mi + (1 - h->beta1) * g;
-            double bc1 = 1 - pow(h->beta1, (double)(h->t + k)), bc2 = 1 - pow(h->beta2, (double)(h->t + k));
-            if (h->decoupled) wi *= 1 - h->lr * h->wd;
-            wi -= h->lr / bc1 * mi / (sqrt(v[i]) / sqrt(bc2) + h->eps);
-        }
-        out[i] = (float)wi;
-    }
-}
-
-void ga_penalise(size_t n, float *g, const float *w, const float *ref, const float *avg_sq)
-{
-    for (size_t i = 0; i < n; i++) {
-        float c = sqrtf(avg_sq[i]) + GA_EPS;
-        g[i] = g[i] / (1.0f + fabsf(w[i] - ref[i]) / c);
-    }
-}
-
-void ga_track(size_t n, float *avg_sq, const float *w_new, const float *w_old, double decay)
-{
-    for (size_t i = 0; i < n; i++) {
-        float d = w_new[i] - w_old[i];
-        avg_sq[i] = (float)(decay * avg_sq[i] + (1 - decay) * (double)d * d);
-    }
-}
 
 /* ---- host views of the stage's range ---- */
 
