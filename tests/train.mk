@@ -53,10 +53,14 @@ TESTS += tests/pipe_unit
 #   train_pipe_stale.sh   stale with stashing: the applied gradients against
 #                    a serial replay (train_pipe_replay.py); --recompute;
 #                    every mitigation trains
+#   train_pipe_resume.sh  a pipeline stopped on one stage, resumed bit for
+#                    bit; pipeline <-> dp checkpoints; kill -9 of a stage
+#                    rank ends the job, --resume finishes it
 check_PROGRAMS += tests/train_mkdata
 TRAIN_TESTS = tests/train_errors.sh tests/train_ranks.sh tests/train_resume.sh tests/train_torch.sh \
 	tests/train_data.sh tests/train_cuda.sh tests/train_pipe.sh \
-	tests/train_pipe_bubble.sh tests/train_pipe_stale.sh
+	tests/train_pipe_bubble.sh tests/train_pipe_stale.sh \
+	tests/train_pipe_resume.sh
 #   slurm_train.sh   batch/train.sh on a private Slurm: signalled, requeued,
 #                    resumed: the final model equals an uninterrupted run's
 TRAIN_TESTS += tests/slurm_train.sh
