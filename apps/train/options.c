@@ -197,8 +197,8 @@ static const hpc_opt_t options[] = {
              "stale: gradients divided by the gap between the weights they were computed on and "
              "the current ones, in units of the running average step (Barkai et al. 2020)"),
     HPC_FLAG("gap-aware-just-lost", 0, &a.gap_just_lost, 0,
-             "stale: --gap-aware on the gap to the stashed weights (with --weight-stashing) "
-             "instead of the forward's"),
+             "stale: --gap-aware with the gap to the weights the backward used instead of the "
+             "forward's (the same with --weight-stashing)"),
     HPC_FLAG("recompute", 0, &a.recompute, 0,
              "keep only each stage's input per micro-batch; recompute the activations in backward"),
     HPC_INT("step-every", 0, &a.step_every, "K", 1, 1 << 20, 0,
@@ -223,7 +223,9 @@ const hpc_app_t train_app = {
              "each global batch, and the gradients are averaged by an allreduce that overlaps the "
              "backward pass.  The shuffle is one permutation of the training set per epoch, so the "
              "loss does not depend on the number of ranks beyond float32 rounding.  Reads "
-             "hpc-odegen files directly.  Checkpoints survive time limits: SIGUSR1 or SIGTERM "
+             "hpc-odegen files directly.  Or as a pipeline: --parallel pipe splits the layers into stages on "
+             "consecutive ranks (seq, gpipe, 1f1b or the stale schedule), hybrid adds data-parallel "
+             "replicas of it.  Checkpoints survive time limits: SIGUSR1 or SIGTERM "
              "finishes the step, writes RUNDIR/checkpoint.h5 and exits 75; --resume continues bit "
              "for bit.",
     .opts = options,

@@ -1,4 +1,5 @@
-/* train.h - hpc-train: data-parallel training of a multi-layer perceptron.
+/* train.h - hpc-train: data- and pipeline-parallel training of a
+ * multi-layer perceptron.
  *
  * The pieces, each in its own file, so that another parallel strategy
  * (pipeline stages over the same layers) can reuse the rest:
@@ -14,6 +15,8 @@
  *   cpu.c cuda.cu  the two devices behind dev.h
  *   dp.c        data parallelism: gradient buckets allreduced during
  *               backward
+ *   pipe.c pipe_sched.c pipe_stale.c pipe_wp.c timeline.c   pipeline
+ *               parallelism: stages over the same layers (pipe.h)
  *   loop.c      the training loop: steps, evaluation, stop, NaN
  *   checkpoint.c metrics.c   what the run leaves in RUNDIR
  */
