@@ -16,30 +16,19 @@ train 1 $args --out "$T/np1" || fail "1 rank"
 [ "$(losses "$T/np1" | wc -l)" = 100 ] || fail "not 100 steps"
 losses "$T/np1" | awk 'NR == 1 { a = $2 } END { exit !($2 < a / 2) }' || fail "the loss did not halve"
 
-# close REF RUN WHAT: the largest relative difference of the losses
-close() {
-    losses "$1" > "$T/a"
-    losses "$2" > "$T/b"
-    paste -d' ' "$T/a" "$T/b" | awk -v what="$3" '
-        $1 != $3 { print what ": step " $1 " against " $3; bad = 1; exit }
-        { d = $2 - $4; d = d < 0 ? -d : d; r = d / ($2 < 0 ? -$2 : $2); if (r > worst) worst = r }
-        END { if (bad || NR != 100) exit 1; printf "ok: %s: 100 losses within %.2g relative\n", what, worst; exit !(worst <= 1e-5) }' ||
-        fail "$3: losses differ beyond 1e-5"
-}
-
 pipe="--parallel pipe --micro 5"
 for sched in gpipe 1f1b; do
     train 2 $args $pipe --pipe-schedule $sched --partition 3,1 --out "$T/$sched-2" || fail "$sched at S = 2"
-    close "$T/np1" "$T/$sched-2" "$sched, S = 2 (3,1), M = 5"
+    close "$T/np1" "$T/$sched-2" "$sched, S = 2 (3,1), M = 5" 1e-5
     train 3 $args $pipe --pipe-schedule $sched --out "$T/$sched-3" || fail "$sched at S = 3"
-    close "$T/np1" "$T/$sched-3" "$sched, S = 3 (balanced), M = 5"
+    close "$T/np1" "$T/$sched-3" "$sched, S = 3 (balanced), M = 5" 1e-5
     train 4 $args $pipe --pipe-schedule $sched --out "$T/$sched-4" > "$T/$sched.out" || fail "$sched at S = 4"
-    close "$T/np1" "$T/$sched-4" "$sched, S = 4, M = 5"
+    close "$T/np1" "$T/$sched-4" "$sched, S = 4, M = 5" 1e-5
 done
 train 2 $args $pipe --pipe-schedule seq --recompute --out "$T/seq" || fail "seq --recompute"
-close "$T/np1" "$T/seq" "seq --recompute, S = 2, M = 5"
+close "$T/np1" "$T/seq" "seq --recompute, S = 2, M = 5" 1e-5
 train 4 $args --parallel hybrid --stages 2 --micro 3 --out "$T/hybrid" || fail "hybrid"
-close "$T/np1" "$T/hybrid" "hybrid D = 2 x S = 2, M = 3"
+close "$T/np1" "$T/hybrid" "hybrid D = 2 x S = 2, M = 3" 1e-5
 
 # peak activations of stage 0: 1f1b holds at most S micro-batches, gpipe M
 for sched in gpipe 1f1b; do

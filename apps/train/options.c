@@ -22,25 +22,33 @@ static struct {
     /* pipeline */
     int parallel, pipe_sched, stash, predict, gap_aware, gap_just_lost, recompute, npart;
     int64_t stages, micro, step_every, partition[TRAIN_MAXL];
-} a = {.micro = 1, .step_every = 1, .pipe_sched = PIPE_1F1B, .epochs = 10, .batch = 256, .accum = 1, .log_every = 10, .ckpt_every = 1000,
+} a = {.epochs = 10, .batch = 256, .accum = 1, .log_every = 10, .ckpt_every = 1000,
+       .micro = 1, .step_every = 1, .pipe_sched = PIPE_1F1B,
        .optim = OPT_ADAM, .lr = 1e-3, .beta1 = 0.9, .beta2 = 0.999, .eps = 1e-8, .weight_decay = -1,
        .val_fraction = 0.1, .bucket_mb = 25, .alg = HPC_ALG_AUTO};
+
+/* "2,1,1": up to max integers in [1, hi] separated by single commas,
+ * into out[0..*n); -1 if anything else */
+static int int_list(const char *v, int64_t *out, int max, int64_t hi, int *n)
+{
+    char *copy = strdup(v), *save = NULL;
+    *n = 0;
+    int ok = copy != NULL;
+    for (char *tok = copy ? strtok_r(copy, ",", &save) : NULL; ok && tok; tok = strtok_r(NULL, ",", &save)) {
+        int64_t k;
+        ok = *n < max && hpc_parse_int64(tok, &k) == 0 && k >= 1 && k <= hi;
+        if (ok) out[(*n)++] = k;
+    }
+    free(copy);
+    hpc_error_clear();
+    return ok && *n > 0 && !strstr(v, ",,") && v[strlen(v) - 1] != ',' ? 0 : -1;
+}
 
 /* "11,256,256,10": 2 to TRAIN_MAXL + 1 sizes, each in [1, 2^20] */
 static int take_layers(const char *v, void *dest, char *err, size_t len)
 {
     (void)dest;
-    char *copy = strdup(v), *save = NULL;
-    a.nsize = 0;
-    int ok = copy != NULL;
-    for (char *tok = copy ? strtok_r(copy, ",", &save) : NULL; ok && tok; tok = strtok_r(NULL, ",", &save)) {
-        int64_t n;
-        ok = a.nsize <= TRAIN_MAXL && hpc_parse_int64(tok, &n) == 0 && n >= 1 && n <= (1 << 20);
-        if (ok) a.size[a.nsize++] = n;
-    }
-    free(copy);
-    hpc_error_clear();
-    if (!ok || a.nsize < 2 || strstr(v, ",,") || v[strlen(v) - 1] == ',') {
+    if (int_list(v, a.size, TRAIN_MAXL + 1, 1 << 20, &a.nsize) < 0 || a.nsize < 2) {
         snprintf(err, len, "expected 2 to %d sizes in [1, 1048576] separated by commas (11,256,256,10)",
                  TRAIN_MAXL + 1);
         return -1;
@@ -69,17 +77,7 @@ static int take_betas(const char *v, void *dest, char *err, size_t len)
 static int take_partition(const char *v, void *dest, char *err, size_t len)
 {
     (void)dest;
-    char *copy = strdup(v), *save = NULL;
-    a.npart = 0;
-    int ok = copy != NULL;
-    for (char *tok = copy ? strtok_r(copy, ",", &save) : NULL; ok && tok; tok = strtok_r(NULL, ",", &save)) {
-        int64_t n;
-        ok = a.npart < TRAIN_MAXL && hpc_parse_int64(tok, &n) == 0 && n >= 1 && n <= TRAIN_MAXL;
-        if (ok) a.partition[a.npart++] = n;
-    }
-    free(copy);
-    hpc_error_clear();
-    if (!ok || a.npart < 1 || strstr(v, ",,") || v[strlen(v) - 1] == ',') {
+    if (int_list(v, a.partition, TRAIN_MAXL, TRAIN_MAXL, &a.npart) < 0) {
         snprintf(err, len, "expected layers per stage, each >= 1, separated by commas (2,1,1)");
         return -1;
     }
