@@ -25,6 +25,7 @@
 #include "config.h"
 #include <math.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -484,7 +485,6 @@ static void backward(pipe_t *pp, train_t *t, int mb, int last)
  * stage only: the others never touch the data) */
 static void batch(pipe_t *pp, train_t *t)
 {
-    const train_opts_t *o = t->o;
     pp->x = pp->y = NULL;
     if (pp->s > 0 && pp->s < pp->S - 1) return;
     int64_t epoch = t->step / t->steps_per_epoch, mb = t->step % t->steps_per_epoch;
@@ -500,7 +500,6 @@ static void batch(pipe_t *pp, train_t *t)
     }
     pp->x = x;
     pp->y = y;
-    (void)o;
 }
 
 static void wait_sends(pipe_t *pp)
@@ -569,36 +568,56 @@ int pipe_gather(train_t *t, int with_state)
 
 /* ---- what the summary says ---- */
 
+/* Append to buf[k..len) what fmt says; the new end (at most len) */
+static size_t put(char *buf, size_t len, size_t k, const char *fmt, ...)
+{
+    if (k >= len) return len;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + k, len - k, fmt, ap);
+    va_end(ap);
+    return n < 0 || k + (size_t)n >= len ? len : k + (size_t)n;
+}
+
+/* " 1.0 MiB/2.0 MiB/...", appended */
+static size_t put_bytes(char *buf, size_t len, size_t k, const double *v, int n)
+{
+    for (int s = 0; s < n; s++) {
+        char b[32];
+        hpc_format_bytes(v[s], b, sizeof b);
+        k = put(buf, len, k, "%s%s", s ? "/" : " ", b);
+    }
+    return k;
+}
+
 void pipe_summary(train_t *t, char *buf, size_t len)
 {
     pipe_t *pp = t->pipe;
     int S = pp->S;
-    double mine[2 * TRAIN_MAXL] = {0}, all[2 * TRAIN_MAXL] = {0}, span = pp->span, most = 0;
-    mine[pp->s] = pp->busy;
-    mine[TRAIN_MAXL + pp->s] = (double)pp->alive_peak * (double)pp->slot_bytes + (double)pp->work.bytes;
+    enum { BUSY = 0, PEAK = TRAIN_MAXL, GPIPE = 2 * TRAIN_MAXL };
+    double mine[3 * TRAIN_MAXL] = {0}, all[3 * TRAIN_MAXL] = {0}, span = pp->span, most = 0;
+    mine[BUSY + pp->s] = pp->busy;
+    mine[PEAK + pp->s] = (double)pp->alive_peak * (double)pp->slot_bytes + (double)pp->work.bytes;
+    /* what gpipe holds instead: every micro-batch of the step */
+    mine[GPIPE + pp->s] = (double)pp->M * (double)pp->slot_bytes + (double)pp->work.bytes;
     /* replica 0 speaks for the others; the span is the slowest stage's */
     if (pp->d != 0) memset(mine, 0, sizeof mine);
-    MPI_Allreduce(mine, all, 2 * TRAIN_MAXL, MPI_DOUBLE, MPI_SUM, hpc_comm_world());
+    MPI_Allreduce(mine, all, 3 * TRAIN_MAXL, MPI_DOUBLE, MPI_SUM, hpc_comm_world());
     MPI_Allreduce(&span, &most, 1, MPI_DOUBLE, MPI_MAX, hpc_comm_world());
     double used = 0;
-    for (int s = 0; s < S; s++) used += most > 0 ? all[s] / most : 0;
+    for (int s = 0; s < S; s++) used += most > 0 ? all[BUSY + s] / most : 0;
     char reps[48] = "";
     if (pp->D > 1) snprintf(reps, sizeof reps, " x %d replicas", pp->D);
     char replayed[64] = "";
     if (isfinite(pp->bubble_replay))
         snprintf(replayed, sizeof replayed, ", %.1f%% replayed", 100 * pp->bubble_replay);
-    size_t k = (size_t)snprintf(buf, len, "; pipeline %s, %d stage%s%s, %d micro-batches: bubble %.1f%% "
-                                "(theory %.1f%%%s), utilisation", sched_name[pp->sched], S, S > 1 ? "s" : "",
-                                reps, pp->M, 100 * (1 - used / S),
-                                100 * pipe_bubble_theory(pp->sched, S, pp->M), replayed);
-    for (int s = 0; s < S && k < len; s++)
-        k += (size_t)snprintf(buf + k, len - k, "%s%.0f%%", s ? "/" : " ", most > 0 ? 100 * all[s] / most : 0);
-    if (k < len) k += (size_t)snprintf(buf + k, len - k, ", peak activations");
-    for (int s = 0; s < S && k < len; s++) {
-        char b[32];
-        hpc_format_bytes(all[TRAIN_MAXL + s], b, sizeof b);
-        k += (size_t)snprintf(buf + k, len - k, "%s%s", s ? "/" : " ", b);
-    }
+    size_t k = put(buf, len, 0, "; pipeline %s, %d stage%s%s, %d micro-batches: bubble %.1f%% (theory %.1f%%%s), "
+                   "utilisation", sched_name[pp->sched], S, S > 1 ? "s" : "", reps, pp->M, 100 * (1 - used / S),
+                   100 * pipe_bubble_theory(pp->sched, S, pp->M), replayed);
+    for (int s = 0; s < S; s++)
+        k = put(buf, len, k, "%s%.0f%%", s ? "/" : " ", most > 0 ? 100 * all[BUSY + s] / most : 0);
+    k = put_bytes(buf, len, put(buf, len, k, ", peak activations"), all + PEAK, S);
+    if (pp->sched != PIPE_GPIPE) put(buf, len, put_bytes(buf, len, put(buf, len, k, " (gpipe"), all + GPIPE, S), ")");
 }
 
 void pipe_finish(train_t *t)
