@@ -5,6 +5,8 @@
 #     (test hook) after step 37 exits 75 on every rank; --resume ends bit
 #     for bit where the uninterrupted pipeline ends (model, optimiser
 #     state, metrics);
+#   - each stage writes its own layers into the one file: the arrays of
+#     the dp run's checkpoint, within 1e-4;
 #   - a pipeline's checkpoint continues as a 1-rank dp run, and a dp
 #     checkpoint as a 3-stage pipeline: the same losses as the
 #     uninterrupted dp run within 1e-5;
@@ -27,6 +29,13 @@ train 2 $pipe --out "$T/cut" --resume || fail "resumed pipeline"
 same_run "$T/ref" "$T/cut" "a pipeline stopped at 37 on its last stage, resumed"
 
 train 1 $base --out "$T/dp" || fail "uninterrupted dp"
+# the stages wrote their layers into the dp layout: the same arrays, the
+# same values within float32 rounding of 120 steps
+"$H5DIFF" -q -d 1e-4 "$T/ref/checkpoint.h5" "$T/dp/checkpoint.h5" /model /model ||
+    fail "the pipeline's /model is not dp's"
+"$H5DIFF" -q -d 1e-4 "$T/ref/checkpoint.h5" "$T/dp/checkpoint.h5" /optim /optim ||
+    fail "the pipeline's /optim is not dp's"
+echo "ok: the pipeline's checkpoint holds dp's arrays (within 1e-4)"
 HPC_TRAIN_TEST_STOP=0:50 train 2 $pipe --out "$T/p2d" 2> /dev/null
 [ $? = 75 ] || fail "pipeline stop at 50"
 train 1 $base --out "$T/p2d" --resume || fail "dp resuming a pipeline's checkpoint"

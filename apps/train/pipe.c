@@ -185,6 +185,7 @@ static void partition(pipe_t *pp, const train_t *t)
     } else {
         pipe_partition_balanced(&t->model, pp->S, first);
     }
+    memcpy(pp->first, first, sizeof pp->first);
     pp->lo = first[pp->s];
     pp->hi = first[pp->s + 1];
     pp->r0 = t->model.w[pp->hi - 1];
@@ -564,6 +565,14 @@ int pipe_gather(train_t *t, int with_state)
     HPC_TRY(gather_buffer(pp, t, t->p));
     for (int k = 0; with_state && k < t->opt.nstates; k++) HPC_TRY(gather_buffer(pp, t, t->opt.state[k]));
     return 0;
+}
+
+int pipe_layer_writer(const train_t *t, int l)
+{
+    const pipe_t *pp = t->pipe;
+    int s = 0;
+    while (pp && l >= pp->first[s + 1]) s++;
+    return s;   /* stage s of replica 0 is rank s */
 }
 
 /* ---- what the summary says ---- */

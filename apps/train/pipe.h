@@ -54,6 +54,7 @@ typedef struct {
 typedef struct pipe {
     const train_opts_t *o;
     int S, s, D, d;          /* stages and mine; replicas and mine */
+    int first[TRAIN_MAXL + 1];   /* stage s: layers [first[s], first[s+1]) */
     int lo, hi;              /* my layers [lo, hi) */
     size_t r0, r1;           /* their floats in the flat buffers */
     int prev, next;          /* neighbours in pipe_comm, MPI_PROC_NULL at the ends */

@@ -334,6 +334,9 @@ int pipe_step(train_t *t);
 /* Collective: every rank holds the whole model's parameters (and with
  * with_state the optimiser's state); a no-op without a pipeline */
 int pipe_gather(train_t *t, int with_state);
+/* The rank that writes layer l's arrays into a checkpoint: 0, or the
+ * stage of the first pipeline that holds it */
+int pipe_layer_writer(const train_t *t, int l);
 /* "; pipeline ...": bubble, utilisation, peak activations (collective) */
 void pipe_summary(train_t *t, char *buf, size_t len);
 /* Collective (the RUNDIR/timeline files) and frees */
