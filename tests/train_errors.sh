@@ -63,6 +63,7 @@ expect 2 "more micro-batches than samples" $ok --parallel pipe --micro 17
 expect 2 "a stale option with gpipe" $ok --parallel pipe --pipe-schedule gpipe --weight-stashing
 expect 2 "gap-aware with 1f1b" $ok --parallel pipe --gap-aware
 expect 2 "pipeline options with dp" $ok --stages 2
+expect 2 "clipping with stale" $ok --parallel pipe --pipe-schedule stale --clip 1
 expect 2 "unknown schedule" $ok --parallel pipe --pipe-schedule zigzag
 expect 2 "weight prediction without momentum" $ok --parallel pipe --pipe-schedule stale --optim sgd \
     --weight-prediction msnag

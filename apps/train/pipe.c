@@ -65,9 +65,8 @@ int pipe_opts_check(const train_opts_t *o, char *err, size_t len)
         snprintf(err, len, "--accum is for --parallel dp; a pipeline splits the batch with --micro");
         return -1;
     }
-    if (pipe && o->clip > 0) {
-        snprintf(err, len, "--clip is not available with --parallel %s yet",
-                 o->parallel == PAR_PIPE ? "pipe" : "hybrid");
+    if (stale && o->clip > 0) {
+        snprintf(err, len, "--clip is not for --pipe-schedule stale (its stages step alone: no global norm)");
         return -1;
     }
     if (o->predict && o->optim == OPT_SGD && o->momentum == 0) {
@@ -539,7 +538,9 @@ int pipe_step(train_t *t)
     if (!isfinite(t->train_loss)) return -1;
     if (pp->sched != PIPE_STALE) {
         double lr = sched_lr(t->o, t->step, t->total);
-        t->grad_norm = optim_step_range(&t->opt, t->dev, t->p, t->g, pp->r0, pp->r1, lr, t->step + 1);
+        /* the norm over every stage's range (the replicas hold the same) */
+        t->grad_norm = optim_clip(&t->opt, t->dev, t->g, pp->r0, pp->r1, pp->pipe_comm);
+        optim_step_range(&t->opt, t->dev, t->p, t->g, pp->r0, pp->r1, lr, t->step + 1);
     }
     t->step++;
     return 0;

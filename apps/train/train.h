@@ -234,10 +234,14 @@ void optim_close(optim_t *o, const train_dev_t *dev);
  * (NaN without clipping: it is not computed). */
 double optim_step(optim_t *o, const train_dev_t *dev, float *p, float *g, size_t n, double lr,
                   int64_t t);
-/* The same over the floats [lo, hi) of the buffers only (a pipeline
- * stage's layers; the norm for clipping is that range's). */
-double optim_step_range(optim_t *o, const train_dev_t *dev, float *p, float *g, size_t lo, size_t hi,
-                        double lr, int64_t t);
+/* --clip over the floats [lo, hi) of g, the sum of squares also summed
+ * over parts (the other stages of a pipeline; MPI_COMM_NULL: none):
+ * the global norm, NaN without clipping. */
+double optim_clip(optim_t *o, const train_dev_t *dev, float *g, size_t lo, size_t hi, MPI_Comm parts);
+/* The step over the floats [lo, hi) of the buffers only (a pipeline
+ * stage's layers), without clipping. */
+void optim_step_range(optim_t *o, const train_dev_t *dev, float *p, float *g, size_t lo, size_t hi, double lr,
+                      int64_t t);
 /* Learning rate of step t (0-based) of total. */
 double sched_lr(const train_opts_t *o, int64_t t, int64_t total);
 
