@@ -2,9 +2,9 @@
 # train_pipe_bubble.sh - the pipeline's bubble on a balanced toy model
 # (4-512-512-512-2: two stages of one 512x512 layer each and a thin one;
 # real GEMMs, no sleeps) at S = 2 on 2 ranks, 8 micro-batches of 128:
-#   - the bubble of the recorded steps replayed from their measured
-#     operation times (timeline.c) is seq's (S-1)/S = 50% within 2 points
-#     and gpipe's (S-1)/(M+S-1) = 11.1% within 5 points;
+#   - the bubble of the recorded steps replayed with each stage's median
+#     forward and backward times (timeline.c) is seq's (S-1)/S = 50%
+#     within 2 points and gpipe's (S-1)/(M+S-1) = 11.1% within 5 points;
 #   - the wall-clock bubble of the summary is lower for gpipe than for
 #     seq (on a shared 2-core machine it also holds the time a rank was
 #     descheduled, so it is only reported against the theory);

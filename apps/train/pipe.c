@@ -253,7 +253,7 @@ static int buffers(pipe_t *pp, const train_t *t)
 static void recorder(pipe_t *pp)
 {
     /* the timeline: a few steps after the first (which pays the page
-     * faults), at most 64 operations of a stage */
+     * faults), at most 4096 operations of a stage */
     pp->rec_steps = 3;
     pp->caprec = 2 * pp->M * pp->rec_steps < 4096 ? 2 * pp->M * pp->rec_steps : 4096;
     pp->rec = calloc((size_t)pp->caprec, sizeof *pp->rec);
@@ -426,22 +426,25 @@ static void forward(pipe_t *pp, train_t *t, int mb)
 }
 
 /* dL/d(stage output) into a->d[0]: the loss on the last stage, else the
- * gradient the next stage sent */
-static void output_grad(pipe_t *pp, train_t *t, acts_t *a, int mb, int rows, int64_t first)
+ * gradient the next stage sent.  Returns the seconds spent waiting. */
+static double output_grad(pipe_t *pp, train_t *t, acts_t *a, int mb, int rows, int64_t first)
 {
     const model_t *m = &t->model;
     if (pp->s == pp->S - 1) {
         const float *y = pp->y + first * t->data.ydim;
         pp->lsum += t->dev->loss(t->o->loss, rows, (int)t->data.nout, a->a[m->nl], y,
                                  (float)(1.0 / train_loss_terms(t)), a->d[0]);
-        return;
+        return 0;
     }
     pipe_msg_t *g = &pp->grad[mb % PIPE_RING];
+    double t0 = hpc_wtime();
     wait_msg(g, "receiving gradients");
+    double waited = hpc_wtime() - t0;
     if (t->dev == train_dev_cpu())
         a->d[0] = g->host;   /* the received buffer is as wide as the stage's widest */
     else
         t->dev->to_dev(a->d[0], g->host, (size_t)rows * m->size[pp->hi] * sizeof(float));
+    return waited;
 }
 
 static void backward(pipe_t *pp, train_t *t, int mb, int last)
@@ -454,9 +457,7 @@ static void backward(pipe_t *pp, train_t *t, int mb, int last)
     const float *pf = pp->sched == PIPE_STALE ? stale_backward_weights(pp, t, sl) : t->p;
     double t0 = hpc_wtime();
     if (t->o->recompute) model_forward_range(&t->model, t->dev, pf, a, rows, pp->lo, pp->hi);
-    double tw = hpc_wtime();
-    output_grad(pp, t, a, mb, rows, first);
-    t0 += hpc_wtime() - tw;   /* waiting is not work */
+    t0 += output_grad(pp, t, a, mb, rows, first);   /* waiting is not work */
     dp_begin(&t->dp, last);
     float beta = pp->backs ? 1.0f : 0.0f;
     float *dx = model_backward_range(&t->model, t->dev, pf, t->g, a, rows, beta, pp->lo, pp->hi, dp_layer_done,

@@ -9,12 +9,12 @@
  * through hpc_file (complete or absent) and draws them with gnuplot.
  *
  * The same rows give the bubble the schedule itself causes: each
- * recorded step replayed with the measured durations of its operations,
- * every operation starting as soon as its stage is free and its input
- * is there (messages free).  On a machine whose cores other work shares,
- * the wall-clock bubble also holds the time a rank was descheduled while
- * its neighbour waited; the replay does not, so a test can hold it to
- * the theory.
+ * recorded step replayed with the stage's median forward and backward
+ * times, every operation starting as soon as its stage is free and its
+ * input is there (messages free).  On a machine whose cores other work
+ * shares, the wall-clock bubble also holds the time a rank was
+ * descheduled while its neighbour waited, and single operations that
+ * were; the replay does not, so a test can hold it to the theory.
  */
 #include "config.h"
 #include <math.h>
@@ -49,6 +49,7 @@ typedef struct {
     int n, next;
     const pipe_rec_t **op;
     double free_at;
+    double cost[2];          /* the stage's median forward, backward */
 } lane_t;
 
 static double *done_at(double *end, int M, int s, char kind, int mb)
@@ -72,14 +73,27 @@ static double replay_step(lane_t *lane, int S, int M, double *end, double *busy)
             if (r->kind == 'B' && s < S - 1) need = *done_at(end, M, s + 1, 'B', r->mb);
             if (need < 0) continue;
             double t0 = need > lane[s].free_at ? need : lane[s].free_at;
-            lane[s].free_at = *done_at(end, M, s, r->kind, r->mb) = t0 + (r->t1 - r->t0);
-            *busy += r->t1 - r->t0;
+            double cost = lane[s].cost[r->kind == 'B'];
+            lane[s].free_at = *done_at(end, M, s, r->kind, r->mb) = t0 + cost;
+            *busy += cost;
             lane[s].next++, left--, progress = 1;
         }
     }
     double span = 0;
     for (int s = 0; s < S; s++) span = lane[s].free_at > span ? lane[s].free_at : span;
     return left ? -1 : span;   /* an incomplete record: not replayed */
+}
+
+/* The median duration of stage s's operations of one kind */
+static double median_cost(const pipe_rec_t *r, int n, char kind)
+{
+    double *v = malloc((size_t)(n + 1) * sizeof *v);
+    int k = 0;
+    for (int i = 0; v && i < n; i++)
+        if (r[i].kind == kind) v[k++] = r[i].t1 - r[i].t0;
+    double m = k ? hpc_median(v, (size_t)k) : 0;
+    free(v);
+    return m;
 }
 
 static void replay(pipe_t *pp, const pipe_rec_t *all, const int *counts)
@@ -90,6 +104,11 @@ static void replay(pipe_t *pp, const pipe_rec_t *all, const int *counts)
     const pipe_rec_t **ops = malloc((size_t)(total + 1) * sizeof *ops);
     double *end = malloc((size_t)2 * S * M * sizeof *end), busy_all = 0, span_all = 0;
     int first = all && total ? all[0].step : 0, k0 = 0;
+    const pipe_rec_t *r0 = all;
+    for (int s = 0; s < S; r0 += counts[s] / (int)sizeof *r0, s++) {
+        lane[s].cost[0] = median_cost(r0, counts[s] / (int)sizeof *r0, 'F');
+        lane[s].cost[1] = median_cost(r0, counts[s] / (int)sizeof *r0, 'B');
+    }
     for (int step = first; ops && end && step < first + pp->rec_steps; step++) {
         int k = 0;
         const pipe_rec_t *r = all;
