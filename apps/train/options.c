@@ -232,8 +232,9 @@ const hpc_app_t train_app = {
         "range, a damaged checkpoint, --resume without one or with other options, the\n"
         "loss became NaN or infinite: the last good checkpoint is kept); 2 bad option or\n"
         "value (layer sizes that do not fit the data, a batch smaller than the rank\n"
-        "count); 75 stopped by SIGUSR1/SIGTERM with RUNDIR/checkpoint.h5 written: run\n"
-        "again with --resume.  See docs/train.md.\n"};
+        "count, stages that do not fit the layers or ranks); 75 stopped by SIGUSR1 or\n"
+        "SIGTERM with RUNDIR/checkpoint.h5 written: run again with --resume.  See\n"
+        "docs/train.md.\n"};
 
 static int fail(char *err, size_t len, const char *msg)
 {
