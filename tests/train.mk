@@ -47,8 +47,10 @@ TESTS += tests/pipe_unit
 #   train_errors.sh  bad input: one line, exit 2 or 1, no checkpoint under
 #                    its name; a NaN loss keeps the last good checkpoint
 #                    (the pipeline's options too)
-#   train_pipe.sh    gpipe, 1f1b, seq and hybrid at S = 2-4 against 1 rank
-#                    over 100 steps within 1e-5; 1f1b's activations
+#   train_pipe.sh    gpipe, 1f1b and seq at S = 2-4 against 1 rank over
+#                    100 steps within 1e-5
+#   train_pipe_hybrid.sh  hybrid 2 x 2 and --clip against 1 rank; 1f1b's
+#                    activations against gpipe's
 #   train_pipe_bubble.sh  seq's and gpipe's bubble against the theory
 #   train_pipe_stale.sh   stale with stashing: the applied gradients against
 #                    a serial replay (train_pipe_replay.py); --recompute;
@@ -58,7 +60,7 @@ TESTS += tests/pipe_unit
 #                    rank ends the job, --resume finishes it
 check_PROGRAMS += tests/train_mkdata
 TRAIN_TESTS = tests/train_errors.sh tests/train_ranks.sh tests/train_resume.sh tests/train_torch.sh \
-	tests/train_data.sh tests/train_cuda.sh tests/train_pipe.sh \
+	tests/train_data.sh tests/train_cuda.sh tests/train_pipe.sh tests/train_pipe_hybrid.sh \
 	tests/train_pipe_bubble.sh tests/train_pipe_stale.sh \
 	tests/train_pipe_resume.sh
 #   slurm_train.sh   batch/train.sh on a private Slurm: signalled, requeued,
