@@ -7,7 +7,8 @@
  *   - gap-aware: the penalty and the running mean square of the steps;
  *   - the partition: the balanced split against every split tried;
  *   - the schedules: every micro-batch forward then backward once, at
- *     most S - s alive on stage s for 1f1b, M for gpipe, 1 for seq.
+ *     most S - s alive on stage s for 1f1b, M for gpipe, 1 for seq; the
+ *     stale schedule's steps together are 1f1b's order over the whole run.
  */
 #include "config.h"
 #include <math.h>
@@ -174,6 +175,27 @@ static void test_schedules(void)
                     EXPECT(most == bound, "schedule %d S=%d s=%d M=%d: %d alive, expected %d", sched, S, s, M,
                            most, bound);
                 }
+    /* stale over a run: steps cut from one 1f1b stream (its warm-up at
+     * most M forwards: the run-ahead stays within the next step), the
+     * next step's first forwards run ahead; over 4 steps (the last
+     * drains) */
+    for (int S = 1; S <= 5; S++)
+        for (int M = 1; M <= 7; M++)
+            for (int s = 0; s < S; s++) {
+                static pipe_op_t ref[2 * 64];
+                int warm = S - s - 1 < M ? S - s - 1 : M, nref = 0, k = 0, ok = 1;
+                for (int f = 0; f < warm; f++) ref[nref++] = (pipe_op_t){'F', f};
+                for (int b = 0; b < 4 * M; b++) {
+                    if (b + warm < 4 * M) ref[nref++] = (pipe_op_t){'F', b + warm};
+                    ref[nref++] = (pipe_op_t){'B', b};
+                }
+                for (int step = 0; step < 4 && ok; step++) {
+                    int n = pipe_schedule_step(PIPE_STALE, S, s, M, step == 0, step < 3, ops);
+                    for (int i = 0; i < n && ok; i++, k++)
+                        ok = k < nref && ops[i].kind == ref[k].kind && step * M + ops[i].mb == ref[k].mb;
+                }
+                EXPECT(ok && k == nref, "stale over 4 steps, S=%d s=%d M=%d: not 1f1b's stream", S, s, M);
+            }
     EXPECT(fabs(pipe_bubble_theory(PIPE_GPIPE, 4, 8) - 3.0 / 11) < 1e-12, "gpipe's bubble");
     EXPECT(fabs(pipe_bubble_theory(PIPE_SEQ, 4, 8) - 0.75) < 1e-12, "seq's bubble");
 }

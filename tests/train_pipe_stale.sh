@@ -10,7 +10,9 @@
 #   - --recompute gives the same bits as keeping the activations (with
 #     stashing, and for 1f1b): the second forward is the first one;
 #   - every mitigation (stashing, msnag, aggmsnag with --step-every 2,
-#     gap-aware, gap-aware-just-lost; at S = 2) trains: the loss halves.
+#     gap-aware, gap-aware-just-lost; at S = 2) trains: the loss halves;
+#   - the pipeline drains only at checkpoints: 20 steps resumed to 40 are
+#     the 40-step run bit for bit; a stop signal drains at the next step.
 # The formulas of prediction and gap-aware are checked against a serial
 # reference by tests/pipe_unit.  Skips (77) without numpy.
 . "$top_srcdir/tests/train_lib.sh"
@@ -46,4 +48,22 @@ for opt in "" "--weight-stashing" "--weight-prediction msnag" "--weight-predicti
     losses "$T/opt" | awk 'NR == 1 { a = $2 } END { exit !($2 < a / 2) }' || fail "stale $opt: the loss did not halve"
     echo "ok: stale $opt trains: $(losses "$T/opt" | awk 'NR == 1 { a = $2 } END { print a " -> " $2 }')"
 done
+# no flush between steps, but at checkpoints: a run of 20 steps resumed to
+# 40 is the run of 40 that checkpoints at 20, bit for bit; a stop signal
+# drains at the next step, which checkpoints and exits 75
+need_h5diff
+ck="$args --pipe-schedule stale --weight-stashing --log-every 1 --ckpt-every 20"
+train 3 $ck --steps 40 --out "$T/ck40" || fail "stale, 40 steps"
+train 3 $ck --steps 20 --out "$T/ck20" || fail "stale, 20 steps"
+train 3 $ck --steps 40 --out "$T/ck20" --resume || fail "stale, resumed to 40"
+# (the 20-step run also validated at its end: the training columns only)
+"$H5DIFF" -q "$T/ck40/checkpoint.h5" "$T/ck20/checkpoint.h5" /model /model || fail "stale resumed: /model differs"
+"$H5DIFF" -q "$T/ck40/checkpoint.h5" "$T/ck20/checkpoint.h5" /optim /optim || fail "stale resumed: /optim differs"
+same "$T/ck40" "$T/ck20" "stale, 20 steps resumed to 40 (and the same model and optimiser state)"
+HPC_TRAIN_TEST_STOP=2:7 train 3 $ck --steps 40 --out "$T/sig" 2> "$T/err"
+rc=$?
+[ $rc = 75 ] || { cat "$T/err"; fail "stale stopped: exit $rc, expected 75"; }
+grep -q "stopped by a signal after step 8 of 40" "$T/err" || { cat "$T/err"; fail "stale: not stopped after step 8"; }
+train 3 $ck --steps 40 --out "$T/sig" --resume || fail "stale: resuming the stopped run"
+echo "ok: stale: a signal after step 7 drained and stopped after step 8; --resume finished the run"
 echo "train_pipe_stale: stale pipelines apply the gradients they should"

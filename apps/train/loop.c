@@ -167,7 +167,7 @@ static void after_step(train_t *t, window_t *w, const hooks_t *h, hpc_progress_t
     }
     if (o->check_sync && t->step % o->check_sync == 0) check_sync(t);
     hooks_after_step(h, t);
-    *stop = hpc_app_stop_agreed(hpc_comm_world());
+    *stop = t->pipe ? pipe_stop_agreed(t) : hpc_app_stop_agreed(hpc_comm_world());
     if (*stop || (o->ckpt_every && t->step % o->ckpt_every == 0) || t->step == t->total) {
         int rc = ckpt_save(t);
         if (rc < 0) hpc_app_exit(HPC_EXIT_DATA, "writing the checkpoint: %s", hpc_last_cause());

@@ -11,7 +11,9 @@
  * of disjoint ranges) when the whole model is needed - validation,
  * checkpoints, the replica check.
  *
- * A step runs the stage's list of operations (pipe_sched.c).  Activations
+ * A step runs the stage's list of operations (pipe_sched.c); the stale
+ * schedule runs the next step's first forwards ahead instead of draining
+ * (drains()).  Activations
  * go forward and their gradients back with nonblocking point-to-point
  * messages: receives are posted ahead (as many as there are free slots
  * and gradient buffers) and sends are waited for only when their buffer
@@ -33,6 +35,12 @@
 
 #define TAG_ACT 0
 #define TAG_GRAD 1
+
+/* The tag of micro-batch k's message: unique among the few in flight */
+static int tag(int64_t k, int kind)
+{
+    return (int)(k % 16384) * 2 + kind;
+}
 
 static const char *sched_name[] = {"seq", "gpipe", "1f1b", "stale"};
 
@@ -150,27 +158,29 @@ static void dump_layers(pipe_t *pp, train_t *t, const float *buf)
     }
 }
 
-static void dump_backward(pipe_t *pp, train_t *t, pipe_slot_t *sl, const float *pb, int rows, int64_t first)
+static void dump_backward(pipe_t *pp, train_t *t, pipe_slot_t *sl, const float *pb, int rows)
 {
-    int32_t head[5] = {(int32_t)t->step, sl->mb, pp->lo, pp->hi, rows};
+    int32_t head[5] = {(int32_t)(sl->mb / pp->M), (int32_t)(sl->mb % pp->M), pp->lo, pp->hi, rows};
     fwrite(head, sizeof head, 1, pp->dump);
     dump_layers(pp, t, sl->stash);
     dump_layers(pp, t, pb);
     dump_layers(pp, t, t->g);
     size_t nx = (size_t)rows * t->data.nin, ny = (size_t)rows * t->data.ydim;
-    if (pp->s == 0) t->dev->to_host(t->host, pp->x + first * t->data.nin, nx * sizeof(float));
+    if (pp->s == 0) t->dev->to_host(t->host, sl->in.dev, nx * sizeof(float));
     if (pp->s == 0) fwrite(t->host, sizeof(float), nx, pp->dump);
-    if (pp->s == pp->S - 1) t->dev->to_host(t->host, pp->y + first * t->data.ydim, ny * sizeof(float));
+    if (pp->s == pp->S - 1) t->dev->to_host(t->host, pp->y, ny * sizeof(float));
     if (pp->s == pp->S - 1) fwrite(t->host, sizeof(float), ny, pp->dump);
     fflush(pp->dump);
 }
 
 /* ---- set-up ---- */
 
-static int mb_rows(const pipe_t *pp, const train_t *t, int mb, int64_t *first)
+/* Micro-batch k (counted from the run's start; k mod M of its step):
+ * its rows and the first of them in the replica's slice of the batch */
+static int mb_rows(const pipe_t *pp, const train_t *t, int64_t k, int64_t *first)
 {
     int64_t lo, n;
-    hpc_block_range(t->loader.rank_n, pp->M, mb, &lo, &n);
+    hpc_block_range(t->loader.rank_n, pp->M, (int)(k % pp->M), &lo, &n);
     if (first) *first = lo;
     return (int)n;
 }
@@ -201,7 +211,6 @@ static int msg_alloc(pipe_msg_t *m, const train_dev_t *dev, size_t floats, int n
 
 static void msg_free(pipe_msg_t *m, const train_dev_t *dev)
 {
-    /* the first stage's input points at the batch: not its own */
     if (m->host && m->dev && m->dev != m->host) dev->release(m->dev);
     free(m->host);
     m->dev = m->host = NULL;
@@ -237,11 +246,11 @@ static int buffers(pipe_t *pp, const train_t *t)
         sl->mb = -1;
         if (!rec && acts_alloc_range(&sl->acts, m, dev, rows, pp->lo, pp->hi, ACTS_OUT) < 0) return -1;
         sl->acts.lo = pp->lo;
-        if (pp->s > 0 && msg_alloc(&sl->in, dev, in, 1) < 0) return -1;
+        if (msg_alloc(&sl->in, dev, in, 1) < 0) return -1;   /* stage 0: a copy of the data */
         if (pp->s < pp->S - 1 && msg_alloc(&sl->out, dev, out, 0) < 0) return -1;
         sl->in.req = sl->out.req = MPI_REQUEST_NULL;   /* also where nothing is sent */
     }
-    pp->slot_bytes = (rec ? 0 : pp->slot[0].acts.bytes) + (pp->s > 0 ? in * sizeof(float) : 0);
+    pp->slot_bytes = (rec ? 0 : pp->slot[0].acts.bytes) + in * sizeof(float);
     for (int k = 0; k < PIPE_RING; k++) {
         if (pp->s < pp->S - 1 && msg_alloc(&pp->grad[k], dev, wide, 0) < 0) return -1;
         if (pp->s > 0 && msg_alloc(&pp->dx[k], dev, in, 0) < 0) return -1;
@@ -282,9 +291,9 @@ int pipe_open(train_t *t)
     pp->next = pp->s < pp->S - 1 ? pp->s + 1 : MPI_PROC_NULL;
     partition(pp, t);
     pp->rows_most = mb_rows(pp, t, 0, NULL);
-    pp->ops = calloc((size_t)2 * pp->M, sizeof *pp->ops);
+    pp->ops = calloc((size_t)3 * pp->M + 1, sizeof *pp->ops);
     if (!pp->ops) return HPC_ERR(HPC_ERR_NOMEM, "pipeline schedule");
-    pp->nops = pipe_schedule(pp->sched, pp->S, pp->s, pp->M, pp->ops);
+    pp->fresh = 1;
     if (buffers(pp, t) < 0) return HPC_ERR(HPC_ERR_NOMEM, "pipeline buffers");
     recorder(pp);
     dump_open(pp);
@@ -336,7 +345,7 @@ static pipe_slot_t *free_slot(pipe_t *pp)
     return NULL;
 }
 
-static pipe_slot_t *slot_of(pipe_t *pp, int mb)
+static pipe_slot_t *slot_of(pipe_t *pp, int64_t mb)
 {
     for (int k = 0; k < pp->nslots; k++)
         if (pp->slot[k].mb == mb) return &pp->slot[k];
@@ -347,22 +356,22 @@ static pipe_slot_t *slot_of(pipe_t *pp, int mb)
 static void post_inputs(pipe_t *pp, const train_t *t)
 {
     pipe_slot_t *sl;
-    while (pp->s > 0 && pp->act_next < pp->M && (sl = free_slot(pp))) {
+    while (pp->s > 0 && pp->act_next < pp->limit && (sl = free_slot(pp))) {
         int n = mb_rows(pp, t, pp->act_next, NULL) * (int)t->model.size[pp->lo];
         sl->mb = pp->act_next++;
         sl->posted = 1;
-        mpi_ok(MPI_Irecv(sl->in.host, n, MPI_FLOAT, pp->prev, 2 * sl->mb + TAG_ACT, pp->pipe_comm, &sl->in.req),
+        mpi_ok(MPI_Irecv(sl->in.host, n, MPI_FLOAT, pp->prev, tag(sl->mb, TAG_ACT), pp->pipe_comm, &sl->in.req),
                "receiving activations");
     }
 }
 
 /* Post the receives of the next gradients, one per free ring buffer */
-static void post_grads(pipe_t *pp, const train_t *t, int consumed)
+static void post_grads(pipe_t *pp, const train_t *t, int64_t consumed)
 {
-    while (pp->s < pp->S - 1 && pp->grad_next < pp->M && pp->grad_next < consumed + PIPE_RING) {
+    while (pp->s < pp->S - 1 && pp->grad_next < pp->limit && pp->grad_next < consumed + PIPE_RING) {
         pipe_msg_t *g = &pp->grad[pp->grad_next % PIPE_RING];
         int n = mb_rows(pp, t, pp->grad_next, NULL) * (int)t->model.size[pp->hi];
-        mpi_ok(MPI_Irecv(g->host, n, MPI_FLOAT, pp->next, 2 * pp->grad_next + TAG_GRAD, pp->pipe_comm, &g->req),
+        mpi_ok(MPI_Irecv(g->host, n, MPI_FLOAT, pp->next, tag(pp->grad_next, TAG_GRAD), pp->pipe_comm, &g->req),
                "receiving gradients");
         pp->grad_next++;
     }
@@ -399,39 +408,54 @@ static acts_t *acts_for(pipe_t *pp, pipe_slot_t *sl)
     return a;
 }
 
-static void forward(pipe_t *pp, train_t *t, int mb)
+/* The rows of micro-batch k: inputs (x) or targets (y), on the host */
+static const float *rows_of(pipe_t *pp, train_t *t, int64_t k, int targets)
 {
-    int64_t first;
-    int rows = mb_rows(pp, t, mb, &first);
+    int64_t step = k / pp->M, first;
+    const float *x, *y;
+    if (loader_batch(&t->loader, step / t->steps_per_epoch, step % t->steps_per_epoch, &x, &y) < 0)
+        hpc_app_fatal(HPC_EXIT_DATA, "reading the batch: %s", hpc_last_cause());
+    mb_rows(pp, t, k, &first);
+    return targets ? y + first * t->data.ydim : x + first * t->data.nin;
+}
+
+static void forward(pipe_t *pp, train_t *t, int64_t mb)
+{
+    int rows = mb_rows(pp, t, mb, NULL);
+    size_t in = (size_t)rows * t->model.size[pp->lo] * sizeof(float);
     pipe_slot_t *sl = pp->s > 0 ? slot_of(pp, mb) : free_slot(pp);
-    if (!sl) hpc_app_fatal(HPC_EXIT_DATA, "pipeline: no slot for micro-batch %d (a bug)", mb);
+    if (!sl) hpc_app_fatal(HPC_EXIT_DATA, "pipeline: no slot for micro-batch %lld (a bug)", (long long)mb);
     sl->mb = mb;
     if (pp->s > 0) {
         wait_msg(&sl->in, "receiving activations");
-        if (sl->in.dev != sl->in.host)
-            t->dev->to_dev(sl->in.dev, sl->in.host, (size_t)rows * t->model.size[pp->lo] * sizeof(float));
-    } else {
-        sl->in.dev = (float *)(pp->x + first * t->data.nin);
+        if (sl->in.dev != sl->in.host) t->dev->to_dev(sl->in.dev, sl->in.host, in);
+    } else {   /* a copy: the loader may serve the next step before this backward */
+        t->dev->to_dev(sl->in.dev, rows_of(pp, t, mb, 0), in);
     }
     double t0 = hpc_wtime();
     const float *p = pp->sched == PIPE_STALE ? stale_forward_weights(pp, t, sl) : t->p;
     acts_t *a = acts_for(pp, sl);
     model_forward_range(&t->model, t->dev, p, a, rows, pp->lo, pp->hi);
     if (pp->s < pp->S - 1)
-        send_msg(pp, t, &sl->out, a->a[pp->hi], rows * (int)t->model.size[pp->hi], pp->next, 2 * mb + TAG_ACT);
+        send_msg(pp, t, &sl->out, a->a[pp->hi], rows * (int)t->model.size[pp->hi], pp->next, tag(mb, TAG_ACT));
     else
         t->dev->sync();
-    timeline_record(pp, t, 'F', mb, t0, hpc_wtime());
+    timeline_record(pp, t, 'F', (int)(mb - pp->base), t0, hpc_wtime());
     if (++pp->alive > pp->alive_peak) pp->alive_peak = pp->alive;
 }
 
 /* dL/d(stage output) into a->d[0]: the loss on the last stage, else the
  * gradient the next stage sent.  Returns the seconds spent waiting. */
-static double output_grad(pipe_t *pp, train_t *t, acts_t *a, int mb, int rows, int64_t first)
+static double output_grad(pipe_t *pp, train_t *t, acts_t *a, int64_t mb, int rows)
 {
     const model_t *m = &t->model;
     if (pp->s == pp->S - 1) {
-        const float *y = pp->y + first * t->data.ydim;
+        const float *y = rows_of(pp, t, mb, 1);
+        if (t->dev != train_dev_cpu()) {
+            t->dev->to_dev(t->ydev, y, (size_t)rows * t->data.ydim * sizeof(float));
+            y = t->ydev;
+        }
+        pp->y = y;
         pp->lsum += t->dev->loss(t->o->loss, rows, (int)t->data.nout, a->a[m->nl], y,
                                  (float)(1.0 / train_loss_terms(t)), a->d[0]);
         return 0;
@@ -447,17 +471,16 @@ static double output_grad(pipe_t *pp, train_t *t, acts_t *a, int mb, int rows, i
     return waited;
 }
 
-static void backward(pipe_t *pp, train_t *t, int mb, int last)
+static void backward(pipe_t *pp, train_t *t, int64_t mb, int last)
 {
-    int64_t first;
-    int rows = mb_rows(pp, t, mb, &first);
+    int rows = mb_rows(pp, t, mb, NULL);
     pipe_slot_t *sl = slot_of(pp, mb);
-    if (!sl) hpc_app_fatal(HPC_EXIT_DATA, "pipeline: micro-batch %d has no activations (a bug)", mb);
+    if (!sl) hpc_app_fatal(HPC_EXIT_DATA, "pipeline: micro-batch %lld has no activations (a bug)", (long long)mb);
     acts_t *a = acts_for(pp, sl);
     const float *pf = pp->sched == PIPE_STALE ? stale_backward_weights(pp, t, sl) : t->p;
     double t0 = hpc_wtime();
     if (t->o->recompute) model_forward_range(&t->model, t->dev, pf, a, rows, pp->lo, pp->hi);
-    t0 += output_grad(pp, t, a, mb, rows, first);   /* waiting is not work */
+    t0 += output_grad(pp, t, a, mb, rows);   /* waiting is not work */
     dp_begin(&t->dp, last);
     float beta = pp->backs ? 1.0f : 0.0f;
     float *dx = model_backward_range(&t->model, t->dev, pf, t->g, a, rows, beta, pp->lo, pp->hi, dp_layer_done,
@@ -465,12 +488,12 @@ static void backward(pipe_t *pp, train_t *t, int mb, int last)
     pp->backs++;
     if (dx) {
         pipe_msg_t *m = &pp->dx[pp->dx_next++ % PIPE_RING];
-        send_msg(pp, t, m, dx, rows * (int)t->model.size[pp->lo], pp->prev, 2 * mb + TAG_GRAD);
+        send_msg(pp, t, m, dx, rows * (int)t->model.size[pp->lo], pp->prev, tag(mb, TAG_GRAD));
     } else {
         t->dev->sync();
     }
-    timeline_record(pp, t, 'B', mb, t0, hpc_wtime());
-    if (pp->dump) dump_backward(pp, t, sl, pf, rows, first);
+    timeline_record(pp, t, 'B', (int)(mb - pp->base), t0, hpc_wtime());
+    if (pp->dump) dump_backward(pp, t, sl, pf, rows);
     if (pp->sched == PIPE_STALE) stale_after_backward(pp, t, sl, last);
     wait_msg(&sl->out, "sending activations");
     sl->mb = -1;
@@ -482,56 +505,61 @@ static void backward(pipe_t *pp, train_t *t, int mb, int last)
 
 /* ---- the step ---- */
 
-/* This replica's rows of the step's batch, on the device (first and last
- * stage only: the others never touch the data) */
-static void batch(pipe_t *pp, train_t *t)
-{
-    pp->x = pp->y = NULL;
-    if (pp->s > 0 && pp->s < pp->S - 1) return;
-    int64_t epoch = t->step / t->steps_per_epoch, mb = t->step % t->steps_per_epoch;
-    const float *x, *y;
-    if (loader_batch(&t->loader, epoch, mb, &x, &y) < 0)
-        hpc_app_fatal(HPC_EXIT_DATA, "reading the batch: %s", hpc_last_cause());
-    size_t rows = (size_t)t->loader.rank_n;
-    if (t->dev != train_dev_cpu()) {
-        t->dev->to_dev(t->xdev, x, rows * t->data.nin * sizeof(float));
-        t->dev->to_dev(t->ydev, y, rows * t->data.ydim * sizeof(float));
-        x = t->xdev;
-        y = t->ydev;
-    }
-    pp->x = x;
-    pp->y = y;
-}
-
-static void wait_sends(pipe_t *pp)
+/* The dx sends of this step have been received (the stage before did all
+ * its backwards); activations sent ahead to the next step are waited
+ * for only when their slot is needed again, unless the pipeline drains */
+static void wait_sends(pipe_t *pp, int drain)
 {
     for (int k = 0; k < PIPE_RING; k++) wait_msg(&pp->dx[k], "sending gradients");
-    for (int k = 0; k < pp->nslots; k++) wait_msg(&pp->slot[k].out, "sending activations");
+    for (int k = 0; drain && k < pp->nslots; k++) wait_msg(&pp->slot[k].out, "sending activations");
+}
+
+/* The flushed schedules drain every step.  The stale one runs the next
+ * step's first forwards ahead and drains only where the run needs all
+ * stages in step: before a checkpoint (so that a resumed run continues
+ * the uninterrupted one), at the end, and when a stop was agreed (at the
+ * start of the step: the run stops after it). */
+static int drains(pipe_t *pp, train_t *t)
+{
+    if (pp->sched != PIPE_STALE) return 1;
+    int64_t next = t->step + 1, every = t->o->ckpt_every;
+    pp->stop = hpc_app_stop_agreed(hpc_comm_world());
+    return pp->stop || next >= t->total || (every && next % every == 0);
+}
+
+static void run_ops(pipe_t *pp, train_t *t, int drain)
+{
+    pp->nops = pipe_schedule_step(pp->sched, pp->S, pp->s, pp->M, pp->fresh, !drain, pp->ops);
+    if (pp->fresh) pp->act_next = pp->grad_next = pp->base;
+    post_inputs(pp, t);
+    post_grads(pp, t, pp->base);
+    for (int k = 0; k < pp->nops; k++) {
+        int last = k == pp->nops - 1;   /* every step ends with its last backward */
+        int64_t mb = pp->base + pp->ops[k].mb;
+        if (pp->ops[k].kind == 'F') forward(pp, t, mb);
+        else backward(pp, t, mb, last);
+    }
+    pp->fresh = drain;
 }
 
 int pipe_step(train_t *t)
 {
     pipe_t *pp = t->pipe;
-    batch(pp, t);
     pp->lsum = 0;
     pp->backs = 0;
+    pp->base = t->step * pp->M;
     if (pp->sched == PIPE_STALE) stale_step_begin(pp, t);
-    pp->act_next = pp->grad_next = 0;
     t->dp.exposed = 0;
     if (t->steps_run == 1 && !pp->rec_t0) {   /* the timeline starts after the first step */
         MPI_Barrier(pp->pipe_comm);
         pp->rec_t0 = hpc_wtime();
     }
+    int drain = drains(pp, t);
+    pp->limit = drain ? pp->base + pp->M : pp->base + 2 * pp->M;
     double s0 = hpc_wtime();
-    post_inputs(pp, t);
-    post_grads(pp, t, 0);
-    for (int k = 0; k < pp->nops; k++) {
-        int last = k == pp->nops - 1;   /* every schedule ends with the last backward */
-        if (pp->ops[k].kind == 'F') forward(pp, t, pp->ops[k].mb);
-        else backward(pp, t, pp->ops[k].mb, last);
-    }
+    run_ops(pp, t, drain);
     pp->span += hpc_wtime() - s0;
-    wait_sends(pp);
+    wait_sends(pp, drain);
     if (dp_finish(&t->dp) < 0) hpc_app_fatal(HPC_EXIT_DATA, "gradient allreduce: %s", hpc_last_cause());
     double all = 0;
     MPI_Allreduce(&pp->lsum, &all, 1, MPI_DOUBLE, MPI_SUM, hpc_comm_world());
@@ -545,6 +573,14 @@ int pipe_step(train_t *t)
     }
     t->step++;
     return 0;
+}
+
+int pipe_stop_agreed(train_t *t)
+{
+    pipe_t *pp = t->pipe;
+    /* stale: agreed at the start of the step, which drained for it */
+    if (pp && pp->sched == PIPE_STALE) return pp->stop;
+    return hpc_app_stop_agreed(hpc_comm_world());
 }
 
 /* ---- the whole model on every rank ---- */

@@ -12,17 +12,21 @@
 
 typedef struct {
     char kind;               /* 'F' or 'B' */
-    int mb;                  /* micro-batch of the step */
+    int mb;                  /* micro-batch of the step (>= M: of the next step) */
 } pipe_op_t;
 
 /* first[s] = the first layer of stage s, first[S] = nl */
 void pipe_partition_balanced(const model_t *m, int S, int *first);
 /* Stage s's operations for one step of M micro-batches; returns 2M. */
 int pipe_schedule(int sched, int S, int s, int M, pipe_op_t *ops);
+/* The same for a step of a run: the stale schedule without fresh skips
+ * the forwards the step before ran ahead, and with carry runs the next
+ * step's first forwards ahead (micro-batches M and on). */
+int pipe_schedule_step(int sched, int S, int s, int M, int fresh, int carry, pipe_op_t *ops);
 /* The most micro-batches whose activations stage s holds at once */
 int pipe_alive_most(int sched, int S, int s, int M);
 /* The idle share of a step with equal stages: (S-1)/S for seq,
- * (S-1)/(M+S-1) for the others */
+ * (S-1)/(M+S-1) for gpipe and 1f1b, 0 for stale (steady state) */
 double pipe_bubble_theory(int sched, int S, int M);
 
 /* One message buffer: host memory for MPI; on the GPU a device copy too
@@ -36,7 +40,7 @@ typedef struct {
  * the activations of the stage's layers; with --weight-stashing the
  * stage's weights its forward used. */
 typedef struct {
-    int mb;                  /* -1: free */
+    int64_t mb;              /* micro-batch from the run's start; -1: free */
     int posted;              /* its input's receive is posted */
     acts_t acts;
     pipe_msg_t in, out;
@@ -68,10 +72,13 @@ typedef struct pipe {
     acts_t work;             /* gradient buffers; --recompute: the activations */
     float *scratch[2];       /* work's gradient buffers as allocated */
     pipe_msg_t grad[PIPE_RING], dx[PIPE_RING];
-    int grad_next, dx_next;  /* the next micro-batch whose gradient is received; dx ring */
-    int act_next;            /* the next micro-batch whose input is received */
+    int64_t grad_next;       /* the next micro-batch whose gradient is received */
+    int64_t act_next;        /* the next micro-batch whose input is received */
+    int dx_next;             /* dx ring */
     /* the step */
-    const float *x, *y;      /* my replica's rows of the batch (first, last stage) */
+    int64_t base, limit;     /* its first micro-batch; none from limit on is started */
+    int fresh, stop;         /* the pipeline is empty; a stop was agreed */
+    const float *y;          /* the last stage: the targets of its backward */
     double lsum;
     int backs;               /* backwards since the last update (stale) */
     int64_t updates;         /* optimiser steps of this stage */

@@ -15,7 +15,10 @@
  *   1f1b   PipeDream-flush: w = min(S-s-1, M) forwards to fill the
  *          pipeline, then one forward one backward, then the remaining
  *          backwards: at most w + 1 <= S - s micro-batches alive
- *   stale  the 1f1b order; the stage steps after backwards (pipe_stale.c)
+ *   stale  the 1f1b order over the run's whole stream of micro-batches:
+ *          the first forwards of the next step run ahead, no flush
+ *          between steps (pipe_schedule_step); the stage steps after
+ *          backwards (pipe_stale.c)
  */
 #include "config.h"
 #include <string.h>
@@ -68,6 +71,19 @@ int pipe_schedule(int sched, int S, int s, int M, pipe_op_t *ops)
     return n;
 }
 
+int pipe_schedule_step(int sched, int S, int s, int M, int fresh, int carry, pipe_op_t *ops)
+{
+    if (sched != PIPE_STALE || (fresh && !carry)) return pipe_schedule(sched, S, s, M, ops);
+    /* 1f1b's order over an endless stream of micro-batches, cut at B(M-1) */
+    int warm = S - s - 1 < M ? S - s - 1 : M, n = 0;
+    for (int f = 0; fresh && f < warm; f++) ops[n++] = (pipe_op_t){'F', f};
+    for (int b = 0; b < M; b++) {
+        if (b + warm < M || carry) ops[n++] = (pipe_op_t){'F', b + warm};
+        ops[n++] = (pipe_op_t){'B', b};
+    }
+    return n;
+}
+
 int pipe_alive_most(int sched, int S, int s, int M)
 {
     pipe_op_t ops[2 * PIPE_MAXM];
@@ -82,9 +98,10 @@ int pipe_alive_most(int sched, int S, int s, int M)
 
 double pipe_bubble_theory(int sched, int S, int M)
 {
-    /* equal stages: seq idles all but one stage, the others idle (S-1)
-     * of the M+S-1 slots of a step (stale too: its pipeline drains at
-     * the end of hpc-train's step, see pipe_stale.c) */
+    /* equal stages: seq idles all but one stage, the flushed schedules
+     * (S-1) of the M+S-1 slots of a step; stale drains only at
+     * checkpoints and the end: none in steady state */
     if (sched == PIPE_SEQ) return (double)(S - 1) / S;
+    if (sched == PIPE_STALE) return 0;
     return (double)(S - 1) / (M + S - 1);
 }

@@ -1,8 +1,10 @@
 /* pipe_stale.c - the stale-synchronous pipeline (--pipe-schedule stale):
- * the 1F1B order, but each stage steps as soon as --step-every K
- * backwards have summed their gradients (and at the end of the loop's
- * step, where the pipeline drains), so the forward and the backward of
- * one micro-batch may see different weights.  In steady state stage s
+ * the 1F1B order over the run's stream of micro-batches (pipe.c drains
+ * it only at checkpoints and stops), each stage stepping as soon as
+ * --step-every K backwards have summed their gradients (and at the end
+ * of hpc-train's step, so that a step is a whole number of updates), so
+ * the forward and the backward of one micro-batch may see different
+ * weights.  In steady state stage s
  * is S-1-s updates ahead of a micro-batch's forward when its backward
  * runs: its staleness.  The mitigations, in any combination:
  *

@@ -52,15 +52,20 @@ typedef struct {
     double cost[2];          /* the stage's median forward, backward */
 } lane_t;
 
+/* When operation (s, kind, mb) ended: mb < 2M (the stale schedule runs
+ * the next step's first forwards ahead) */
 static double *done_at(double *end, int M, int s, char kind, int mb)
 {
-    return &end[(2 * s + (kind == 'B')) * M + mb];
+    return &end[(2 * s + (kind == 'B')) * 2 * M + mb];
 }
 
 /* One step: the makespan of the replay; busy += the operations' time */
 static double replay_step(lane_t *lane, int S, int M, double *end, double *busy)
 {
-    for (int i = 0; i < 2 * S * M; i++) end[i] = -1;
+    /* an input made in the step before (run ahead) is there at the start */
+    for (int i = 0; i < 4 * S * M; i++) end[i] = 0;
+    for (int s = 0; s < S; s++)
+        for (int k = 0; k < lane[s].n; k++) *done_at(end, M, s, lane[s].op[k]->kind, lane[s].op[k]->mb) = -1;
     int left = 0, progress = 1;
     for (int s = 0; s < S; s++) left += lane[s].n, lane[s].next = 0, lane[s].free_at = 0;
     while (left && progress) {
@@ -102,7 +107,7 @@ static void replay(pipe_t *pp, const pipe_rec_t *all, const int *counts)
     for (int s = 0; s < S; s++) total += counts[s] / (int)sizeof *all;
     lane_t lane[TRAIN_MAXL];
     const pipe_rec_t **ops = malloc((size_t)(total + 1) * sizeof *ops);
-    double *end = malloc((size_t)2 * S * M * sizeof *end), busy_all = 0, span_all = 0;
+    double *end = malloc((size_t)4 * S * M * sizeof *end), busy_all = 0, span_all = 0;
     int first = all && total ? all[0].step : 0, k0 = 0;
     const pipe_rec_t *r0 = all;
     for (int s = 0; s < S; r0 += counts[s] / (int)sizeof *r0, s++) {

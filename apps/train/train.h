@@ -335,6 +335,9 @@ void pipe_replica(const train_opts_t *o, int rank, int nranks, int *replica, int
 int pipe_open(train_t *t);
 /* One optimiser step of the schedule; 0, or -1 if the loss is not finite */
 int pipe_step(train_t *t);
+/* Collective: the stop signal, agreed (the stale schedule agrees at the
+ * start of a step and drains its pipeline in it) */
+int pipe_stop_agreed(train_t *t);
 /* Collective: every rank holds the whole model's parameters (and with
  * with_state the optimiser's state); a no-op without a pipeline */
 int pipe_gather(train_t *t, int with_state);
