@@ -75,6 +75,7 @@ typedef struct {
     float *ref;              /* model layout: gap-aware reference of the oldest micro-batch summed */
     int have_ref;
     int64_t per_step;        /* updates a loop step */
+    int64_t pred_at;         /* the update count pp->pred was predicted at */
 } stale_t;
 
 static stale_t *st_of(pipe_t *pp)
@@ -90,6 +91,7 @@ int stale_open(pipe_t *pp, train_t *t)
     if (!st) return HPC_ERR(HPC_ERR_NOMEM, "stale pipeline");
     pp->stale = st;
     st->per_step = (pp->M + o->step_every - 1) / o->step_every;
+    st->pred_at = -1;
     for (int k = 0; k < 5; k++)
         if (!(st->tmp[k] = calloc(range + 1, sizeof(float)))) return HPC_ERR(HPC_ERR_NOMEM, "stale pipeline");
     /* the forward's weights, per micro-batch (and for the test hook) */
@@ -142,13 +144,15 @@ static void predict(pipe_t *pp, train_t *t)
     const train_opts_t *o = t->o;
     stale_t *st = st_of(pp);
     int D = staleness(pp);
+    /* aggmsnag: the gradient summed so far, if the stage is part-way */
+    int agg = o->predict == PREDICT_AGGMSNAG && pp->backs > 0;
+    if (!agg && st->pred_at == pp->updates) return;   /* the weights have not moved */
+    st->pred_at = agg ? -1 : pp->updates;
     copy_range(pp, t, pp->pred, t->p);
     if (D == 0) return;
     double lr = sched_lr(o, t->step, t->total);
     view_t w = view(pp, t, t->p, st->tmp[0], 1), out = view(pp, t, pp->pred, st->tmp[1], 0);
     view_t m = view(pp, t, t->opt.state[0], st->tmp[2], 1);
-    /* aggmsnag: the gradient summed so far, if the stage is part-way */
-    int agg = o->predict == PREDICT_AGGMSNAG && pp->backs > 0;
     view_t g = view(pp, t, t->g, st->tmp[4], agg);
     if (o->optim == OPT_SGD) {
         wp_predict_sgd(w.n, out.h, w.h, m.h, agg ? g.h : NULL, lr, o->momentum, D);

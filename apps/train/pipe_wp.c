@@ -37,16 +37,23 @@ void wp_predict_sgd(size_t n, float *out, const float *w, const float *v, const 
 void wp_predict_adam(size_t n, float *out, const float *w, const float *m, const float *v, const float *gacc,
                      const wp_adam_t *h, int D)
 {
+    /* the bias corrections of the D steps ahead, once for all elements */
+    enum { MOST = 64 };
+    double step[MOST], bc2[MOST];
+    D = D < MOST ? D : MOST;
+    for (int k = 1; k <= D; k++) {
+        step[k - 1] = h->lr / (1 - pow(h->beta1, (double)(h->t + k)));
+        bc2[k - 1] = sqrt(1 - pow(h->beta2, (double)(h->t + k)));
+    }
     for (size_t i = 0; i < n; i++) {
-        double wi = w[i], mi = m[i];
+        double wi = w[i], mi = m[i], sv = sqrt(v[i]);
         for (int k = 1; k <= D; k++) {
             /* future gradients 0: m decays; the summed one (aggmsnag) and
              * L2 decay enter as in Adam's step */
             double g = (k == 1 && gacc ? gacc[i] : 0) + (h->decoupled ? 0 : h->wd * wi);
             mi = h->beta1 * mi + (1 - h->beta1) * g;
-            double bc1 = 1 - pow(h->beta1, (double)(h->t + k)), bc2 = 1 - pow(h->beta2, (double)(h->t + k));
             if (h->decoupled) wi *= 1 - h->lr * h->wd;
-            wi -= h->lr / bc1 * mi / (sqrt(v[i]) / sqrt(bc2) + h->eps);
+            wi -= step[k - 1] * mi / (sv / bc2[k - 1] + h->eps);
         }
         out[i] = (float)wi;
     }
