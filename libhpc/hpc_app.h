@@ -358,6 +358,10 @@ HPC_EXPORT int hpc_ckpt_begin(const char *path, MPI_Comm comm, const char *key, 
  * dims, stored as memtype, from rank 0's data (other ranks: not read). */
 HPC_EXPORT int hpc_ckpt_put(hpc_ckpt_t *c, const char *name, hid_t memtype, int ndims,
                             const hsize_t *dims, const void *data);
+/* Collective.  The same from rank writer's data (the others: not read),
+ * for state that ranks hold in parts (a pipeline stage's layers). */
+HPC_EXPORT int hpc_ckpt_put_from(hpc_ckpt_t *c, const char *name, hid_t memtype, int ndims,
+                                 const hsize_t *dims, const void *data, int writer);
 /* The file, for attributes (hpc_h5_attr_set_*: collective, one value for
  * all ranks; hpc_h5_attr_get_* when reading). */
 HPC_EXPORT hid_t hpc_ckpt_id(const hpc_ckpt_t *c);

@@ -3,8 +3,10 @@
  * written only PATH.partial exists and the previous PATH stays intact
  * until commit; a commit that one rank fails leaves the previous
  * checkpoint as it was; another options key, a wrong shape, a truncated
- * or missing file are refused with HPC_ERR_DATA / HPC_ERR_IO; and
- * hpc_all_same tells a replica from one that drifted by one bit. */
+ * or missing file are refused with HPC_ERR_DATA / HPC_ERR_IO; arrays
+ * written each by another rank (hpc_ckpt_put_from) read back as that
+ * rank's; and hpc_all_same tells a replica from one that drifted by one
+ * bit. */
 #include "config.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,6 +99,35 @@ static void refusals(void)
     if (rank == 0) unlink(cut);
 }
 
+/* every rank writes one array of the checkpoint (hpc_ckpt_put_from):
+ * each reads back every rank's */
+static void parts(void)
+{
+    char name[64], p2[600];
+    snprintf(p2, sizeof p2, "%s.parts", path);
+    hpc_ckpt_t *c;
+    EXPECT(hpc_ckpt_begin(p2, hpc_comm_world(), key, 0, NULL, &c) == 0, "begin: %s", hpc_last_error());
+    hsize_t n[1] = {3};
+    for (int r = 0; r < size; r++) {
+        double mine[3] = {rank * 10.0, rank * 10.0 + 1, rank == r ? 7.0 : -1.0};
+        snprintf(name, sizeof name, "part/%d", r);
+        EXPECT(hpc_ckpt_put_from(c, name, H5T_NATIVE_DOUBLE, 1, n, mine, r) == 0, "put_from: %s",
+               hpc_last_error());
+    }
+    EXPECT(hpc_ckpt_commit(c, 1) == 0, "commit: %s", hpc_last_error());
+    EXPECT(hpc_ckpt_open(p2, hpc_comm_world(), key, &c) == 0, "open: %s", hpc_last_error());
+    for (int r = 0; r < size; r++) {
+        double got[3] = {0};
+        snprintf(name, sizeof name, "part/%d", r);
+        EXPECT(hpc_ckpt_get(c, name, H5T_NATIVE_DOUBLE, 1, n, got) == 0, "get: %s", hpc_last_error());
+        EXPECT(got[0] == r * 10.0 && got[1] == r * 10.0 + 1 && got[2] == 7.0, "part %d: %g %g %g", r, got[0],
+               got[1], got[2]);
+    }
+    EXPECT(hpc_ckpt_close(c) == 0, "close");
+    MPI_Barrier(hpc_comm_world());
+    if (rank == 0) unlink(p2);
+}
+
 static void replicas(void)
 {
     unsigned char buf[1001];
@@ -134,6 +165,7 @@ int main(int argc, char **argv)
     EXPECT(write_version(3, rank != size - 1) == HPC_ERR_IO, "a failed commit succeeded");
     check(2);
     refusals();
+    parts();
     replicas();
     MPI_Barrier(hpc_comm_world());
     if (rank == 0) {

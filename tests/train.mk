@@ -23,6 +23,15 @@ tests_train_unit_SOURCES = tests/train_unit.c apps/train/model.c apps/train/laye
 tests_train_unit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/apps/train -I$(top_srcdir)/tests
 tests_train_unit_CFLAGS = $(TRAIN_CFLAGS)
 TESTS += tests/train_unit
+#   pipe_unit        the pipeline's arithmetic: weight prediction and
+#                    gap-aware against serial references, the balanced
+#                    partition against every split, the schedules
+check_PROGRAMS += tests/pipe_unit
+tests_pipe_unit_SOURCES = tests/pipe_unit.c apps/train/pipe_wp.c apps/train/pipe_sched.c apps/train/model.c \
+	apps/train/layer.c
+tests_pipe_unit_CPPFLAGS = $(tests_train_unit_CPPFLAGS)
+tests_pipe_unit_CFLAGS = $(TRAIN_CFLAGS)
+TESTS += tests/pipe_unit
 #   train_ranks.sh   1 to 4 ranks (uneven slices), --accum, --preload: the
 #                    same losses over 200 steps within 1e-5
 #   train_resume.sh  a signal on one rank, a real SIGUSR1, --resume: bit for
@@ -37,12 +46,26 @@ TESTS += tests/train_unit
 #                    (skips without a GPU)
 #   train_errors.sh  bad input: one line, exit 2 or 1, no checkpoint under
 #                    its name; a NaN loss keeps the last good checkpoint
+#                    (the pipeline's options too)
+#   train_pipe.sh    gpipe, 1f1b and seq at S = 2-4 against 1 rank over
+#                    100 steps within 1e-5
+#   train_pipe_hybrid.sh  hybrid 2 x 2 and --clip against 1 rank; 1f1b's
+#                    activations against gpipe's
+#   train_pipe_bubble.sh  seq's and gpipe's bubble against the theory
+#   train_pipe_stale.sh   stale with stashing: the applied gradients against
+#                    a serial replay (train_pipe_replay.py); --recompute;
+#                    every mitigation trains
+#   train_pipe_resume.sh  a pipeline stopped on one stage, resumed bit for
+#                    bit; pipeline <-> dp checkpoints; kill -9 of a stage
+#                    rank ends the job, --resume finishes it
 check_PROGRAMS += tests/train_mkdata
 TRAIN_TESTS = tests/train_errors.sh tests/train_ranks.sh tests/train_resume.sh tests/train_torch.sh \
-	tests/train_data.sh tests/train_cuda.sh
+	tests/train_data.sh tests/train_cuda.sh tests/train_pipe.sh tests/train_pipe_hybrid.sh \
+	tests/train_pipe_bubble.sh tests/train_pipe_stale.sh \
+	tests/train_pipe_resume.sh
 #   slurm_train.sh   batch/train.sh on a private Slurm: signalled, requeued,
 #                    resumed: the final model equals an uninterrupted run's
 TRAIN_TESTS += tests/slurm_train.sh
 dist_check_SCRIPTS += $(TRAIN_TESTS)
 TESTS += $(TRAIN_TESTS)
-EXTRA_DIST += tests/train_lib.sh tests/train_torch.py
+EXTRA_DIST += tests/train_lib.sh tests/train_torch.py tests/train_pipe_replay.py

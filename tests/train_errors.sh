@@ -49,6 +49,26 @@ expect 2 "unknown allreduce" $ok --allreduce-alg telepathy
 expect 2 "bucket of 0 MiB" $ok --bucket-mb 0
 expect 2 "unknown option" $ok --frobnicate
 
+# pipelines (r.h5's default model has 3 layers)
+expect2 2 "more stages than layers" $ok --parallel pipe --stages 4
+expect2 2 "more stages than ranks" $ok --parallel hybrid --stages 3
+expect2 2 "pipe with stages other than the ranks" $ok --parallel pipe --stages 1
+expect2 2 "a partition that does not sum to the layers" $ok --parallel pipe --partition 1,1
+expect2 2 "a partition of other stages" $ok --parallel pipe --partition 1,1,1
+expect 2 "a partition with a zero" $ok --parallel pipe --partition 2,0
+NP=3 expect 2 "D x S is not the ranks" $ok --parallel hybrid --stages 2
+expect 2 "hybrid without --stages" $ok --parallel hybrid
+expect 2 "micro-batches 0" $ok --parallel pipe --micro 0
+expect 2 "more micro-batches than samples" $ok --parallel pipe --micro 17
+expect 2 "a stale option with gpipe" $ok --parallel pipe --pipe-schedule gpipe --weight-stashing
+expect 2 "gap-aware with 1f1b" $ok --parallel pipe --gap-aware
+expect 2 "pipeline options with dp" $ok --stages 2
+expect 2 "clipping with stale" $ok --parallel pipe --pipe-schedule stale --clip 1
+expect 2 "unknown schedule" $ok --parallel pipe --pipe-schedule zigzag
+expect 2 "weight prediction without momentum" $ok --parallel pipe --pipe-schedule stale --optim sgd \
+    --weight-prediction msnag
+NP=1
+
 # data
 expect2 1 "missing file" --data "$T/none.h5" --out "$RUN"
 expect 1 "not HDF5" --data "$top_srcdir/tests/train_lib.sh" --out "$RUN"

@@ -16,17 +16,6 @@ train 1 $args --out "$T/np1" --batch 50 || fail "1 rank"
 # the loss went down: the run is training, not comparing noise
 losses "$T/np1" | awk 'NR == 1 { a = $2 } END { exit !($2 < a / 2) }' || fail "the loss did not halve"
 
-# close: the largest relative difference of the losses, step by step
-close() {
-    losses "$1" > "$T/a"
-    losses "$2" > "$T/b"
-    paste -d' ' "$T/a" "$T/b" | awk -v what="$3" -v tol="$4" '
-        $1 != $3 { print what ": step " $1 " against " $3; bad = 1; exit }
-        { d = $2 - $4; d = d < 0 ? -d : d; r = d / ($2 < 0 ? -$2 : $2); if (r > worst) worst = r }
-        END { if (bad || NR != 200) exit 1; printf "ok: %s: 200 losses within %.2g relative\n", what, worst; exit !(worst <= tol) }' ||
-        fail "$3: losses differ beyond $4"
-}
-
 for np in 2 3 4; do
     train $np $args --out "$T/np$np" --batch 50 || fail "$np ranks"
     close "$T/np1" "$T/np$np" "$np ranks" 1e-5

@@ -15,15 +15,6 @@ loud="--data $T/r.h5 --layers 4,24,24,2 --batch 40 --steps 120 --log-every 1 --c
 args="$loud -q"
 rows() { if [ -f "$1" ]; then wc -l < "$1"; else echo 0; fi; }
 
-# same_run A B: the same model, optimiser state and training metrics
-same_run() {
-    "$H5DIFF" -q "$1/checkpoint.h5" "$2/checkpoint.h5" /model /model || fail "$3: /model differs"
-    "$H5DIFF" -q "$1/checkpoint.h5" "$2/checkpoint.h5" /optim /optim || fail "$3: /optim differs"
-    for r in "$1" "$2"; do cut -d, -f1-5 "$r/metrics.csv" > "$r.cols"; done
-    cmp -s "$1.cols" "$2.cols" || { diff "$1.cols" "$2.cols" | head; fail "$3: metrics.csv differs"; }
-    echo "ok: $3: the same model, optimiser state and metrics as the uninterrupted run"
-}
-
 train 2 $args --out "$T/ref" || fail "reference run"
 
 HPC_TRAIN_TEST_STOP=1:37 train 2 $args --out "$T/cut" 2> "$T/err"

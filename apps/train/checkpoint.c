@@ -17,6 +17,9 @@
  * Written through libhpc's checkpoints (hpc_ckpt_*): every rank holds the
  * same model, so rank 0's copy is written while the others take part in
  * the collective calls; the file appears under its name only complete.
+ * In a pipeline each stage of the first replica writes its own layers
+ * into the one file (hpc_ckpt_put_from), so the file is the same
+ * whatever the strategy, and any strategy loads it.
  */
 #include "config.h"
 #include <math.h>
@@ -41,17 +44,21 @@ static int first(int rc, int now)
     return rc ? rc : now;
 }
 
-/* each layer's weight and bias of the flat buffer host, under prefix */
-static int put_layers(hpc_ckpt_t *c, const model_t *m, const char *prefix, const float *host)
+/* each layer's weight and bias of the flat buffer host, under prefix,
+ * written by the rank that holds the layer (rank 0, or a stage of the
+ * first pipeline) */
+static int put_layers(hpc_ckpt_t *c, const train_t *t, const char *prefix, const float *host)
 {
+    const model_t *m = &t->model;
     int rc = 0;
     for (int l = 0; l < m->nl; l++) {
         char name[256];
         hsize_t dw[2] = {(hsize_t)m->size[l + 1], (hsize_t)m->size[l]}, db[1] = {dw[0]};
+        int writer = pipe_layer_writer(t, l);
         snprintf(name, sizeof name, "%s/%d/weight", prefix, 2 * l);
-        rc = first(rc, hpc_ckpt_put(c, name, H5T_NATIVE_FLOAT, 2, dw, host + m->w[l]));
+        rc = first(rc, hpc_ckpt_put_from(c, name, H5T_NATIVE_FLOAT, 2, dw, host + m->w[l], writer));
         snprintf(name, sizeof name, "%s/%d/bias", prefix, 2 * l);
-        rc = first(rc, hpc_ckpt_put(c, name, H5T_NATIVE_FLOAT, 1, db, host + m->b[l]));
+        rc = first(rc, hpc_ckpt_put_from(c, name, H5T_NATIVE_FLOAT, 1, db, host + m->b[l], writer));
     }
     return rc;
 }
@@ -112,12 +119,12 @@ int ckpt_save(train_t *t)
     HPC_TRY(ckpt_path(t, path, sizeof path));
     HPC_TRY(hpc_ckpt_begin(path, hpc_comm_world(), hpc_app_key(), t->argc, t->argv, &c));
     t->dev->to_host(t->host, t->p, m->n * sizeof(float));
-    int rc = put_layers(c, m, "model", t->host);
+    int rc = put_layers(c, t, "model", t->host);
     for (int k = 0; k < t->opt.nstates; k++) {
         char prefix[64];
         snprintf(prefix, sizeof prefix, "optim/%s", t->opt.names[k]);
         t->dev->to_host(t->host, t->opt.state[k], m->n * sizeof(float));
-        rc = first(rc, put_layers(c, m, prefix, t->host));
+        rc = first(rc, put_layers(c, t, prefix, t->host));
     }
     rc = first(rc, put_norm(c, &t->data));
     rc = first(rc, put_attrs(c, t));

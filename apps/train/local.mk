@@ -14,6 +14,12 @@ TRAIN_CORE = \
 	apps/train/sched.c \
 	apps/train/cpu.c \
 	apps/train/dp.c \
+	apps/train/pipe.c \
+	apps/train/pipe_sched.c \
+	apps/train/pipe_stale.c \
+	apps/train/pipe_wp.c \
+	apps/train/timeline.c \
+	apps/train/pipe.h \
 	apps/train/loop.c \
 	apps/train/checkpoint.c \
 	apps/train/metrics.c \
@@ -39,4 +45,4 @@ CLEANFILES += apps/train/cuda.lo apps/train/cuda.o apps/train/.libs/cuda.o
 else
 apps_train_hpc_train_LDADD = $(LDADD)
 endif
-EXTRA_DIST += apps/train/cuda.cu apps/train/bench.sh docs/train.md docs/train-loss.png
+EXTRA_DIST += apps/train/cuda.cu apps/train/bench.sh apps/train/bench_pipe.sh docs/train.md docs/train-loss.png

@@ -52,8 +52,7 @@ static void hooks_after_step(const hooks_t *h, train_t *t)
     }
 }
 
-/* what PyTorch's mean divides the global batch's loss sum by */
-static double loss_terms(const train_t *t)
+double train_loss_terms(const train_t *t)
 {
     double n = (double)t->o->batch * (double)t->o->accum;
     return t->o->loss == LOSS_MSE ? n * (double)t->data.nout : n;
@@ -80,7 +79,7 @@ static void micro_step(train_t *t, int64_t epoch, int64_t mb, int k, double *lsu
     t->acts.a0 = x;
     model_forward(&t->model, t->dev, t->p, &t->acts, rows);
     *lsum += t->dev->loss(t->o->loss, rows, (int)t->data.nout, model_output(&t->model, &t->acts), y,
-                          (float)(1.0 / loss_terms(t)), t->acts.d[0]);
+                          (float)(1.0 / train_loss_terms(t)), t->acts.d[0]);
     int last = k == t->o->accum - 1;
     dp_begin(&t->dp, last);
     if (last && t->dp.size > 1) {   /* the loss rides in slot 0 with bucket 0 */
@@ -93,6 +92,7 @@ static void micro_step(train_t *t, int64_t epoch, int64_t mb, int k, double *lsu
 /* One optimiser step; 0, or -1 if the loss is not finite (nothing applied) */
 static int one_step(train_t *t)
 {
+    if (t->pipe) return pipe_step(t);
     int64_t epoch = t->step / t->steps_per_epoch;
     int64_t mb = (t->step % t->steps_per_epoch) * t->o->accum;
     double lsum = 0;
@@ -104,7 +104,7 @@ static int one_step(train_t *t)
         t->dev->to_host(&l, t->g, sizeof l);
         lsum = l;
     }
-    t->train_loss = lsum / loss_terms(t);
+    t->train_loss = lsum / train_loss_terms(t);
     if (!isfinite(t->train_loss)) return -1;
     double lr = sched_lr(t->o, t->step, t->total);
     t->grad_norm = optim_step(&t->opt, t->dev, t->p, t->g, t->model.n, lr, t->step + 1);
@@ -117,7 +117,9 @@ double train_validate(train_t *t)
     const loader_t *l = &t->loader;
     const data_t *d = &t->data;
     double sum = 0, all = 0;
-    for (int64_t s = 0; s < l->val_n; s += t->acts.rows) {
+    /* a pipeline validates the whole model on its first stages */
+    if (pipe_gather(t, 0) < 0) hpc_app_fatal(HPC_EXIT_DATA, "gathering the model: %s", hpc_last_cause());
+    for (int64_t s = 0; t->validates && s < l->val_n; s += t->acts.rows) {
         int rows = (int)(l->val_n - s < t->acts.rows ? l->val_n - s : t->acts.rows);
         const float *x = l->val_x + s * d->nin, *y = l->val_y + s * d->ydim;
         to_device(t, &x, &y, rows);
@@ -133,6 +135,7 @@ double train_validate(train_t *t)
 static void check_sync(train_t *t)
 {
     int same = 1;
+    if (pipe_gather(t, 0) < 0) hpc_app_fatal(HPC_EXIT_DATA, "gathering the model: %s", hpc_last_cause());
     t->dev->to_host(t->host, t->p, t->model.n * sizeof(float));
     if (hpc_all_same(t->host, t->model.n * sizeof(float), hpc_comm_world(), &same) < 0)
         hpc_app_fatal(HPC_EXIT_DATA, "--check-sync: %s", hpc_last_cause());
@@ -164,7 +167,7 @@ static void after_step(train_t *t, window_t *w, const hooks_t *h, hpc_progress_t
     }
     if (o->check_sync && t->step % o->check_sync == 0) check_sync(t);
     hooks_after_step(h, t);
-    *stop = hpc_app_stop_agreed(hpc_comm_world());
+    *stop = t->pipe ? pipe_stop_agreed(t) : hpc_app_stop_agreed(hpc_comm_world());
     if (*stop || (o->ckpt_every && t->step % o->ckpt_every == 0) || t->step == t->total) {
         int rc = ckpt_save(t);
         if (rc < 0) hpc_app_exit(HPC_EXIT_DATA, "writing the checkpoint: %s", hpc_last_cause());

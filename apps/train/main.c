@@ -111,7 +111,8 @@ static void summary(train_t *t)
     double share = t->t_run > 0 ? t->t_comm / t->t_run : 0;
     double hidden = t->comm_possible > 0 ? 1 - t->t_comm / t->comm_possible : 0;
     double data_b = (double)t->loader.bytes, model_b = (double)t->model.n * 4 * (2 + t->opt.nstates);
-    char r[32], mem[32], db[32], mb[32], ab[32], val[48] = "";
+    char r[32], mem[32], db[32], mb[32], ab[32], val[48] = "", pipe[1024] = "";
+    if (t->pipe) pipe_summary(t, pipe, sizeof pipe);
     hpc_format_count(rate, r, sizeof r);
     hpc_format_bytes(rss, mem, sizeof mem);
     hpc_format_bytes(data_b, db, sizeof db);
@@ -120,10 +121,10 @@ static void summary(train_t *t)
     if (isfinite(t->val_loss)) snprintf(val, sizeof val, ", val loss %.4g", t->val_loss);
     hpc_app_summary("%lld steps (epoch %.2f) in %.2f s, %s samples/s on %d rank%s (%s); train loss %.4g%s; "
                     "communication %.1f%% of the time, %.0f%% hidden; peak memory %s per rank (data %s, "
-                    "model+grads+optimizer %s, activations %s); %s/checkpoint.h5",
+                    "model+grads+optimizer %s, activations %s)%s; %s/checkpoint.h5",
                     (long long)t->step, (double)t->step / (double)t->steps_per_epoch, t->t_run, r, hpc_size(),
                     hpc_size() > 1 ? "s" : "", t->dev->name, t->train_loss, val, 100 * share,
-                    100 * (hidden < 0 ? 0 : hidden), mem, db, mb, ab, t->o->out);
+                    100 * (hidden < 0 ? 0 : hidden), mem, db, mb, ab, pipe, t->o->out);
 }
 
 int main(int argc, char **argv)
@@ -136,6 +137,7 @@ int main(int argc, char **argv)
     memset(&t, 0, sizeof t);
     t.o = &o;
     t.saved_step = -1;
+    t.validates = 1;
     t.argc = argc;
     t.argv = argv;
     t.dev = o.device == DEV_CUDA ? train_dev_cuda(err, sizeof err) : train_dev_cpu();
@@ -143,12 +145,18 @@ int main(int argc, char **argv)
     open_data(&t, &o);
     open_run(&t);
     model_layout(&t.model, o.nlayers, o.size, o.act);
-    hpc_block_range(o.batch, hpc_size(), hpc_rank(), &t.loader.rank_lo, &t.loader.rank_n);
+    /* the slice of each batch: a rank's (dp), or its replica's (pipeline) */
+    int part = hpc_rank(), parts = hpc_size();
+    if (o.parallel != PAR_DP) pipe_replica(&o, hpc_rank(), hpc_size(), &part, &parts);
+    hpc_block_range(o.batch, parts, part, &t.loader.rank_lo, &t.loader.rank_n);
     hpc_app_agree(buffers(&t) ? HPC_EXIT_DATA : 0, "out of %s memory for the model", t.dev->name);
     start(&t);
-    int rc = loader_open(&t.loader, &t.data, &o, hpc_rank(), hpc_size(), err, sizeof err);
+    int rc = loader_open(&t.loader, &t.data, &o, part, parts, err, sizeof err);
     hpc_app_agree(rc ? HPC_EXIT_DATA : 0, "%s", err);
-    HPC_CHECK(dp_open(&t.dp, &t.model, t.g, o.bucket_mb, o.alg, hpc_comm_world()));
+    if (o.parallel != PAR_DP)
+        hpc_app_agree_rc(pipe_open(&t), HPC_EXIT_DATA, "pipeline");
+    else
+        HPC_CHECK(dp_open(&t.dp, &t.model, 0, t.model.nl, t.g, o.bucket_mb, o.alg, hpc_comm_world()));
     same_start(&t);
     hpc_app_agree_rc(metrics_open(&t, o.resume ? t.step : -1), HPC_EXIT_DATA, "metrics.csv");
 
@@ -164,8 +172,10 @@ int main(int argc, char **argv)
             hpc_app_exit(HPC_EXIT_STOPPED, "stopped by a signal after step %lld of %lld; %s/checkpoint.h5 "
                          "is written: continue with --resume", (long long)t.step, (long long)t.total, o.out);
         metrics_plot(&t);
+        if (t.pipe) pipe_finish(&t);
         summary(&t);
     }
+    pipe_close(&t);
     dp_close(&t.dp);
     loader_close(&t.loader);
     acts_free(&t.acts, t.dev);

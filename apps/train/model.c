@@ -51,12 +51,19 @@ void model_init(const model_t *m, uint64_t seed, float *p)
 
 int acts_alloc(acts_t *w, const model_t *m, const train_dev_t *dev, int rows)
 {
+    return acts_alloc_range(w, m, dev, rows, 0, m->nl, ACTS_OUT | ACTS_GRAD);
+}
+
+int acts_alloc_range(acts_t *w, const model_t *m, const train_dev_t *dev, int rows, int lo, int hi,
+                     int what)
+{
     memset(w, 0, sizeof *w);
     w->rows = rows;
+    w->lo = lo;
     int64_t widest = 0;
-    for (int l = 0; l <= m->nl; l++) widest = m->size[l] > widest ? m->size[l] : widest;
+    for (int l = lo; l <= hi; l++) widest = m->size[l] > widest ? m->size[l] : widest;
     int ok = 1;
-    for (int l = 1; l <= m->nl; l++) {
+    for (int l = lo + 1; l <= hi && (what & ACTS_OUT); l++) {
         size_t bytes = (size_t)rows * m->size[l] * sizeof(float);
         ok &= (w->a[l] = dev->alloc(bytes)) != NULL;
         w->bytes += bytes;
@@ -65,7 +72,7 @@ int acts_alloc(acts_t *w, const model_t *m, const train_dev_t *dev, int rows)
             w->bytes += bytes;
         }
     }
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 2 && (what & ACTS_GRAD); k++) {
         ok &= (w->d[k] = dev->alloc((size_t)rows * widest * sizeof(float))) != NULL;
         w->bytes += (size_t)rows * widest * sizeof(float);
     }
@@ -83,14 +90,22 @@ void acts_free(acts_t *w, const train_dev_t *dev)
     memset(w, 0, sizeof *w);
 }
 
+/* the first layer of the range reads a0 (the data, or what the stage
+ * before sent) */
 static const float *layer_in(const acts_t *w, int l)
 {
-    return l == 0 ? w->a0 : w->a[l];
+    return l == w->lo ? w->a0 : w->a[l];
 }
 
 void model_forward(const model_t *m, const train_dev_t *dev, const float *p, acts_t *w, int rows)
 {
-    for (int l = 0; l < m->nl; l++)
+    model_forward_range(m, dev, p, w, rows, 0, m->nl);
+}
+
+void model_forward_range(const model_t *m, const train_dev_t *dev, const float *p, acts_t *w, int rows,
+                         int lo, int hi)
+{
+    for (int l = lo; l < hi; l++)
         layer_forward(dev, rows, (int)m->size[l], (int)m->size[l + 1], p + m->w[l], p + m->b[l],
                       l == m->nl - 1 ? ACT_NONE : m->act, layer_in(w, l), w->a[l + 1], w->keep[l + 1]);
 }
@@ -103,15 +118,22 @@ float *model_output(const model_t *m, acts_t *w)
 void model_backward(const model_t *m, const train_dev_t *dev, const float *p, float *g, acts_t *w,
                     int rows, float beta, layer_done_fn done, void *ctx)
 {
+    model_backward_range(m, dev, p, g, w, rows, beta, 0, m->nl, done, ctx);
+}
+
+float *model_backward_range(const model_t *m, const train_dev_t *dev, const float *p, float *g, acts_t *w,
+                            int rows, float beta, int lo, int hi, layer_done_fn done, void *ctx)
+{
     int cur = 0;   /* w->d[cur] holds dL/d(output of layer l) */
-    for (int l = m->nl - 1; l >= 0; l--) {
+    for (int l = hi - 1; l >= lo; l--) {
         int in = (int)m->size[l], out = (int)m->size[l + 1];
         layer_backward_params(dev, rows, in, out, l == m->nl - 1 ? ACT_NONE : m->act, layer_in(w, l),
                               w->a[l + 1], w->keep[l + 1], w->d[cur], g + m->w[l], g + m->b[l], beta);
         if (done) done(ctx, l);
-        if (l > 0) {
+        if (l > 0) {   /* the input gradient: for the layer below, or the stage before */
             layer_backward_input(dev, rows, in, out, p + m->w[l], w->d[cur], w->d[1 - cur]);
             cur = 1 - cur;
         }
     }
+    return lo > 0 ? w->d[cur] : NULL;
 }

@@ -86,20 +86,34 @@ void optim_close(optim_t *o, const train_dev_t *dev)
 
 double optim_step(optim_t *o, const train_dev_t *dev, float *p, float *g, size_t n, double lr, int64_t t)
 {
-    float *pp = p + MODEL_PAD, *gg = g + MODEL_PAD;
-    size_t nn = n - MODEL_PAD;
+    double norm = optim_clip(o, dev, g, MODEL_PAD, n, MPI_COMM_NULL);
+    optim_step_range(o, dev, p, g, MODEL_PAD, n, lr, t);
+    return norm;
+}
+
+double optim_clip(optim_t *o, const train_dev_t *dev, float *g, size_t lo, size_t hi, MPI_Comm parts)
+{
     /* the norm costs a pass over the gradient: only for clipping */
-    double norm = o->clip > 0 ? sqrt(dev->sumsq(nn, gg)) : NAN;
-    if (o->clip > 0) {
-        /* as clip_grad_norm_: the coefficient in float, clamped to 1 */
-        float coef = (float)(o->clip / (norm + 1e-6));
-        if (coef < 1.0f) dev->scale(nn, gg, coef);
-    }
+    if (o->clip <= 0) return NAN;
+    double sum = dev->sumsq(hi - lo, g + lo), all = sum;
+    if (parts != MPI_COMM_NULL) MPI_Allreduce(&sum, &all, 1, MPI_DOUBLE, MPI_SUM, parts);
+    double norm = sqrt(all);
+    /* as clip_grad_norm_: the coefficient in float, clamped to 1 */
+    float coef = (float)(o->clip / (norm + 1e-6));
+    if (coef < 1.0f) dev->scale(hi - lo, g + lo, coef);
+    return norm;
+}
+
+void optim_step_range(optim_t *o, const train_dev_t *dev, float *p, float *g, size_t lo, size_t hi, double lr,
+                      int64_t t)
+{
+    float *pp = p + lo, *gg = g + lo;
+    size_t nn = hi - lo;
     opt_step_t h = {.lr = (float)lr, .momentum = (float)o->momentum, .weight_decay = (float)o->wd,
                     .nesterov = o->nesterov, .beta1 = (float)o->beta1, .beta2 = (float)o->beta2,
                     .eps = (float)o->eps, .decoupled = o->kind == OPT_ADAMW};
     if (o->kind == OPT_SGD) {
-        dev->sgd(nn, pp, gg, o->nstates ? o->state[0] + MODEL_PAD : NULL, &h);
+        dev->sgd(nn, pp, gg, o->nstates ? o->state[0] + lo : NULL, &h);
     } else {
         /* the bias corrections in double, as Python's floats */
         h.c1 = (float)(1 - o->beta1);
@@ -107,7 +121,6 @@ double optim_step(optim_t *o, const train_dev_t *dev, float *p, float *g, size_t
         h.decay = (float)(1 - lr * o->wd);
         h.step_size = (float)(lr / (1 - pow(o->beta1, (double)t)));
         h.bc2_sqrt = (float)sqrt(1 - pow(o->beta2, (double)t));
-        dev->adam(nn, pp, gg, o->state[0] + MODEL_PAD, o->state[1] + MODEL_PAD, &h);
+        dev->adam(nn, pp, gg, o->state[0] + lo, o->state[1] + lo, &h);
     }
-    return norm;
 }

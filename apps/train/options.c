@@ -19,25 +19,36 @@ static struct {
     int64_t size[TRAIN_MAXL + 1];
     int nsize, betas_given;
     hpc_alg_t alg;
+    /* pipeline */
+    int parallel, pipe_sched, stash, predict, gap_aware, gap_just_lost, recompute, npart;
+    int64_t stages, micro, step_every, partition[TRAIN_MAXL];
 } a = {.epochs = 10, .batch = 256, .accum = 1, .log_every = 10, .ckpt_every = 1000,
+       .micro = 1, .step_every = 1, .pipe_sched = PIPE_1F1B,
        .optim = OPT_ADAM, .lr = 1e-3, .beta1 = 0.9, .beta2 = 0.999, .eps = 1e-8, .weight_decay = -1,
        .val_fraction = 0.1, .bucket_mb = 25, .alg = HPC_ALG_AUTO};
+
+/* "2,1,1": up to max integers in [1, hi] separated by single commas,
+ * into out[0..*n); -1 if anything else */
+static int int_list(const char *v, int64_t *out, int max, int64_t hi, int *n)
+{
+    char *copy = strdup(v), *save = NULL;
+    *n = 0;
+    int ok = copy != NULL;
+    for (char *tok = copy ? strtok_r(copy, ",", &save) : NULL; ok && tok; tok = strtok_r(NULL, ",", &save)) {
+        int64_t k;
+        ok = *n < max && hpc_parse_int64(tok, &k) == 0 && k >= 1 && k <= hi;
+        if (ok) out[(*n)++] = k;
+    }
+    free(copy);
+    hpc_error_clear();
+    return ok && *n > 0 && !strstr(v, ",,") && v[strlen(v) - 1] != ',' ? 0 : -1;
+}
 
 /* "11,256,256,10": 2 to TRAIN_MAXL + 1 sizes, each in [1, 2^20] */
 static int take_layers(const char *v, void *dest, char *err, size_t len)
 {
     (void)dest;
-    char *copy = strdup(v), *save = NULL;
-    a.nsize = 0;
-    int ok = copy != NULL;
-    for (char *tok = copy ? strtok_r(copy, ",", &save) : NULL; ok && tok; tok = strtok_r(NULL, ",", &save)) {
-        int64_t n;
-        ok = a.nsize <= TRAIN_MAXL && hpc_parse_int64(tok, &n) == 0 && n >= 1 && n <= (1 << 20);
-        if (ok) a.size[a.nsize++] = n;
-    }
-    free(copy);
-    hpc_error_clear();
-    if (!ok || a.nsize < 2 || strstr(v, ",,") || v[strlen(v) - 1] == ',') {
+    if (int_list(v, a.size, TRAIN_MAXL + 1, 1 << 20, &a.nsize) < 0 || a.nsize < 2) {
         snprintf(err, len, "expected 2 to %d sizes in [1, 1048576] separated by commas (11,256,256,10)",
                  TRAIN_MAXL + 1);
         return -1;
@@ -59,6 +70,17 @@ static int take_betas(const char *v, void *dest, char *err, size_t len)
         return -1;
     }
     a.betas_given = 1;
+    return 0;
+}
+
+/* "2,1,1": layers per stage, each >= 1 */
+static int take_partition(const char *v, void *dest, char *err, size_t len)
+{
+    (void)dest;
+    if (int_list(v, a.partition, TRAIN_MAXL, TRAIN_MAXL, &a.npart) < 0) {
+        snprintf(err, len, "expected layers per stage, each >= 1, separated by commas (2,1,1)");
+        return -1;
+    }
     return 0;
 }
 
@@ -147,6 +169,38 @@ static const hpc_opt_t options[] = {
             "every N steps check that every rank holds the same parameters (default 0: only at "
             "the start)"),
     HPC_CHOICE("device", 0, &a.device, "cpu|cuda", 0, "where to compute (default cpu)"),
+    HPC_SECTION("Pipeline parallelism (docs/train.md):"),
+    HPC_CHOICE("parallel", 0, &a.parallel, "dp|pipe|hybrid", 0,
+               "dp: every rank the whole model (default); pipe: the layers split into --stages "
+               "stages on consecutive ranks, micro-batches flowing through them; hybrid: ranks/S "
+               "data-parallel replicas of an S-stage pipeline"),
+    HPC_INT("stages", 0, &a.stages, "S", 1, TRAIN_MAXL, 0,
+            "pipeline stages (default: the rank count for pipe; required for hybrid)"),
+    HPC_CALL("partition", 0, NULL, "N,N,...", take_partition, 0,
+             "layers per stage, summing to the layer count (default: balanced by parameters and "
+             "FLOPs)"),
+    HPC_INT("micro", 0, &a.micro, "M", 1, 1 << 20, 0,
+            "micro-batches per global batch, each a contiguous block of it (default 1)"),
+    HPC_CHOICE("pipe-schedule", 0, &a.pipe_sched, "seq|gpipe|1f1b|stale", 0,
+               "seq: one micro-batch in flight; gpipe: all forwards, all backwards, one update; "
+               "1f1b: one forward one backward, the same update as gpipe with at most S "
+               "micro-batches alive per stage (default); stale: 1F1B where each stage updates as "
+               "soon as its gradient is ready"),
+    HPC_FLAG("weight-stashing", 0, &a.stash, 0,
+             "stale: a micro-batch's backward uses the weights its forward used"),
+    HPC_CHOICE("weight-prediction", 0, &a.predict, "none|msnag|aggmsnag", 0,
+               "stale: the forward uses weights predicted from the optimiser's momentum as many "
+               "steps ahead as the stage's staleness (Hakimi et al. 2019; default none)"),
+    HPC_FLAG("gap-aware", 0, &a.gap_aware, 0,
+             "stale: gradients divided by the gap between the weights they were computed on and "
+             "the current ones, in units of the running average step (Barkai et al. 2020)"),
+    HPC_FLAG("gap-aware-just-lost", 0, &a.gap_just_lost, 0,
+             "stale: --gap-aware with the gap to the weights the backward used instead of the "
+             "forward's (the same with --weight-stashing)"),
+    HPC_FLAG("recompute", 0, &a.recompute, 0,
+             "keep only each stage's input per micro-batch; recompute the activations in backward"),
+    HPC_INT("step-every", 0, &a.step_every, "K", 1, 1 << 20, 0,
+            "stale: a stage steps after every K micro-batch gradients, summed (default 1)"),
     HPC_SECTION("Output:"),
     HPC_STRING("out", 'o', &a.out, "RUNDIR", 0,
                "run folder: checkpoint.h5, metrics.csv, loss.png (created if missing)"),
@@ -167,7 +221,9 @@ const hpc_app_t train_app = {
              "each global batch, and the gradients are averaged by an allreduce that overlaps the "
              "backward pass.  The shuffle is one permutation of the training set per epoch, so the "
              "loss does not depend on the number of ranks beyond float32 rounding.  Reads "
-             "hpc-odegen files directly.  Checkpoints survive time limits: SIGUSR1 or SIGTERM "
+             "hpc-odegen files directly.  Or as a pipeline: --parallel pipe splits the layers into stages on "
+             "consecutive ranks (seq, gpipe, 1f1b or the stale schedule), hybrid adds data-parallel "
+             "replicas of it.  Checkpoints survive time limits: SIGUSR1 or SIGTERM "
              "finishes the step, writes RUNDIR/checkpoint.h5 and exits 75; --resume continues bit "
              "for bit.",
     .opts = options,
@@ -176,8 +232,9 @@ const hpc_app_t train_app = {
         "range, a damaged checkpoint, --resume without one or with other options, the\n"
         "loss became NaN or infinite: the last good checkpoint is kept); 2 bad option or\n"
         "value (layer sizes that do not fit the data, a batch smaller than the rank\n"
-        "count); 75 stopped by SIGUSR1/SIGTERM with RUNDIR/checkpoint.h5 written: run\n"
-        "again with --resume.  See docs/train.md.\n"};
+        "count, stages that do not fit the layers or ranks); 75 stopped by SIGUSR1 or\n"
+        "SIGTERM with RUNDIR/checkpoint.h5 written: run again with --resume.  See\n"
+        "docs/train.md.\n"};
 
 static int fail(char *err, size_t len, const char *msg)
 {
@@ -225,6 +282,18 @@ int train_opts_finish(train_opts_t *o, char *err, size_t len)
     o->resume = a.resume;
     o->force = a.force;
     o->ckpt_every = a.ckpt_every;
+    o->parallel = a.parallel;
+    o->stages = (int)a.stages;
+    o->micro = (int)a.micro;
+    o->pipe_sched = a.pipe_sched;
+    o->npart = a.npart;
+    memcpy(o->partition, a.partition, sizeof o->partition);
+    o->stash = a.stash;
+    o->predict = a.predict;
+    o->gap_aware = a.gap_aware || a.gap_just_lost;
+    o->gap_just_lost = a.gap_just_lost;
+    o->recompute = a.recompute;
+    o->step_every = a.step_every;
     if (!o->data) return fail(err, len, "--data FILE.h5 is required (see --help)");
     if (!o->out) return fail(err, len, "--out RUNDIR is required (see --help)");
     if (o->resume && o->force) return fail(err, len, "--resume and --force exclude each other");
@@ -233,7 +302,7 @@ int train_opts_finish(train_opts_t *o, char *err, size_t len)
     if (o->optim == OPT_SGD && a.betas_given) return fail(err, len, "--betas is for --optim adam/adamw");
     if (o->nesterov && o->momentum == 0) return fail(err, len, "--nesterov needs --momentum > 0");
     if (o->min_lr > o->lr) return fail(err, len, "--min-lr must not exceed --lr");
-    return 0;
+    return pipe_opts_check(o, err, len);
 }
 
 static void add_key(const train_opts_t *o, int64_t nin, int64_t nout, int64_t ntrain,
@@ -275,7 +344,14 @@ int train_opts_fit(train_opts_t *o, int64_t nin, int64_t nout, int64_t ntrain, i
         snprintf(err, len, "--layers: cross-entropy needs at least 2 classes (the last size)");
         return -1;
     }
-    if (o->batch < nranks) {
+    if (pipe_opts_fit(o, nranks, err, len) < 0) return -1;
+    int replicas = o->parallel == PAR_DP ? nranks : nranks / o->stages;
+    if (o->parallel != PAR_DP && o->batch < (int64_t)replicas * o->micro) {
+        snprintf(err, len, "--batch %lld is smaller than %d replica%s x --micro %d: every micro-batch needs "
+                 "a sample", (long long)o->batch, replicas, replicas > 1 ? "s" : "", o->micro);
+        return -1;
+    }
+    if (o->batch < nranks && o->parallel == PAR_DP) {
         snprintf(err, len, "--batch %lld is smaller than the %d ranks: every rank needs a sample",
                  (long long)o->batch, nranks);
         return -1;

@@ -1,4 +1,5 @@
-/* train.h - hpc-train: data-parallel training of a multi-layer perceptron.
+/* train.h - hpc-train: data- and pipeline-parallel training of a
+ * multi-layer perceptron.
  *
  * The pieces, each in its own file, so that another parallel strategy
  * (pipeline stages over the same layers) can reuse the rest:
@@ -14,6 +15,8 @@
  *   cpu.c cuda.cu  the two devices behind dev.h
  *   dp.c        data parallelism: gradient buckets allreduced during
  *               backward
+ *   pipe.c pipe_sched.c pipe_stale.c pipe_wp.c timeline.c   pipeline
+ *               parallelism: stages over the same layers (pipe.h)
  *   loop.c      the training loop: steps, evaluation, stop, NaN
  *   checkpoint.c metrics.c   what the run leaves in RUNDIR
  */
@@ -30,6 +33,10 @@
 typedef enum { OPT_SGD = 0, OPT_ADAM, OPT_ADAMW } opt_kind_t;
 typedef enum { SCHED_CONSTANT = 0, SCHED_COSINE } sched_kind_t;
 enum { DEV_CPU = 0, DEV_CUDA = 1 };
+/* --parallel; --pipe-schedule; --weight-prediction */
+enum { PAR_DP = 0, PAR_PIPE, PAR_HYBRID };
+enum { PIPE_SEQ = 0, PIPE_GPIPE, PIPE_1F1B, PIPE_STALE };
+enum { PREDICT_NONE = 0, PREDICT_MSNAG, PREDICT_AGGMSNAG };
 
 typedef struct {
     /* model */
@@ -55,6 +62,14 @@ typedef struct {
     hpc_alg_t alg;
     int64_t check_sync;
     int device;
+    /* pipeline parallelism (pipe.c): S stages of contiguous layers, M
+     * micro-batches a step; partition[s] layers on stage s (npart 0:
+     * balanced by parameters and FLOPs) */
+    int parallel, stages, micro, pipe_sched;
+    int npart;
+    int64_t partition[TRAIN_MAXL];
+    int stash, predict, gap_aware, gap_just_lost, recompute;
+    int64_t step_every;
     /* output */
     const char *out;
     int resume, force;
@@ -161,21 +176,36 @@ typedef struct {
     const float *a0;
     float *a[TRAIN_MAXL + 1], *keep[TRAIN_MAXL + 1], *d[2];
     int rows;
+    int lo;                       /* the first layer: it reads a0 */
     size_t bytes;
 } acts_t;
 int acts_alloc(acts_t *w, const model_t *m, const train_dev_t *dev, int rows);
+/* Layers [lo, hi) only (a pipeline stage): what = ACTS_OUT: a[lo+1..hi]
+ * (and GELU's keep), ACTS_GRAD: the two gradient buffers (as wide as the
+ * widest size of the range), or both. */
+enum { ACTS_OUT = 1, ACTS_GRAD = 2 };
+int acts_alloc_range(acts_t *w, const model_t *m, const train_dev_t *dev, int rows, int lo, int hi,
+                     int what);
 void acts_free(acts_t *w, const train_dev_t *dev);
 
 /* Called when layer l's gradients are complete (backward runs from the
  * last layer to the first). */
 typedef void (*layer_done_fn)(void *ctx, int l);
 void model_forward(const model_t *m, const train_dev_t *dev, const float *p, acts_t *w, int rows);
+/* Layers [lo, hi) with a0 the input of layer lo */
+void model_forward_range(const model_t *m, const train_dev_t *dev, const float *p, acts_t *w, int rows,
+                         int lo, int hi);
 /* The model's output after model_forward */
 float *model_output(const model_t *m, acts_t *w);
 /* Gradients into g (beta 0: overwrite, 1: accumulate) from dy = d loss /
  * d output, which is in w->d[0] (the loss wrote it there). */
 void model_backward(const model_t *m, const train_dev_t *dev, const float *p, float *g, acts_t *w,
                     int rows, float beta, layer_done_fn done, void *ctx);
+/* Layers hi-1 down to lo, dL/d(output of layer hi-1) in w->d[0]; returns
+ * the buffer (w->d[0] or w->d[1]) that holds dL/d(input of layer lo), or
+ * NULL when lo is 0 (nobody needs it). */
+float *model_backward_range(const model_t *m, const train_dev_t *dev, const float *p, float *g, acts_t *w,
+                            int rows, float beta, int lo, int hi, layer_done_fn done, void *ctx);
 
 void layer_forward(const train_dev_t *dev, int rows, int in, int out, const float *W, const float *b,
                    act_t act, const float *x, float *y, float *keep);
@@ -204,6 +234,14 @@ void optim_close(optim_t *o, const train_dev_t *dev);
  * (NaN without clipping: it is not computed). */
 double optim_step(optim_t *o, const train_dev_t *dev, float *p, float *g, size_t n, double lr,
                   int64_t t);
+/* --clip over the floats [lo, hi) of g, the sum of squares also summed
+ * over parts (the other stages of a pipeline; MPI_COMM_NULL: none):
+ * the global norm, NaN without clipping. */
+double optim_clip(optim_t *o, const train_dev_t *dev, float *g, size_t lo, size_t hi, MPI_Comm parts);
+/* The step over the floats [lo, hi) of the buffers only (a pipeline
+ * stage's layers), without clipping. */
+void optim_step_range(optim_t *o, const train_dev_t *dev, float *p, float *g, size_t lo, size_t hi, double lr,
+                      int64_t t);
 /* Learning rate of step t (0-based) of total. */
 double sched_lr(const train_opts_t *o, int64_t t, int64_t total);
 
@@ -221,8 +259,10 @@ typedef struct {
     double exposed, calib;           /* s in collective calls this step; one
                                         blocking reduction of all buckets */
 } dp_t;
-/* Collective.  Buckets of bucket_mb over the layout of m. */
-int dp_open(dp_t *dp, const model_t *m, float *g, double bucket_mb, hpc_alg_t alg, MPI_Comm comm);
+/* Collective.  Buckets of bucket_mb over layers [lo, hi) of the layout of
+ * m (all of them: 0, m->nl; a pipeline stage: its own). */
+int dp_open(dp_t *dp, const model_t *m, int lo, int hi, float *g, double bucket_mb, hpc_alg_t alg,
+            MPI_Comm comm);
 /* Before backward: arm = 1 on the last micro-step of a step (DDP's
  * no_sync for the others). */
 void dp_begin(dp_t *dp, int arm);
@@ -246,6 +286,8 @@ typedef struct {
     float *p, *g;                 /* parameters, gradients (device) */
     float *host;                  /* a host copy of a flat buffer */
     float *xdev, *ydev;           /* --device cuda: the batch on the GPU */
+    struct pipe *pipe;            /* --parallel pipe/hybrid (pipe.c), else NULL */
+    int validates;                /* this rank computes validation losses */
     hpc_run_t *run;
     int argc;
     char **argv;
@@ -257,6 +299,8 @@ typedef struct {
     int64_t samples, steps_run;
 } train_t;
 
+/* What PyTorch's mean divides a step's loss sum by */
+double train_loss_terms(const train_t *t);
 /* Run to the last step, or to a stop agreed by every rank: checkpoint,
  * then HPC_EXIT_STOPPED.  A non-finite loss ends the job (exit 1) with the
  * last checkpoint kept. */
@@ -278,5 +322,32 @@ void metrics_row(train_t *t, double lr, double val_loss, double samples_per_s, d
                  double hidden);
 /* loss.png from metrics.csv (rank 0; nothing if gnuplot is missing) */
 void metrics_plot(train_t *t);
+
+/* ---- pipeline parallelism (pipe.c; docs/train.md) ---- */
+/* The checks that need only the command line; -1 with a reason */
+int pipe_opts_check(const train_opts_t *o, char *err, size_t len);
+/* Against the layers and ranks (sets --stages' default); -1 with a reason */
+int pipe_opts_fit(train_opts_t *o, int nranks, char *err, size_t len);
+/* Which data-parallel slice of each batch this rank's replica takes */
+void pipe_replica(const train_opts_t *o, int rank, int nranks, int *replica, int *replicas);
+/* Collective, after the model, loader and optimiser exist: the stage's
+ * communicators, layers and buffers; opens t->dp over the replicas. */
+int pipe_open(train_t *t);
+/* One optimiser step of the schedule; 0, or -1 if the loss is not finite */
+int pipe_step(train_t *t);
+/* Collective: the stop signal, agreed (the stale schedule agrees at the
+ * start of a step and drains its pipeline in it) */
+int pipe_stop_agreed(train_t *t);
+/* Collective: every rank holds the whole model's parameters (and with
+ * with_state the optimiser's state); a no-op without a pipeline */
+int pipe_gather(train_t *t, int with_state);
+/* The rank that writes layer l's arrays into a checkpoint: 0, or the
+ * stage of the first pipeline that holds it */
+int pipe_layer_writer(const train_t *t, int l);
+/* "; pipeline ...": bubble, utilisation, peak activations (collective) */
+void pipe_summary(train_t *t, char *buf, size_t len);
+/* Collective (the RUNDIR/timeline files) and frees */
+void pipe_finish(train_t *t);
+void pipe_close(train_t *t);
 
 #endif /* TRAIN_H */

@@ -64,11 +64,17 @@ hid_t hpc_ckpt_id(const hpc_ckpt_t *c)
 int hpc_ckpt_put(hpc_ckpt_t *c, const char *name, hid_t memtype, int ndims, const hsize_t *dims,
                  const void *data)
 {
-    if (!c || !name || ndims < 1 || ndims > 8 || !dims)
+    return hpc_ckpt_put_from(c, name, memtype, ndims, dims, data, 0);
+}
+
+int hpc_ckpt_put_from(hpc_ckpt_t *c, const char *name, hid_t memtype, int ndims, const hsize_t *dims,
+                      const void *data, int writer)
+{
+    if (!c || !name || ndims < 1 || ndims > 8 || !dims || writer < 0)
         return HPC_ERR(HPC_ERR_ARG, "bad checkpoint array '%s'", name ? name : "(null)");
     hid_t d;
     HPC_TRY(hpc_h5_dataset_create(c->f, name, memtype, ndims, dims, NULL, 0, NULL, &d));
-    int rc = hpc_h5_write_rows(d, memtype, 0, c->rank == 0 ? dims[0] : 0, data);
+    int rc = hpc_h5_write_rows(d, memtype, 0, c->rank == writer ? dims[0] : 0, data);
     H5Dclose(d);
     if (rc < 0) return hpc_error_push(rc, __FILE__, __LINE__, __func__);
     return 0;

@@ -1,0 +1,131 @@
+/* pipe.h - pipeline parallelism inside hpc-train (pipe.c, pipe_sched.c,
+ * pipe_stale.c, timeline.c): the pieces the strategy's files share.  The
+ * rest of hpc-train sees only the functions in train.h.
+ */
+#ifndef TRAIN_PIPE_H
+#define TRAIN_PIPE_H
+
+#include "train.h"
+
+#define PIPE_MAXM 4096       /* micro-batches whose schedule is listed */
+#define PIPE_RING 4          /* gradient messages in flight per stage */
+
+typedef struct {
+    char kind;               /* 'F' or 'B' */
+    int mb;                  /* micro-batch of the step (>= M: of the next step) */
+} pipe_op_t;
+
+/* first[s] = the first layer of stage s, first[S] = nl */
+void pipe_partition_balanced(const model_t *m, int S, int *first);
+/* Stage s's operations for one step of M micro-batches; returns 2M. */
+int pipe_schedule(int sched, int S, int s, int M, pipe_op_t *ops);
+/* The same for a step of a run: the stale schedule without fresh skips
+ * the forwards the step before ran ahead, and with carry runs the next
+ * step's first forwards ahead (micro-batches M and on). */
+int pipe_schedule_step(int sched, int S, int s, int M, int fresh, int carry, pipe_op_t *ops);
+/* The most micro-batches whose activations stage s holds at once */
+int pipe_alive_most(int sched, int S, int s, int M);
+/* The idle share of a step with equal stages: (S-1)/S for seq,
+ * (S-1)/(M+S-1) for gpipe and 1f1b, 0 for stale (steady state) */
+double pipe_bubble_theory(int sched, int S, int M);
+
+/* One message buffer: host memory for MPI; on the GPU a device copy too
+ * (dev == host on the CPU). */
+typedef struct {
+    float *dev, *host;
+    MPI_Request req;
+} pipe_msg_t;
+
+/* A micro-batch in flight: its input (received, or the data's rows) and
+ * the activations of the stage's layers; with --weight-stashing the
+ * stage's weights its forward used. */
+typedef struct {
+    int64_t mb;              /* micro-batch from the run's start; -1: free */
+    int posted;              /* its input's receive is posted */
+    acts_t acts;
+    pipe_msg_t in, out;
+    float *stash;            /* model layout; only the stage's range used */
+    int64_t version;         /* the stage's update count at its forward */
+} pipe_slot_t;
+
+/* One recorded operation of the timeline */
+typedef struct {
+    int step, mb;
+    char kind;
+    double t0, t1;           /* s since the recording started */
+} pipe_rec_t;
+
+typedef struct pipe {
+    const train_opts_t *o;
+    int S, s, D, d;          /* stages and mine; replicas and mine */
+    int first[TRAIN_MAXL + 1];   /* stage s: layers [first[s], first[s+1]) */
+    int lo, hi;              /* my layers [lo, hi) */
+    size_t r0, r1;           /* their floats in the flat buffers */
+    int prev, next;          /* neighbours in pipe_comm, MPI_PROC_NULL at the ends */
+    MPI_Comm pipe_comm;      /* my replica's stages (rank = stage) */
+    MPI_Comm rep_comm;       /* my stage in every replica (rank = replica) */
+    int M, sched, nops;
+    pipe_op_t *ops;
+    int rows_most;           /* rows of the largest micro-batch */
+    int nslots;
+    pipe_slot_t *slot;
+    acts_t work;             /* gradient buffers; --recompute: the activations */
+    float *scratch[2];       /* work's gradient buffers as allocated */
+    pipe_msg_t grad[PIPE_RING], dx[PIPE_RING];
+    int64_t grad_next;       /* the next micro-batch whose gradient is received */
+    int64_t act_next;        /* the next micro-batch whose input is received */
+    int dx_next;             /* dx ring */
+    /* the step */
+    int64_t base, limit;     /* its first micro-batch; none from limit on is started */
+    int fresh, stop;         /* the pipeline is empty; a stop was agreed */
+    const float *y;          /* the last stage: the targets of its backward */
+    double lsum;
+    int backs;               /* backwards since the last update (stale) */
+    int64_t updates;         /* optimiser steps of this stage */
+    float *pred;             /* --weight-prediction: the forward's weights */
+    float *gap_avg;          /* --gap-aware: running mean of step^2 (host) */
+    void *stale;             /* pipe_stale.c's own */
+    /* measurements */
+    int alive, alive_peak;
+    size_t slot_bytes;
+    double busy, span;       /* s computing F and B; s of the steps */
+    double bubble_replay;    /* rank 0: the recorded steps replayed (timeline.c) */
+    pipe_rec_t *rec;
+    int nrec, caprec, rec_steps;
+    double rec_t0;
+    FILE *dump;              /* test hook (pipe.c) */
+} pipe_t;
+
+/* pipe_stale.c: the stale schedule's weights */
+typedef struct {
+    double lr, beta1, beta2, eps, wd;
+    int decoupled;           /* AdamW */
+    int64_t t;               /* updates done */
+} wp_adam_t;
+/* The formulas (docs/train.md), double inside, float out: the weights
+ * D updates ahead from momentum v (SGD) or m, v (Adam); gacc NULL: msnag,
+ * else aggmsnag with that summed gradient. */
+void wp_predict_sgd(size_t n, float *out, const float *w, const float *v, const float *gacc, double lr,
+                    double mu, int D);
+void wp_predict_adam(size_t n, float *out, const float *w, const float *m, const float *v, const float *gacc,
+                     const wp_adam_t *h, int D);
+/* g /= 1 + |w - ref| / (sqrt(avg_sq) + 1e-8), elementwise */
+void ga_penalise(size_t n, float *g, const float *w, const float *ref, const float *avg_sq);
+/* avg_sq = decay avg_sq + (1 - decay) (w_new - w_old)^2 */
+void ga_track(size_t n, float *avg_sq, const float *w_new, const float *w_old, double decay);
+int stale_open(pipe_t *pp, train_t *t);
+void stale_step_begin(pipe_t *pp, train_t *t);
+void stale_close(pipe_t *pp, train_t *t);
+/* the weights micro-batch slot's forward uses (and records them) */
+const float *stale_forward_weights(pipe_t *pp, train_t *t, pipe_slot_t *sl);
+/* the weights its backward uses */
+const float *stale_backward_weights(pipe_t *pp, train_t *t, pipe_slot_t *sl);
+/* a backward is done: step if --step-every backwards are */
+void stale_after_backward(pipe_t *pp, train_t *t, pipe_slot_t *sl, int last);
+
+/* timeline.c */
+void timeline_record(pipe_t *pp, train_t *t, char kind, int mb, double t0, double t1);
+/* Collective: RUNDIR/timeline.csv and timeline.png */
+void timeline_write(pipe_t *pp, train_t *t);
+
+#endif /* TRAIN_PIPE_H */
