@@ -33,7 +33,7 @@ usage_error() {  # usage_error NP WORD ARGS...: exit 2, one line naming WORD
 }
 
 # every collective (--tune without -c runs them all), results checked
-run 2 $small -r 1 --tune $tmp/tune.txt
+run 2 $small -r 1 --tune=$tmp/tune.txt
 grep -q '^allreduce 2 0 ' $tmp/tune.txt && grep -q '^alltoall 2 [0-9]* - ' $tmp/tune.txt \
     || { echo "FAIL: tuning table"; cat $tmp/tune.txt; fail=1; }
 [ "$(grep -c '^# summary' $tmp/out)" -eq 8 ] || { echo "FAIL: not 8 summaries"; cat $tmp/out; fail=1; }

@@ -33,10 +33,10 @@ fi
 
 step "outputs: every write checked, written whole or not at all"
 expect 1 "--csv /dev/full" 2 $bench $small --csv /dev/full
-expect 1 "--tune /dev/full" 2 $bench $small --tune /dev/full
-$MPIEXEC_WRAP -n 2 $bench $small --tune good.tune >/dev/null 2>&1 || fail "--tune good.tune"
+expect 1 "--tune /dev/full" 2 $bench $small --tune=/dev/full
+$MPIEXEC_WRAP -n 2 $bench $small --tune=good.tune >/dev/null 2>&1 || fail "--tune good.tune"
 cp good.tune good.before
-expect 1 "a run that cannot allocate (-b 64G)" 2 $bench -c allreduce -b 64G -e 64G --tune good.tune --csv new.csv
+expect 1 "a run that cannot allocate (-b 64G)" 2 $bench -c allreduce -b 64G -e 64G --tune=good.tune --csv new.csv
 grep -q 'available' "$T/stderr" || fail "-b 64G: the line does not say what is available"
 cmp -s good.tune good.before || fail "a failed --tune run changed the existing table"
 [ ! -e new.csv ] || fail "a failed --csv run left new.csv"

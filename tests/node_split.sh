@@ -45,7 +45,7 @@ done
 # the file it writes is one libhpc reads (hpc-info would refuse a bad one)
 bench=$top_builddir/apps/collbench/hpc-collbench
 HPC_NODE_SPLIT=odd-even $MPIEXEC_WRAP -n 4 "$bench" -q -c allreduce -b 8 -e 64 -n 2 -w 1 \
-    --tune "$tmp/tune" >"$tmp/out" 2>"$tmp/err" || fail "collbench --tune under odd-even"
+    --tune="$tmp/tune" >"$tmp/out" 2>"$tmp/err" || fail "collbench --tune under odd-even"
 for k in alpha beta gamma alpha_inter beta_inter; do
     grep -q "^$k [0-9]" "$tmp/tune" || fail "--tune wrote no $k"
 done

@@ -18,13 +18,24 @@ bubble() {
     train 2 $args --pipe-schedule "$1" --out "$T/$1" > "$T/$1.out" || fail "$1 run"
     sed -n 's/.*bubble \([0-9.]*\)% (theory [0-9.]*%, \([0-9.]*\)% replayed).*/\1 \2/p' "$T/$1.out"
 }
-seq=$(bubble seq)
-gpipe=$(bubble gpipe)
-[ -n "$seq" ] && [ -n "$gpipe" ] || { cat "$T/seq.out" "$T/gpipe.out"; fail "no bubble in the summary"; }
-echo "seq: measured, replayed: $seq %; gpipe: $gpipe % (theory 50, 11.1)"
-echo "$seq" | awk '{ d = $2 - 50; exit !(d <= 2 && d >= -2) }' || fail "seq's replayed bubble is not 50% +- 2"
-echo "$gpipe" | awk '{ d = $2 - 100 / 9; exit !(d <= 5 && d >= -5) }' || fail "gpipe's replayed bubble is not 11.1% +- 5"
-[ "$(echo "$seq $gpipe" | awk '{ print ($3 < $1) }')" = 1 ] || fail "gpipe's measured bubble is not below seq's"
+# The replay uses measured operation times: a stage that shares its core
+# with another test for the whole run (make -j) skews them, so a miss is
+# retried, up to three runs; a schedule that is wrong misses every time.
+check() {
+    seq=$(bubble seq)
+    gpipe=$(bubble gpipe)
+    [ -n "$seq" ] && [ -n "$gpipe" ] || { cat "$T/seq.out" "$T/gpipe.out"; fail "no bubble in the summary"; }
+    echo "seq: measured, replayed: $seq %; gpipe: $gpipe % (theory 50, 11.1)"
+    echo "$seq" | awk '{ d = $2 - 50; exit !(d <= 2 && d >= -2) }' || { why="seq's replayed bubble is not 50% +- 2"; return 1; }
+    echo "$gpipe" | awk '{ d = $2 - 100 / 9; exit !(d <= 5 && d >= -5) }' || { why="gpipe's replayed bubble is not 11.1% +- 5"; return 1; }
+    [ "$(echo "$seq $gpipe" | awk '{ print ($3 < $1) }')" = 1 ] || { why="gpipe's measured bubble is not below seq's"; return 1; }
+}
+ok=0
+for attempt in 1 2 3; do
+    if check; then ok=1; break; fi
+    echo "attempt $attempt: $why"
+done
+[ $ok = 1 ] || fail "$why (three runs)"
 for s in 0 1; do for k in F B; do
     [ "$(grep -c "^$s,[0-9]*,$k," "$T/gpipe/timeline.csv")" -ge 8 ] || fail "timeline.csv: stage $s lacks $k rows"
 done; done

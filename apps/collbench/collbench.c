@@ -122,7 +122,9 @@ static const hpc_opt_t options[] = {
                "bus bandwidth against size, one line per algorithm (needs gnuplot)"),
     HPC_STRING("tune", 0, &o.tune, "FILE", 0,
                "measure, then write the fastest algorithm per size range to FILE (whole, at the "
-               "end; an existing FILE is kept if the run fails); use it with HPC_COLL_TUNING=FILE"),
+               "end; an existing FILE is kept if the run fails); use it with HPC_COLL_TUNING=FILE. "
+               "Under Open MPI's mpirun write --tune=FILE: mpirun takes '--tune FILE' anywhere on "
+               "its command line as its own parameter file"),
     HPC_FLAG("simulate", 0, &o.simulate, 0,
              "predict the table for --ranks on --nodes from the real schedules and the cost model, "
              "without MPI traffic (any number of ranks to run it; rank 0 prints)"),

@@ -4,3 +4,6 @@ apps_collbench_hpc_collbench_SOURCES = apps/collbench/collbench.c apps/collbench
 	apps/collbench/simulate.c
 # --mem cuda allocates and copies device buffers itself
 apps_collbench_hpc_collbench_LDADD = $(HPC_LDADD) $(CUDA_LDFLAGS) $(CUDA_LIBS)
+# a plain MPI program (no hpckit) to run with and without libhpc-mpi.so
+noinst_PROGRAMS += apps/collbench/mpi_allreduce_bench
+apps_collbench_mpi_allreduce_bench_SOURCES = apps/collbench/mpi_allreduce_bench.c
