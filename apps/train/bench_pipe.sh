@@ -5,8 +5,8 @@
 #   apps/train/bench_pipe.sh [BUILD_DIR [OUT_DIR]]
 #
 # On the flow-map pairs of an hpc-odegen file (TRAJ trajectories, held in
-# memory with --preload), LAYERS (default 11,1024,1024,1024,1024,10: the
-# GEMMs dominate the messages), tanh, MSE, Adam, global batch BATCH
+# memory with --preload), LAYERS (default 11,1024,1024,1024,1024,1024,10: four
+# equal GEMMs, so two or four stages balance, dominate the messages), tanh, MSE, Adam, global batch BATCH
 # (default 1024) in MICRO (default 8) micro-batches, STEPS steps (default
 # 200; so every strategy sees the same samples), one BLAS thread per
 # rank.  At S = 2 and 4 stages (STAGES; 4 ranks on a 2-core machine are
@@ -29,7 +29,7 @@ out=${2:-.}
 prog=$build/apps/train/hpc-train
 odegen=$build/apps/odegen/hpc-odegen
 [ -x "$prog" ] || { echo "bench_pipe.sh: no $prog (pass the build folder)" >&2; exit 2; }
-LAYERS=${LAYERS:-11,1024,1024,1024,1024,10}
+LAYERS=${LAYERS:-11,1024,1024,1024,1024,1024,10}
 BATCH=${BATCH:-1024}
 MICRO=${MICRO:-8}
 STEPS=${STEPS:-200}

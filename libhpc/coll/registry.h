@@ -83,10 +83,13 @@
       2 * L * A + 2 * f * n * B + f * n * G + fold)                                             \
     X(ALLREDUCE, HIER, allreduce_hier, COLL_MEM_HOST, COLL_BE_P2P,                             \
       Lq * (2 * A + n * (2 * B + G)) + 2 * LN * AI + 2 * fN * n * BI + fN * n * G)             \
-    /* shm: a copy in and out (half the bytes MPI's two copies move) and  \
-     * 1/P of the reduction per rank; two flag barriers per segment */    \
+    /* shm: a copy in and a copy out, 1/P of the reduction read from     \
+     * every slot, and two barriers per segment that wait for all P ranks \
+     * (P messages' latency each): measured at 0.25-0.7x ring's busbw at  \
+     * 2 ranks (docs/collectives.md), and this cost is always above       \
+     * ring's, so auto leaves it to be asked for by name */               \
     X(ALLREDUCE, SHM, allreduce_shm, COLL_MEM_HOST, COLL_BE_P2P,                               \
-      N > 1 ? INFINITY : n * B + f * n * G + 2 * segs * A)             \
+      N > 1 ? INFINITY : 2 * n * B + n * G + 2 * segs * P * A)                                 \
                                                                                                 \
     /* gather, allgather, scatter, reduce_scatter, alltoall: n is one block */                  \
     X(GATHER, NATIVE, native, COLL_MEM_ANY, COLL_BE_MPI, COLL_UNMODELLED)                       \
