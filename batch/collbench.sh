@@ -14,7 +14,7 @@
 # options name other files.
 #
 #   sbatch batch/collbench.sh -c allreduce -b 8 -e 256M -f 4 --check
-#   sbatch batch/collbench.sh --tune tuning.txt        (then HPC_COLL_TUNING=tuning.txt)
+#   sbatch batch/collbench.sh --tune=tuning.txt        (then HPC_COLL_TUNING=tuning.txt)
 #   bash batch/collbench.sh -c bcast                   (no Slurm: local cores)
 set -u
 HPC_BATCH_DIR=${HPC_BATCH_DIR:-}
@@ -23,7 +23,7 @@ type hpc_prog >/dev/null 2>&1 || { echo "batch: common.sh not found: submit BUIL
 
 hpc_run_dir collbench "$@" || exit 1
 extra=()
-case " $* " in *" --csv "*) ;; *) extra+=(--csv "$RUN_DIR/collbench.csv") ;; esac
-case " $* " in *" --plot "*) ;; *) command -v gnuplot >/dev/null 2>&1 && extra+=(--plot "$RUN_DIR/collbench.png") ;; esac
+case " $* " in *" --csv "*|*" --csv="*) ;; *) extra+=(--csv "$RUN_DIR/collbench.csv") ;; esac
+case " $* " in *" --plot "*|*" --plot="*) ;; *) command -v gnuplot >/dev/null 2>&1 && extra+=(--plot "$RUN_DIR/collbench.png") ;; esac
 hpc_srun collbench "$@" "${extra[@]}" | tee "$RUN_DIR/collbench.txt"
 exit "${PIPESTATUS[0]}"
