@@ -550,6 +550,19 @@ static int plot(const opts_t *o, hpc_coll_t coll, const hpc_alg_t *algs, int nal
     return rc;
 }
 
+/* Collective: rank 0 draws --plot, every rank fails alike if it could not. */
+static void draw(const opts_t *o, hpc_coll_t coll, const hpc_alg_t *algs, int nalg, const row_t *rows,
+                 int nrows, const char *label)
+{
+    int rc = 0;
+    if (rank == 0 && o->plot) {
+        rc = plot(o, coll, algs, nalg, rows, nrows);
+        if (rc == 0) printf("# %s: %s\n", label, o->plot);
+        else if (rc > 0) rc = HPC_ERR(HPC_ERR_IO, "gnuplot is not installed");
+    }
+    hpc_app_agree_rc(rc, HPC_EXIT_DATA, "--plot");
+}
+
 /* ---- one collective: all sizes, all algorithms ----------------------- */
 static int bench(const opts_t *o, hpc_coll_t coll, MPI_Comm comm, FILE *csv, FILE *tune)
 {
@@ -641,13 +654,7 @@ static int bench(const opts_t *o, hpc_coll_t coll, MPI_Comm comm, FILE *csv, FIL
         }
         if (prev != HPC_ALG_AUTO) fprintf(tune, "%s %d %zu - %s\n", hpc_coll_name(coll), nranks, lo, hpc_alg_name(prev));
     }
-    int prc = 0;
-    if (rank == 0 && o->plot) {
-        prc = plot(o, coll, algs, nalg, rows, nrows);
-        if (prc == 0) printf("# plot: %s\n", o->plot);
-        else if (prc > 0) prc = HPC_ERR(HPC_ERR_IO, "gnuplot is not installed");
-    }
-    hpc_app_agree_rc(prc, HPC_EXIT_DATA, "--plot");
+    draw(o, coll, algs, nalg, rows, nrows, "plot");
     free(rows);
     return wrong ? 1 : 0;
 }
@@ -670,13 +677,27 @@ static void check_output(const char *opt, const char *path)
     hpc_app_agree_rc(rc, HPC_EXIT_DATA, what);
 }
 
-/* What only makes sense once all options are in. */
-static void check_options(MPI_Comm comm)
+/* Sizes, the plot's name and gnuplot, and the paths of the outputs: for
+ * measured and simulated runs alike. */
+static void check_sizes_and_outputs(void)
 {
     if (o.minb > o.maxb) hpc_app_exit(HPC_EXIT_USAGE, "-b %zu is larger than -e %zu", o.minb, o.maxb);
     /* sizes times ranks and element sizes must stay far from overflow */
     if (o.maxb > ((size_t)1 << 50))
         hpc_app_exit(HPC_EXIT_USAGE, "-e %zu: larger than the largest message this benchmark takes (1P)", o.maxb);
+    size_t L = o.plot ? strlen(o.plot) : 0;
+    if (o.plot && (L < 5 || strcmp(o.plot + L - 4, ".png")))
+        hpc_app_exit(HPC_EXIT_USAGE, "--plot: '%s' must name a .png file", o.plot);
+    if (o.plot && !*hpc_gnuplot()) hpc_app_exit(HPC_EXIT_DATA, "--plot: gnuplot is not installed");
+    check_output("plot", o.plot);
+    check_output("csv", o.csv);
+    check_output("tune", o.tune);
+}
+
+/* What only makes sense once all options are in. */
+static void check_options(MPI_Comm comm)
+{
+    check_sizes_and_outputs();
     if (o.root >= nranks)
         hpc_app_exit(HPC_EXIT_USAGE, "--root %lld: must be a rank from 0 to %d", (long long)o.root,
                      nranks - 1);
@@ -685,13 +706,6 @@ static void check_options(MPI_Comm comm)
         if (!hpc_coll_has_alg(o.coll, o.algs[i]))
             hpc_app_exit(HPC_EXIT_USAGE, "-a: %s has no algorithm '%s' (it has %s)", hpc_coll_name(o.coll),
                          hpc_alg_name(o.algs[i]), hpc_coll_alg_names(o.coll, has, sizeof has));
-    size_t L = o.plot ? strlen(o.plot) : 0;
-    if (o.plot && (L < 5 || strcmp(o.plot + L - 4, ".png")))
-        hpc_app_exit(HPC_EXIT_USAGE, "--plot: '%s' must name a .png file", o.plot);
-    if (o.plot && !*hpc_gnuplot()) hpc_app_exit(HPC_EXIT_DATA, "--plot: gnuplot is not installed");
-    check_output("plot", o.plot);
-    check_output("csv", o.csv);
-    check_output("tune", o.tune);
     if (o.device) {
         int have = hpc_gpu_count() > 0, all = 0;
         HPC_CHECK(hpc_allreduce(&have, &all, 1, HPC_INT32, HPC_MIN, comm, HPC_ALG_NATIVE));
@@ -720,6 +734,19 @@ static int write_whole(const char *path, const char *text, size_t len)
     }
     return hpc_file_commit(f);
 }
+
+/* Rank 0 with path set: a table gathered in memory (for save), starting
+ * with header; else NULL. */
+static FILE *table_open(const char *path, char **text, size_t *len, const char *header)
+{
+    FILE *f = NULL;
+    if (rank == 0 && path && !(f = open_memstream(text, len))) hpc_app_fatal(HPC_EXIT_DATA, "out of memory");
+    if (f) fputs(header, f);
+    return f;
+}
+
+static const char csv_header[] =
+    "coll,alg,dtype,op,nranks,mem,placement,size_bytes,count,time_us,algbw_GBs,busbw_GBs,wrong\n";
 
 /* The CSV and tuning tables: written at the end, or not at all. */
 static void save(const char *opt, const char *path, FILE *mem, char **text, size_t *len)
@@ -758,13 +785,8 @@ static int simulate_main(void)
     if (o.sim_nodes > o.sim_ranks)
         hpc_app_exit(HPC_EXIT_USAGE, "--nodes %lld: more nodes than --ranks %lld", (long long)o.sim_nodes,
                      (long long)o.sim_ranks);
-    if (o.minb > o.maxb) hpc_app_exit(HPC_EXIT_USAGE, "-b %zu is larger than -e %zu", o.minb, o.maxb);
     if (o.tune) hpc_app_exit(HPC_EXIT_USAGE, "--simulate: --tune is for measured runs");
-    size_t L = o.plot ? strlen(o.plot) : 0;
-    if (o.plot && (L < 5 || strcmp(o.plot + L - 4, ".png")))
-        hpc_app_exit(HPC_EXIT_USAGE, "--plot: '%s' must name a .png file", o.plot);
-    if (o.plot && !*hpc_gnuplot()) hpc_app_exit(HPC_EXIT_DATA, "--plot: gnuplot is not installed");
-    check_output("plot", o.plot);
+    check_sizes_and_outputs();
     hpc_alg_t algs[HPC_ALG_COUNT];
     int nalg = 0;
     sim_rows_t table = {0};
@@ -772,20 +794,13 @@ static int simulate_main(void)
                     .maxb = o.maxb, .factor = o.factor, .dt = o.dt, .ranks = (int)o.sim_ranks,
                     .nodes = (int)o.sim_nodes, .cell = sim_cell, .ctx = &table, .algs_out = algs,
                     .nalg_out = &nalg};
-    check_output("csv", o.csv);
     char *text = NULL;
     size_t len = 0;
-    FILE *csv = NULL;
-    if (rank == 0 && o.csv && !(csv = open_memstream(&text, &len))) hpc_app_fatal(HPC_EXIT_DATA, "out of memory");
-    if (csv) fprintf(csv, "coll,alg,dtype,op,nranks,mem,placement,size_bytes,count,time_us,algbw_GBs,busbw_GBs,wrong\n");
+    FILE *csv = table_open(o.csv, &text, &len, csv_header);
     simulate_run(&s, csv);
     save("csv", o.csv, csv, &text, &len);
-    if (rank == 0 && o.plot) {
-        nranks = (int)o.sim_ranks;      /* the plot's title: the simulated job */
-        int prc = plot(&o, o.coll, algs, nalg, table.rows, table.n);
-        if (prc == 0) printf("# plot (predicted): %s\n", o.plot);
-        else hpc_app_fatal(HPC_EXIT_DATA, "--plot: %s", prc > 0 ? "gnuplot is not installed" : hpc_last_error());
-    }
+    nranks = (int)o.sim_ranks;      /* the plot's title: the simulated job */
+    draw(&o, o.coll, algs, nalg, table.rows, table.n, "plot (predicted)");
     free(table.rows);
     return hpc_app_finish();
 }
@@ -801,10 +816,8 @@ int main(int argc, char **argv)
     /* rank 0 gathers the tables in memory; they are written at the end */
     char *csv_text = NULL, *tune_text = NULL;
     size_t csv_len = 0, tune_len = 0;
-    FILE *csv = NULL, *tune = NULL;
-    if (rank == 0 && o.csv && !(csv = open_memstream(&csv_text, &csv_len))) hpc_app_fatal(HPC_EXIT_DATA, "out of memory");
-    if (rank == 0 && o.tune && !(tune = open_memstream(&tune_text, &tune_len))) hpc_app_fatal(HPC_EXIT_DATA, "out of memory");
-    if (csv) fprintf(csv, "coll,alg,dtype,op,nranks,mem,placement,size_bytes,count,time_us,algbw_GBs,busbw_GBs,wrong\n");
+    FILE *csv = table_open(o.csv, &csv_text, &csv_len, csv_header);
+    FILE *tune = table_open(o.tune, &tune_text, &tune_len, "");
     if (tune)
         fprintf(tune, "# hpc-collbench --tune: fastest algorithm per size on %d ranks (%s memory, %s).\n"
                       "# COLLECTIVE NRANKS MIN_BYTES MAX_BYTES ALG, bytes = count * element size\n",

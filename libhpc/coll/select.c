@@ -108,34 +108,39 @@ static int tune_bad(char *err, size_t len, const char *path, int n, const char *
     return -1;
 }
 
+/* The model constant a tuning line names (NULL: not a constant's name). */
+static double *tune_slot(const char *name, model_k_t *k)
+{
+    return !strcmp(name, "alpha") ? &k->a : !strcmp(name, "beta") ? &k->b : !strcmp(name, "gamma") ? &k->g
+         : !strcmp(name, "alpha_inter") ? &k->ai : !strcmp(name, "beta_inter") ? &k->bi : NULL;
+}
+
 /* A model constant: a finite number >= 0 (inf or a negative beta would
  * make every algorithm's cost infinite or negative, and auto choose none). */
-static int tune_constant(const char *name, const char *v, model_k_t *k)
+static int tune_constant(double *to, const char *v)
 {
     double x;
     if (hpc_parse_double(v, 0, &x) < 0 || !isfinite(x) || x < 0) {
         hpc_error_clear();
         return -1;
     }
-    double *to = !strcmp(name, "alpha") ? &k->a : !strcmp(name, "beta") ? &k->b
-               : !strcmp(name, "gamma") ? &k->g : !strcmp(name, "alpha_inter") ? &k->ai : &k->bi;
     *to = x;
     return 0;
 }
 
-/* One line (comment stripped): a constant, a row (appended to *out), or a
- * reason.  0 or -1. */
+/* One line (comment stripped): a constant (into *mk), a row (into *r,
+ * *is_row set), or nothing; -1 with the reason in *why. */
 static int tune_line(char *line, tune_row_t *r, int *is_row, model_k_t *mk, const char **why)
 {
     char w[6][64];
     int k = sscanf(line, "%63s %63s %63s %63s %63s %63s", w[0], w[1], w[2], w[3], w[4], w[5]);
     *is_row = 0;
     if (k <= 0) return 0;
-    if (!strcmp(w[0], "alpha") || !strcmp(w[0], "beta") || !strcmp(w[0], "gamma") ||
-        !strcmp(w[0], "alpha_inter") || !strcmp(w[0], "beta_inter")) {
+    double *slot = tune_slot(w[0], mk);
+    if (slot) {
         *why = "expected 'alpha|beta|gamma|alpha_inter|beta_inter NUMBER', a finite number >= 0 "
                "(seconds, seconds per byte)";
-        return k == 2 && tune_constant(w[0], w[1], mk) == 0 ? 0 : -1;
+        return k == 2 && tune_constant(slot, w[1]) == 0 ? 0 : -1;
     }
     int64_t np;
     size_t lo = 0, hi = (size_t)-1;
@@ -158,7 +163,7 @@ static int tune_line(char *line, tune_row_t *r, int *is_row, model_k_t *mk, cons
 }
 
 /* The whole file, or nothing: its rows and constants into *out, *n and
- * A_, B_, G_, else -1 with the first bad line in err.  Binary bytes (what
+ * *mk, else -1 with the first bad line in err.  Binary bytes (what
  * a wrong file name finds) are one reason, not a warning per line. */
 static int tune_parse(const char *path, tune_row_t **out, int *n, model_k_t *mk, char *err, size_t len)
 {
