@@ -7,7 +7,6 @@
  */
 #include "config.h"
 #include <ctype.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,7 +75,7 @@ static int check_one(const char *var, const char *val, char *err, size_t len)
         return one_of(val, bools) ? 0 : bad(err, len, var, val, "expected 0 or 1");
     if (!strcmp(var, "HPC_DEBUG")) return check_debug(var, val, err, len);
     if (!strcmp(var, "HPC_TIMEOUT"))
-        return hpc_parse_double(val, 0, &d) == 0 && isfinite(d) && d > 0 ? 0
+        return hpc_parse_double(val, 0, &d) == 0 && d > 0 ? 0
                : bad(err, len, var, val, "expected seconds > 0 (a plain number: 30, not 30s)");
     if (!strcmp(var, "HPC_COLL_SEGMENT"))
         return hpc_parse_size(val, &sz) == 0 && sz >= 64 ? 0
@@ -84,7 +83,7 @@ static int check_one(const char *var, const char *val, char *err, size_t len)
     if (!strcmp(var, "HPC_COLL_ALPHA") || !strcmp(var, "HPC_COLL_BETA") || !strcmp(var, "HPC_COLL_GAMMA") ||
         !strcmp(var, "HPC_COLL_ALPHA_INTER") || !strcmp(var, "HPC_COLL_BETA_INTER") ||
         !strcmp(var, "HPC_COLL_STALL") || !strcmp(var, "HPC_COLL_POOL_IDLE"))
-        return hpc_parse_double(val, 0, &d) == 0 && isfinite(d) && d >= 0 ? 0
+        return hpc_parse_double(val, 0, &d) == 0 && d >= 0 ? 0
                : bad(err, len, var, val, "expected a finite number >= 0");
     if (!strcmp(var, "HPC_COLL_POOL_MAX"))
         return hpc_parse_size(val, &sz) == 0 ? 0 : bad(err, len, var, val, "expected a size in bytes (256M)");

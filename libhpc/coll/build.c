@@ -159,7 +159,7 @@ int coll_build(hpc_request_t *r, const hpc_coll_args_t *a)
      * clock only runs while we poll: a blocking MPI call could wait for a
      * stopped rank forever */
     r->ext.blocking = r->blocking && !coll_requests_in_flight() && !(r->automatic && hpc_have_nccl()) &&
-                      !(coll_settings()->timeout > 0);
+                      coll_timeout() <= 0;
     /* stream-ordered: the first round waits for the input, which the
      * caller's stream is still making (NCCL waits on that stream itself) */
     if (r->streamed && row->backend != COLL_BE_NCCL) {

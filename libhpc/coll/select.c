@@ -115,12 +115,13 @@ static double *tune_slot(const char *name, model_k_t *k)
          : !strcmp(name, "alpha_inter") ? &k->ai : !strcmp(name, "beta_inter") ? &k->bi : NULL;
 }
 
-/* A model constant: a finite number >= 0 (inf or a negative beta would
- * make every algorithm's cost infinite or negative, and auto choose none). */
+/* A model constant: a finite number >= 0 (hpc_parse_double refuses inf
+ * and nan; inf or a negative beta would make every algorithm's cost
+ * infinite or negative, and auto choose none). */
 static int tune_constant(double *to, const char *v)
 {
     double x;
-    if (hpc_parse_double(v, 0, &x) < 0 || !isfinite(x) || x < 0) {
+    if (hpc_parse_double(v, 0, &x) < 0 || x < 0) {
         hpc_error_clear();
         return -1;
     }
