@@ -15,7 +15,7 @@ args="--data $T/r.h5 --layers 4,512,512,512,2 --batch 1024 --steps 6 --preload -
 
 # bubble SCHED: "measured replayed" (fractions) from the summary
 bubble() {
-    train 2 $args --pipe-schedule "$1" --out "$T/$1" > "$T/$1.out" || fail "$1 run"
+    train 2 $args --pipe-schedule "$1" --out "$T/$1" --force > "$T/$1.out" || fail "$1 run"
     sed -n 's/.*bubble \([0-9.]*\)% (theory [0-9.]*%, \([0-9.]*\)% replayed).*/\1 \2/p' "$T/$1.out"
 }
 # The replay uses measured operation times: a stage that shares its core
