@@ -110,6 +110,7 @@ typedef struct hpc_app {
     const hpc_opt_t *opts;   /* ends with {HPC_OPT_END} */
     void (*help_more)(FILE *out);  /* sections after the options, or NULL */
     const char *epilog;      /* printed last (exit status, environment), or NULL */
+    const char *guide;       /* its guide among the installed docs ("train.md"), or NULL */
 } hpc_app_t;
 
 /* Collective over MPI_COMM_WORLD.  hpc_init, then the HPC_* settings are

@@ -37,6 +37,10 @@ libhpc_libhpc_la_SOURCES = \
 	libhpc/app/mem.c
 # hidden by default: only what the public headers mark HPC_EXPORT is exported
 libhpc_libhpc_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
+# where --help finds the guides: configure's docdir, and the same folder
+# relative to an installed program's (for a prefix moved as a whole)
+HPC_BIN_TO_DOC = $(shell realpath -m --relative-to=$(bindir) $(docdir) 2>/dev/null || echo ../share/doc/$(PACKAGE))
+libhpc_libhpc_la_CPPFLAGS = $(AM_CPPFLAGS) -DHPC_DOCDIR='"$(docdir)"' -DHPC_BIN_TO_DOC='"$(HPC_BIN_TO_DOC)"'
 libhpc_libhpc_la_LDFLAGS = -version-info $(HPC_LT_VERSION) -no-undefined $(CUDA_LDFLAGS) $(NCCL_LDFLAGS)
 libhpc_libhpc_la_LIBADD = $(HDF5_LIBS) $(BLAS_LIBS) $(NCCL_LIBS) $(CUDA_LIBS) -lm
 

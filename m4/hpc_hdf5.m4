@@ -4,8 +4,12 @@ AC_DEFUN([HPC_CHECK_HDF5], [
     [mpich],   [hpc_h5_pc=hdf5-mpich;   hpc_h5_pkg=libhdf5-mpich-dev],
     [openmpi], [hpc_h5_pc=hdf5-openmpi; hpc_h5_pkg=libhdf5-openmpi-dev],
                [hpc_h5_pc=hdf5;         hpc_h5_pkg=libhdf5-mpi-dev])
+  # libhpc.pc requires the same module (hpc_h5.h includes hdf5.h), or,
+  # where the user gave the flags, carries them itself
+  HPC_PC_HDF5_REQUIRES=""; HPC_PC_HDF5_CFLAGS=$HDF5_CFLAGS; HPC_PC_HDF5_LIBS=$HDF5_LIBS
   AS_IF([test -z "$HDF5_CFLAGS$HDF5_LIBS"],
-        [PKG_CHECK_MODULES([HDF5], [$hpc_h5_pc], [],
+        [HPC_PC_HDF5_REQUIRES=$hpc_h5_pc
+         PKG_CHECK_MODULES([HDF5], [$hpc_h5_pc], [],
            [AC_MSG_ERROR([parallel HDF5 for $HPC_MPI_FLAVOR not found: apt-get install $hpc_h5_pkg (or set HDF5_CFLAGS/HDF5_LIBS)])])])
   hpc_save_CPPFLAGS=$CPPFLAGS; hpc_save_LIBS=$LIBS
   CPPFLAGS="$CPPFLAGS $HDF5_CFLAGS"; LIBS="$HDF5_LIBS $LIBS"
@@ -18,4 +22,7 @@ AC_DEFUN([HPC_CHECK_HDF5], [
     [AC_MSG_RESULT([no]); AC_MSG_ERROR([HDF5 found is not parallel or not for $HPC_MPI_FLAVOR: apt-get install $hpc_h5_pkg])])
   CPPFLAGS=$hpc_save_CPPFLAGS; LIBS=$hpc_save_LIBS
   AC_PATH_PROGS([H5DUMP], [h5dump], [])
+  AC_SUBST([HPC_PC_HDF5_REQUIRES])
+  AC_SUBST([HPC_PC_HDF5_CFLAGS])
+  AC_SUBST([HPC_PC_HDF5_LIBS])
 ])

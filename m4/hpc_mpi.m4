@@ -47,3 +47,25 @@ AC_DEFUN([HPC_CHECK_MPI], [
                  [TESTMPIEXEC="$MPIEXEC -n NP"])])
   AC_DEFINE_UNQUOTED([HPC_MPIEXEC], ["$MPIEXEC"], [MPI launcher found at configure time])
 ])
+
+# HPC_MPI_PKGCONFIG (after HPC_CHECK_MPI and PKG_PROG_PKG_CONFIG): what
+# libhpc.pc needs so that `cc $(pkg-config --cflags --libs libhpc)`
+# compiles and links an MPI program without the wrapper: the MPI's own
+# pkg-config module where it ships one (mpich, ompi-c), else the flags
+# its wrapper reports.
+AC_DEFUN([HPC_MPI_PKGCONFIG], [
+  HPC_PC_MPI_REQUIRES=""; HPC_PC_MPI_CFLAGS=""; HPC_PC_MPI_LIBS=""
+  AS_CASE([$HPC_MPI_FLAVOR], [mpich], [hpc_mpi_pc=mpich], [openmpi], [hpc_mpi_pc=ompi-c], [hpc_mpi_pc=])
+  AC_MSG_CHECKING([how libhpc.pc names MPI])
+  AS_IF([test -n "$hpc_mpi_pc" && test -n "$PKG_CONFIG" && $PKG_CONFIG --exists "$hpc_mpi_pc"],
+        [HPC_PC_MPI_REQUIRES=$hpc_mpi_pc; AC_MSG_RESULT([Requires: $hpc_mpi_pc])],
+        [AS_CASE([$HPC_MPI_FLAVOR],
+           [openmpi], [HPC_PC_MPI_CFLAGS=`$MPICC --showme:compile 2>/dev/null`
+                       HPC_PC_MPI_LIBS=`$MPICC --showme:link 2>/dev/null`],
+                      [HPC_PC_MPI_CFLAGS=`$MPICC -compile_info 2>/dev/null | cut -d' ' -f2- | tr ' ' '\n' | grep '^-I' | tr '\n' ' '`
+                       HPC_PC_MPI_LIBS=`$MPICC -link_info 2>/dev/null | cut -d' ' -f2- | tr ' ' '\n' | grep -E '^-(L|l|Wl)' | tr '\n' ' '`])
+         AC_MSG_RESULT([the wrapper's flags: $HPC_PC_MPI_CFLAGS $HPC_PC_MPI_LIBS])])
+  AC_SUBST([HPC_PC_MPI_REQUIRES])
+  AC_SUBST([HPC_PC_MPI_CFLAGS])
+  AC_SUBST([HPC_PC_MPI_LIBS])
+])

@@ -13,8 +13,8 @@ AM_TESTS_ENVIRONMENT = \
 	top_srcdir='$(top_srcdir)'; top_builddir='$(top_builddir)'; \
 	MPIEXEC_WRAP='$(abs_top_builddir)/tests/mpiexec-wrap'; \
 	PYTHON_SCI='$(PYTHON_SCI)'; H5DUMP='$(H5DUMP)'; GNUPLOT='$(GNUPLOT)'; \
-	HPC_MPI_FLAVOR='$(HPC_MPI_FLAVOR)'; MPIEXEC='$(MPIEXEC)'; \
-	export top_srcdir top_builddir MPIEXEC_WRAP PYTHON_SCI H5DUMP GNUPLOT HPC_MPI_FLAVOR MPIEXEC;
+	HPC_MPI_FLAVOR='$(HPC_MPI_FLAVOR)'; MPIEXEC='$(MPIEXEC)'; HELP2MAN='$(HELP2MAN)'; \
+	export top_srcdir top_builddir MPIEXEC_WRAP PYTHON_SCI H5DUMP GNUPLOT HPC_MPI_FLAVOR MPIEXEC HELP2MAN;
 
 # Stamps: one per (program, rank count); kept (.PRECIOUS) so make does not
 # delete them as intermediates.
@@ -61,6 +61,12 @@ TESTS += tests/app_kit.sh tests/programs_env.sh tests/symbols.sh
 
 # Program-level tests (scripts).
 dist_check_SCRIPTS += tests/info.sh tests/gpu.sh
+# install.sh: make install DESTDIR, the prefix moved, then used with no
+# LD_LIBRARY_PATH: RUNPATHs, a user program through pkg-config, man pages,
+# guides, the modulefile
+dist_check_SCRIPTS += tests/install.sh
+TESTS += tests/install.sh
+EXTRA_DIST += tests/install_user.c
 TESTS += tests/info.sh tests/gpu.sh
 
 # Slurm end to end: a private slurmctld + slurmd started by the test.

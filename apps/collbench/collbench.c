@@ -162,11 +162,12 @@ static const hpc_app_t app = {
         "and #wrong (wrong elements with --check, else N/A).\n"
         "\n"
         "Environment: HPC_COLL_SEGMENT, HPC_COLL_TUNING, HPC_DEBUG=coll, HPC_TIMEOUT\n"
-        "(see the collectives section of the README).\n"
+        "(see the guide).\n"
         "Sizes are checked against the memory available on every node before anything is\n"
         "allocated. With HPC_TIMEOUT set, a rank that stops ends the job within the\n"
         "timeout wherever the others wait.\n"
-        "Exit status: 0 success, 1 wrong results or failure, 2 bad usage.\n"};
+        "Exit status: 0 success, 1 wrong results or failure, 2 bad usage.\n",
+    .guide = "collectives.md"};
 
 static int rank, nranks;
 

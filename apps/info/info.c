@@ -53,7 +53,8 @@ static const hpc_app_t app = {
               "without --json to see which cases failed).\n"
               "\n"
               "Exit status: 0 success, 1 failure (self-test failures, --device without a GPU),\n"
-              "2 bad usage.\n"};
+              "2 bad usage.\n",
+    .guide = "README.md"};
 
 static void describe(rank_rec_t *r)
 {

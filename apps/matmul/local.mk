@@ -22,7 +22,7 @@ else
 apps_matmul_hpc_matmul_SOURCES += apps/matmul/gpu_none.c
 apps_matmul_hpc_matmul_LDADD = $(LDADD)
 endif
-EXTRA_DIST += apps/matmul/gpu.cu apps/matmul/gpu_none.c apps/matmul/bench.sh docs/matmul.md
+EXTRA_DIST += apps/matmul/gpu.cu apps/matmul/gpu_none.c apps/matmul/bench.sh
 
 # The benchmark's baselines (apps/matmul/bench.sh): one process's OpenBLAS
 # GEMM, and ScaLAPACK's pdgemm where ScaLAPACK is installed.

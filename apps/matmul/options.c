@@ -125,7 +125,8 @@ const hpc_app_t mm_app = {
               "Exit status: 0 success; 1 bad data or I/O (a missing file or dataset, a\n"
               "dataset that is not a 2D float matrix, inner dimensions that disagree, an\n"
               "existing output without --force, --verify failed, no usable GPU); 2 bad\n"
-              "option or value.  See docs/matmul.md.\n"};
+              "option or value.\n",
+    .guide = "matmul.md"};
 
 size_t mm_esize(int dtype)
 {

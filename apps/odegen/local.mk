@@ -30,4 +30,4 @@ else
 # a variable set under a conditional is empty, not defaulted, in the other branch
 apps_odegen_hpc_odegen_LDADD = $(LDADD)
 endif
-EXTRA_DIST += apps/odegen/cuda.cu apps/odegen/bench.sh docs/odegen.md
+EXTRA_DIST += apps/odegen/cuda.cu apps/odegen/bench.sh

@@ -203,7 +203,8 @@ const hpc_app_t ode_app = {
         "\n"
         "Environment: HPC_PROGRESS=1 shows the progress line also when stderr is\n"
         "not a terminal; HPC_LOG=info HPC_LOG_ALL=1 adds per-rank solver and write\n"
-        "times.  See docs/odegen.md.\n"};
+        "times.\n",
+    .guide = "odegen.md"};
 
 /* "name=value" for the chosen system (after all options are read, so
  * --param may come before --system). */

@@ -45,4 +45,4 @@ CLEANFILES += apps/train/cuda.lo apps/train/cuda.o apps/train/.libs/cuda.o
 else
 apps_train_hpc_train_LDADD = $(LDADD)
 endif
-EXTRA_DIST += apps/train/cuda.cu apps/train/bench.sh apps/train/bench_pipe.sh docs/train.md docs/train-loss.png
+EXTRA_DIST += apps/train/cuda.cu apps/train/bench.sh apps/train/bench_pipe.sh

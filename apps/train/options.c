@@ -169,7 +169,7 @@ static const hpc_opt_t options[] = {
             "every N steps check that every rank holds the same parameters (default 0: only at "
             "the start)"),
     HPC_CHOICE("device", 0, &a.device, "cpu|cuda", 0, "where to compute (default cpu)"),
-    HPC_SECTION("Pipeline parallelism (docs/train.md):"),
+    HPC_SECTION("Pipeline parallelism (see the guide):"),
     HPC_CHOICE("parallel", 0, &a.parallel, "dp|pipe|hybrid", 0,
                "dp: every rank the whole model (default); pipe: the layers split into --stages "
                "stages on consecutive ranks, micro-batches flowing through them; hybrid: ranks/S "
@@ -233,8 +233,8 @@ const hpc_app_t train_app = {
         "loss became NaN or infinite: the last good checkpoint is kept); 2 bad option or\n"
         "value (layer sizes that do not fit the data, a batch smaller than the rank\n"
         "count, stages that do not fit the layers or ranks); 75 stopped by SIGUSR1 or\n"
-        "SIGTERM with RUNDIR/checkpoint.h5 written: run again with --resume.  See\n"
-        "docs/train.md.\n"};
+        "SIGTERM with RUNDIR/checkpoint.h5 written: run again with --resume.\n",
+    .guide = "train.md"};
 
 static int fail(char *err, size_t len, const char *msg)
 {

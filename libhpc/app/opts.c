@@ -7,11 +7,13 @@
  */
 #include "config.h"
 #include <getopt.h>
+#include <libgen.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "app_internal.h"
 
 enum { BUILTIN_HELP = 'h', BUILTIN_QUIET = 'q', BUILTIN_VERSION = 1000, OPT_BASE = 1001 };
@@ -342,6 +344,28 @@ static void help_row(FILE *out, char letter, const char *name, const char *arg, 
     wrap(out, help ? help : "", n, HELP_COL);
 }
 
+/* Where the guide NAME is installed: beside this program's own install
+ * (HPC_BIN_TO_DOC from its folder, so a moved prefix still finds it), else
+ * where configure said the docs go.  A build tree names the latter. */
+static void guide_path(const char *name, char *buf, size_t len)
+{
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        snprintf(buf, len, "%s/%s/%s", dirname(exe), HPC_BIN_TO_DOC, name);
+        if (access(buf, R_OK) == 0) return;
+    }
+    snprintf(buf, len, "%s/%s", HPC_DOCDIR, name);
+}
+
+static void help_guide(const hpc_app_t *app, FILE *out)
+{
+    char path[4200];
+    guide_path(app->guide, path, sizeof path);
+    fprintf(out, "\nGuide: %s (docs/%s in the source tree); man %s.\n", path, app->guide, app->name);
+}
+
 void app_opts_help(const hpc_app_t *app, FILE *out)
 {
     fprintf(out, "Usage: ");
@@ -382,4 +406,5 @@ void app_opts_help(const hpc_app_t *app, FILE *out)
         fputs(app->epilog, out);
         if (app->epilog[0] && app->epilog[strlen(app->epilog) - 1] != '\n') fputc('\n', out);
     }
+    if (app->guide) help_guide(app, out);
 }

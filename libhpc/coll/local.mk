@@ -34,4 +34,3 @@ if HAVE_CUDA
 libhpc_libhpc_la_SOURCES += libhpc/coll/cuda.cu
 endif
 # the collectives section of the README and its plot
-EXTRA_DIST += docs/collectives.md docs/collbench-allreduce.png

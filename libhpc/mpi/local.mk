@@ -4,4 +4,6 @@
 lib_LTLIBRARIES += libhpc/mpi/libhpc-mpi.la
 libhpc_mpi_libhpc_mpi_la_SOURCES = libhpc/mpi/pmpi.c
 libhpc_mpi_libhpc_mpi_la_LIBADD = libhpc/libhpc.la
-libhpc_mpi_libhpc_mpi_la_LDFLAGS = -avoid-version -no-undefined
+# RUNPATH $ORIGIN: it finds the libhpc.so beside itself under LD_PRELOAD
+# when the prefix was moved (libtool puts the configured libdir first)
+libhpc_mpi_libhpc_mpi_la_LDFLAGS = -avoid-version -no-undefined -Wl,--enable-new-dtags -Wl,-rpath,'$$ORIGIN'

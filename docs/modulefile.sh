@@ -1,0 +1,39 @@
+#!/bin/sh
+# modulefile.sh VERSION PREFIX MODULEDIR BINDIR LIBDIR INCLUDEDIR MANDIR
+#               DOCDIR PKGDATADIR
+# Writes hpckit's modulefile (Tcl: Environment Modules and Lmod read it)
+# to stdout.  Folders under PREFIX are written relative to the modulefile's
+# own place, so a prefix moved or copied whole still loads; others stay
+# absolute.
+version=$1 prefix=$2 moddir=$3
+shift 3
+rel() {   # rel DIR: a Tcl expression for DIR
+    case $1 in
+    "$prefix"/*) printf '[file join $root %s]' "${1#"$prefix"/}" ;;
+    *) printf '%s' "$1" ;;
+    esac
+}
+up=$(realpath -m --relative-to="$moddir" "$prefix" 2>/dev/null || echo ../../../..)
+cat <<EOT
+#%Module1.0
+## hpckit $version - SPMD jobs on GPU and CPU clusters: libhpc, the hpc-*
+## programs, the Slurm scripts.  Written by make install.
+proc ModulesHelp { } {
+    puts stderr "hpckit $version: libhpc (pkg-config libhpc), hpc-info, hpc-collbench,"
+    puts stderr "hpc-odegen, hpc-matmul, hpc-train (man hpc-NAME), the Slurm scripts in"
+    puts stderr "\\\$HPCKIT_BATCH (sbatch \\\$HPCKIT_BATCH/train.sh ...), the guides in \\\$HPCKIT_DOC."
+}
+module-whatis "hpckit $version: MPI collectives library (libhpc), ODE datasets, matrix multiply, training, Slurm scripts"
+set root [file normalize [file join [file dirname \$ModulesCurrentModulefile] $up]]
+setenv       HPCKIT_ROOT     \$root
+setenv       HPCKIT_BATCH    $(rel "$6/batch")
+setenv       HPCKIT_DOC      $(rel "$5")
+# the batch scripts find the programs and each other through these
+setenv       HPC_BIN         $(rel "$1")
+setenv       HPC_BATCH_DIR   $(rel "$6/batch")
+prepend-path PATH            $(rel "$1")
+prepend-path LD_LIBRARY_PATH $(rel "$2")
+prepend-path PKG_CONFIG_PATH $(rel "$2/pkgconfig")
+prepend-path CPATH           $(rel "$3")
+prepend-path MANPATH         $(rel "$4")
+EOT
