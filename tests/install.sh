@@ -14,7 +14,7 @@
 . "$top_srcdir/tests/testlib.sh" install
 step "make install DESTDIR=$T/stage"
 make -C "$top_builddir" install DESTDIR="$T/stage" > "$T/install.log" 2>&1 || { tail "$T/install.log"; fail "make install"; }
-prefix=$(sed -n 's/^prefix=//p' "$top_builddir/libhpc/libhpc.pc")
+prefix=$(sed -n "s/^prefix = //p" "$top_builddir/Makefile")
 [ -d "$T/stage$prefix/bin" ] || fail "nothing installed under $T/stage$prefix"
 mv "$T/stage$prefix" "$T/moved"
 P=$T/moved
@@ -37,7 +37,7 @@ fi
 grep -q "hpckit" "$T/version" || fail "hpc-info --version says: $(cat "$T/version")"
 
 step "a user program: cc + pkg-config --cflags --libs libhpc, 2 ranks"
-pc="pkg-config --define-variable=prefix=$P"
+pc=pkg-config
 PKG_CONFIG_PATH=$P/lib/pkgconfig
 export PKG_CONFIG_PATH
 flags=$($pc --cflags --libs libhpc) || fail "pkg-config libhpc"
