@@ -101,7 +101,7 @@ typedef struct coll_comm {
     coll_pooled_t pool[COLL_POOL_SLOTS];   /* scratch kept for reuse (comm.c) */
     size_t pool_bytes;
     coll_beacon_out_t *bout;                /* beacons sent (mismatch.c) */
-    unsigned char bin[COLL_BEACONS_KEPT][32];   /* the latest beacons received */
+    unsigned char bin[COLL_BEACONS_KEPT][48];   /* the latest beacons received */
     unsigned nbin;
     uint64_t bout_seen;     /* calls / 64 when beacons were last taken in */
     coll_hook_t hook[COLL_NHOOKS];
