@@ -181,6 +181,8 @@ HPC_EXPORT int hpc_alltoall(const void *sendbuf, void *recvbuf, size_t count, hp
 /* Nonblocking collectives: same arguments, request last.  Buffers must */
 /* stay untouched until the request completes.  Requests may complete  */
 /* in any order; hpc_test/hpc_wait advance every request in flight.     */
+/* As in MPI, one call is nonblocking on every rank or on none (a       */
+/* blocking call on one rank does not match a nonblocking one).         */
 /* ------------------------------------------------------------------ */
 typedef struct hpc_request hpc_request_t;
 
