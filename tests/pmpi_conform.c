@@ -26,7 +26,9 @@
  *    that: only the order on each communicator must agree), completed by
  *    a mix of MPI_Waitall, Testsome, Waitsome, Waitany, Testany, Testall,
  *    Wait and Test drawn from a generator seeded by the rank, so every
- *    rank completes them in another order.
+ *    rank completes them in another order; some with duplicates of their
+ *    datatypes that the program frees while the calls run;
+ *  - a communicator made by MPI_Comm_idup (set up at its first call).
  */
 #include <mpi.h>
 #include <stddef.h>
@@ -445,8 +447,10 @@ static void reductions(MPI_Comm comm, int k)
 /* ---- many nonblocking calls on duplicated communicators ----------------- */
 enum { NCOMM = 4, PER = 5, ROUNDS = 2 };
 typedef struct {
-    int kind;          /* 0..NMOVE-1: data movement; NMOVE: allreduce; +1: minloc; +2: barrier */
+    int kind;          /* 0..NMOVE-1: data movement; NMOVE: allreduce; +1: minloc; +2: barrier;
+                        * +3: data movement with duplicates of its types, freed while it runs */
     mv_t m;
+    rep_t own_s, own_r;
     double a[NB], b[NB];
     struct { double v; int i; } pa[4], pb[4];
 } nb_t;
@@ -456,7 +460,6 @@ static void nb_start(nb_t *c, int kind, int k, MPI_Comm comm, MPI_Request *R)
     int me, p;
     MPI_Comm_rank(comm, &me);
     MPI_Comm_size(comm, &p);
-    c->kind = kind;
     if (kind < NMOVE) {
         mv_prepare(&c->m, kind, k, comm);
         mv_start(&c->m, comm, R);
@@ -466,9 +469,23 @@ static void nb_start(nb_t *c, int kind, int k, MPI_Comm comm, MPI_Request *R)
     } else if (kind == NMOVE + 1) {
         for (int j = 0; j < 4; j++) c->pa[j].v = pv(me, j, k), c->pa[j].i = me;
         MPI_Iallreduce(c->pa, c->pb, 4, MPI_DOUBLE_INT, MPI_MINLOC, comm, R);
-    } else {
+    } else if (kind == NMOVE + 2) {
         MPI_Ibarrier(comm, R);
+    } else {
+        /* MPI lets a program free a type while a call that uses it runs */
+        mv_prepare(&c->m, k % NMOVE, k, comm);
+        c->own_s = *c->m.sr;
+        c->own_r = *c->m.rr;
+        MPI_Type_dup(c->m.sr->t, &c->own_s.t);
+        MPI_Type_dup(c->m.rr->t, &c->own_r.t);
+        c->m.sr = &c->own_s;
+        c->m.rr = &c->own_r;
+        mv_start(&c->m, comm, R);
+        MPI_Type_free(&c->own_s.t);
+        MPI_Type_free(&c->own_r.t);
+        kind = k % NMOVE;
     }
+    c->kind = kind;
     c->m.k = k;
     c->m.p = p;
 }
@@ -538,7 +555,7 @@ static void storm(void)
             int c = (ci + me) % NCOMM;
             for (int i = 0; i < PER; i++) {
                 int slot = c * PER + i, k = 100 + round * 50 + slot;
-                nb_start(&calls[slot], (slot + round) % (NMOVE + 3), k, comm[c], &rq[slot]);
+                nb_start(&calls[slot], (slot + round) % (NMOVE + 4), k, comm[c], &rq[slot]);
             }
         }
         complete(rq, NCOMM * PER, &seed);
@@ -557,7 +574,7 @@ int main(int argc, char **argv)
     MPI_Comm rev;
     MPI_Comm_split(MPI_COMM_WORLD, 0, p - wrank, &rev);
     MPI_Comm comms[2] = {MPI_COMM_WORLD, rev};
-    /* one case only: pmpi_conform movement|zero|pairs|reductions|storm */
+    /* one case only: pmpi_conform movement|zero|pairs|reductions|storm|idup */
     const char *only = argc > 1 ? argv[1] : "";
 #define CASE(name) (!*only || !strcmp(only, name))
     for (int c = 0; c < 2; c++) {
@@ -570,6 +587,16 @@ int main(int argc, char **argv)
         if (CASE("reductions")) reductions(comms[c], c);
     }
     if (CASE("storm")) storm();
+    if (CASE("idup")) {
+        /* a communicator made without blocking: set up at its first call */
+        MPI_Comm idc;
+        MPI_Request rq;
+        MPI_Comm_idup(MPI_COMM_WORLD, &idc, &rq);
+        MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        reductions(idc, 7);
+        movement(idc, 40);
+        MPI_Comm_free(&idc);
+    }
     MPI_Comm_free(&rev);
     free_reps();
     int tot = 0;
