@@ -180,9 +180,11 @@ static int gq_query(void *extra, MPI_Status *st)
 static int gq_free(void *extra) { (void)extra; return MPI_SUCCESS; }
 static int gq_cancel(void *extra, int complete) { (void)extra; (void)complete; return MPI_SUCCESS; }
 
-static void die(const pcall_t *c, const char *why)
+/* A call in flight failed: no caller to hand the error to (its wait may
+ * be for another request), so the job ends. */
+static void die(hpc_coll_t coll, const char *why)
 {
-    fprintf(stderr, "hpc-mpi: rank %d: %s: %s\n", rank_of(MPI_COMM_WORLD), hpc_coll_name(c->a.coll), why);
+    fprintf(stderr, "hpc-mpi: rank %d: %s: %s\n", rank_of(MPI_COMM_WORLD), hpc_coll_name(coll), why);
     PMPI_Abort(MPI_COMM_WORLD, 1);
 }
 
@@ -193,7 +195,7 @@ static void progress(void)
     for (pcall_t **q = &pending; *q;) {
         pcall_t *c = *q;
         int done = 0;
-        if (hpc_test(&c->req, &done) < 0) die(c, hpc_last_error());
+        if (hpc_test(&c->req, &done) < 0) die(c->a.coll, hpc_last_error());
         if (!done) {
             q = &c->next;
             continue;
@@ -203,10 +205,7 @@ static void progress(void)
         int freed = c->freed;
         const char *why = NULL;
         hpc_coll_t coll = c->a.coll;
-        if (pcall_end(c, 1, &why) < 0) {
-            fprintf(stderr, "hpc-mpi: rank %d: %s: %s\n", rank_of(MPI_COMM_WORLD), hpc_coll_name(coll), why);
-            PMPI_Abort(MPI_COMM_WORLD, 1);
-        }
+        if (pcall_end(c, 1, &why) < 0) die(coll, why);
         PMPI_Grequest_complete(g);
         if (freed) PMPI_Request_free(&g);
     }
