@@ -145,6 +145,17 @@ HPC_EXPORT int hpc_coll_reduces(hpc_coll_t c);
 HPC_EXPORT int hpc_coll_choose(hpc_coll_t c, size_t count, hpc_dtype_t dt, int nranks,
                     int device, hpc_alg_t *out);
 
+/* Set up libhpc's state for comm now: a private duplicate of it and its
+ * node layout - collective over comm, as MPI_Comm_dup is.  Optional: the
+ * first collective on comm does it otherwise.  Call it where every rank of
+ * comm is at once (just after creating comm) when comm's first collective
+ * may come in a different order against other communicators' calls on
+ * different ranks (nonblocking calls): a set-up inside the first call
+ * would then wait for ranks that are waiting in another communicator's.
+ * A second call on the same comm is local and cheap.  Intercommunicators:
+ * HPC_ERR_ARG. */
+HPC_EXPORT int hpc_coll_setup(MPI_Comm comm);
+
 /* ------------------------------------------------------------------ */
 /* Blocking collectives                                                */
 /* ------------------------------------------------------------------ */
@@ -170,6 +181,8 @@ HPC_EXPORT int hpc_alltoall(const void *sendbuf, void *recvbuf, size_t count, hp
 /* Nonblocking collectives: same arguments, request last.  Buffers must */
 /* stay untouched until the request completes.  Requests may complete  */
 /* in any order; hpc_test/hpc_wait advance every request in flight.     */
+/* As in MPI, one call is nonblocking on every rank or on none (a       */
+/* blocking call on one rank does not match a nonblocking one).         */
 /* ------------------------------------------------------------------ */
 typedef struct hpc_request hpc_request_t;
 

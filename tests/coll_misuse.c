@@ -5,7 +5,8 @@
  * would make it: HPC_COLL_ALLREDUCE differs), "kindmix" (it does: rank 0
  * passes host memory, the others device memory, so auto sends them to
  * NCCL and rank 0 to an own algorithm; needs a GPU per rank and NCCL,
- * else it says "kindmix: skipped"), "ok" (correct calls under
+ * else it says "kindmix: skipped"), "outofstep" (the last rank makes one
+ * call more than the others), "ok" (correct calls under
  * HPC_DEBUG=coll, including nonblocking ones in flight). */
 #include "config.h"
 #include "hpc_coll.h"
@@ -59,6 +60,13 @@ int main(int argc, char **argv)
         float big[4096] = {0}, out[4096];
         for (int i = 0; i < 3; i++) e |= hpc_barrier(MPI_COMM_WORLD, HPC_ALG_BUTTERFLY);
         e |= hpc_allreduce(big, out, 4096, HPC_FLOAT32, HPC_SUM, MPI_COMM_WORLD, HPC_ALG_AUTO);
+    } else if (!strcmp(mode, "outofstep")) {
+        /* the last rank makes a call the others do not: call #3 is a bcast
+         * there and an allreduce elsewhere (same algorithm family names
+         * would not matter: the calls differ) */
+        for (int i = 0; i < 3; i++) e |= hpc_barrier(MPI_COMM_WORLD, HPC_ALG_BUTTERFLY);
+        if (rank == p - 1) e |= hpc_bcast(x, 8, HPC_FLOAT32, 0, MPI_COMM_WORLD, HPC_ALG_LINEAR);
+        e |= hpc_allreduce(x, y, 8, HPC_FLOAT32, HPC_SUM, MPI_COMM_WORLD, HPC_ALG_RING);
     } else if (!strcmp(mode, "kindmix")) {
         e |= kindmix(rank);
     } else if (!strcmp(mode, "timeout")) {

@@ -1,7 +1,8 @@
 #!/bin/sh
 # coll_misuse.sh - the desync check (HPC_DEBUG=coll), the mismatch check
-# (ranks running one call with different algorithms; always on) and the
-# watchdog (HPC_TIMEOUT) turn hangs into one clear line and a failed job.
+# (ranks running one call with different algorithms, or calls out of
+# step; always on) and the watchdog (HPC_TIMEOUT) turn hangs into one
+# clear line and a failed job.
 prog=${top_builddir:-.}/tests/coll_misuse
 out=${TMPDIR:-/tmp}/coll_misuse.$$
 trap 'rm -f $out' EXIT
@@ -50,6 +51,21 @@ for np in 2 3; do
         echo "$line" | grep -q "'tree'" && echo "$line" | grep -q "'ring'" \
             || { echo "FAIL: line lacks the two algorithms"; fail=1; }
         [ "$(grep -c 'different algorithms' $out)" -eq 1 ] || { echo "FAIL: more than one line"; fail=1; }
+    fi
+done
+
+# calls out of step (one rank made a call the others did not), no
+# HPC_DEBUG: said so, not blamed on the algorithms
+for np in 2 3; do
+    HPC_COLL_STALL=0.3 HPC_TEST_TIMEOUT=60 $MPIEXEC_WRAP -n $np $prog outofstep >$out 2>&1
+    st=$?
+    line=$(grep 'hpc: rank' $out | head -1)
+    if [ $st -eq 0 ] || ! echo "$line" | grep -q 'calls out of step' || grep -q 'different algorithms' $out; then
+        echo "FAIL: outofstep -n $np: exit $st"; cat $out; fail=1
+    else
+        echo "outofstep -n $np (exit $st): $line"
+        echo "$line" | grep -q "bcast(count=8 float32, root 0)" && echo "$line" | grep -q "allreduce(count=8 float32 sum)" \
+            || { echo "FAIL: line lacks the two calls"; fail=1; }
     fi
 done
 

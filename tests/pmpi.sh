@@ -19,7 +19,7 @@ for np in 1 2 3 5 7; do   # (4: the odd-even run below)
     served=$(echo "$line" | sed 's/.*served \([0-9]*\) .*/\1/')
     fell=$(echo "$line" | sed 's/.*, \([0-9]*\) fell.*/\1/')
     [ "$served" -gt 1000 ] || fail "$np ranks: only $served calls served"
-    [ "$fell" -gt 0 ] || fail "$np ranks: nothing fell through (unsigned, MPI_BAND, derived types must)"
+    [ "$fell" -gt 0 ] || fail "$np ranks: nothing fell through (unsigned, MPI_BAND, odd byte counts must)"
     echo "ok: $np ranks: $line"
 done
 # hierarchical algorithms under it: two fake nodes

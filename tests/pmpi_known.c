@@ -1,10 +1,11 @@
 /* pmpi_known.c - a plain MPI program (no hpckit header) that checks the
  * collectives libhpc-mpi.so takes over against known answers: many types
- * (served ones and ones that fall through: unsigned reductions, MPI_BAND,
- * odd byte counts, a derived type), ops, counts (0 to 1000), roots, in
- * place, MPI_COMM_WORLD, a reversed and a split communicator, and
- * nonblocking mixes completed with MPI_Waitall, MPI_Wait, MPI_Test polling
- * and MPI_Waitany.  tests/pmpi.sh runs it with and without LD_PRELOAD.
+ * (served ones, a derived one served as bytes, and ones that fall
+ * through: unsigned reductions, MPI_BAND, odd byte counts), ops, counts
+ * (0 to 1000), roots, in place, MPI_COMM_WORLD, a reversed and a split
+ * communicator, and nonblocking mixes completed with MPI_Waitall,
+ * MPI_Wait, MPI_Test polling and MPI_Waitany.  tests/pmpi.sh runs it
+ * with and without LD_PRELOAD.
  */
 #include <mpi.h>
 #include <stdint.h>
@@ -140,7 +141,7 @@ static void movement(MPI_Comm comm, int k)
     MPI_Comm_rank(comm, &me);
     MPI_Comm_size(comm, &p);
     MPI_Datatype contig;
-    MPI_Type_contiguous(2, MPI_INT, &contig);   /* derived: falls through */
+    MPI_Type_contiguous(2, MPI_INT, &contig);   /* derived: served as bytes */
     MPI_Type_commit(&contig);
     ty_t all[NTY + 2];
     memcpy(all, types, sizeof types);

@@ -91,6 +91,8 @@ typedef struct coll_comm {
     int tag_ub;
     void *nccl;             /* ncclComm_t, created on first use (nccl_comm.c) */
     int nccl_state;         /* 0 not probed, 1 usable, 2 ready, <0 refused or broken */
+    void *nccl_ids;         /* the probe's exchange in flight (nccl_probereq), or NULL */
+    MPI_Request nccl_probereq;
     int nccl_setup;         /* setting up: 0 no, 1 unique id in flight, 2 NCCL init */
     unsigned char nccl_id[128];     /* ncclUniqueId */
     MPI_Request nccl_idreq;
@@ -101,7 +103,7 @@ typedef struct coll_comm {
     coll_pooled_t pool[COLL_POOL_SLOTS];   /* scratch kept for reuse (comm.c) */
     size_t pool_bytes;
     coll_beacon_out_t *bout;                /* beacons sent (mismatch.c) */
-    unsigned char bin[COLL_BEACONS_KEPT][32];   /* the latest beacons received */
+    unsigned char bin[COLL_BEACONS_KEPT][48];   /* the latest beacons received */
     unsigned nbin;
     uint64_t bout_seen;     /* calls / 64 when beacons were last taken in */
     coll_hook_t hook[COLL_NHOOKS];
@@ -356,10 +358,11 @@ MPI_Datatype coll_mpi_dtype(hpc_dtype_t dt);
 int coll_mpi_op(hpc_dtype_t dt, hpc_op_t op, MPI_Op *out);
 
 /* NCCL communicators (nccl_comm.c) */
-/* may NCCL run on cc?  Collective, once per communicator: at its first
- * call whose algorithm is auto or nccl */
+/* may NCCL run on cc?  Collective, once per communicator: started
+ * (nonblocking) at its first call whose algorithm is auto or nccl */
 int coll_nccl_probe(coll_comm_t *cc);
-int coll_nccl_ready(coll_comm_t *cc);   /* 1: the probe said yes */
+/* 1: the probe said yes (waiting for its answer if need be) */
+int coll_nccl_ready(coll_comm_t *cc);
 #ifdef HPC_HAVE_NCCL
 /* advance cc's setup; *ready (and *nc, an ncclComm_t) once it can work */
 int coll_nccl_setup(coll_comm_t *cc, void **nc, int *ready);

@@ -147,6 +147,12 @@ int coll_get_comm(MPI_Comm comm, coll_comm_t **out)
     return 0;
 }
 
+int hpc_coll_setup(MPI_Comm comm)
+{
+    coll_comm_t *cc = NULL;
+    HPC_TRY(coll_get_comm(comm, &cc));
+    return 0;
+}
 
 /* ------------------------------------------------------------------ */
 /* Scratch buffers                                                      */

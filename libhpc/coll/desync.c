@@ -38,6 +38,24 @@ static int sig_str(char *buf, size_t n, const sig_t *s)
                     hpc_alg_name((hpc_alg_t)s->alg));
 }
 
+/* What the distinct calls have in common, as the line's cause: ranks at
+ * different call numbers or making different collectives are out of
+ * step; the same call with other arguments or algorithms is not. */
+static const char *cause(const sig_t *all, int p)
+{
+    int seq = 0, coll = 0, args = 0;
+    for (int i = 1; i < p; i++) {
+        seq |= all[i].seq != all[0].seq;
+        coll |= all[i].coll != all[0].coll;
+        args |= all[i].count != all[0].count || all[i].dt != all[0].dt || all[i].op != all[0].op ||
+                all[i].root != all[0].root;
+    }
+    if (seq) return "calls out of step (the ranks have made different numbers of calls on it)";
+    if (coll) return "calls out of step (the ranks make different collectives as one call)";
+    if (args) return "the ranks pass different arguments to one call";
+    return "the ranks run different algorithms for one call";
+}
+
 /* The call about to start as call number cc->seq on cc, with alg. */
 int coll_desync_check(coll_comm_t *cc, const hpc_coll_args_t *a, hpc_alg_t alg)
 {
@@ -64,7 +82,8 @@ int coll_desync_check(coll_comm_t *cc, const hpc_coll_args_t *a, hpc_alg_t alg)
         /* One line: each distinct call with the ranks that made it. */
         char line[2048];
         size_t len = (size_t)snprintf(line, sizeof line,
-                                      "hpc: collective desync (HPC_DEBUG=coll) on a %d-rank communicator:", p);
+                                      "hpc: collective desync (HPC_DEBUG=coll) on a %d-rank communicator, %s:", p,
+                                      cause(all, p));
         int *seen = calloc((size_t)p, sizeof *seen);
         for (int i = 0; seen && i < p && len < sizeof line - 64; i++) {
             if (seen[i]) continue;

@@ -1,12 +1,15 @@
-/* mismatch.c - ranks that run one call with different algorithms: one
- * clear line instead of a hang, without HPC_DEBUG and at no cost while
- * collectives make progress.
+/* mismatch.c - ranks that run one call with different algorithms, or
+ * whose calls are out of step: one clear line instead of a hang, without
+ * HPC_DEBUG and at no cost while collectives make progress.
  *
  * How it happens: auto chooses by memory kind (device buffers go to NCCL,
  * host buffers to an own algorithm or MPI's), so a rank that passes host
  * memory where the others pass device memory runs another algorithm and
  * every rank waits forever; so do ranks whose HPC_COLL_<OP> or tuning
- * files differ.
+ * files differ.  And ranks whose calls are out of step - one rank made a
+ * call the others did not (a wrapper that served a call on some ranks
+ * and let MPI serve it on others, a call skipped by one rank) - run their
+ * call number N as different calls, which waits the same way.
  *
  * How it is seen:
  *  - the algorithm is part of every message's tag (coll_tag), so the
@@ -15,14 +18,18 @@
  *  - a request that has completed no round for HPC_COLL_STALL seconds
  *    (default 1; request.c decides) is checked here, and again every
  *    quarter of that while it stays stalled:
- *    1. once, it sends a beacon (call number, algorithm, memory kind) to
+ *    1. once, it sends a beacon (call number, the call, algorithm, memory
+ *       kind) to
  *       the ranks its current round waits on and to its ring neighbours
  *       (NCCL and MPI's collectives have no known peers: neighbours only);
  *    2. it reads the beacons that came to it;
  *    3. it probes for messages of its call number under another
  *       algorithm's tag.
- *    A beacon or a message of the same call under another algorithm is
- *    a mismatch.  Why one side always sees it: if every rank is stalled,
+ *    A beacon of the same call number naming another call says the calls
+ *    are out of step; one naming the same call under another algorithm,
+ *    or a message of the same call number under another algorithm's tag,
+ *    is a mismatch (a message alone cannot tell which: its line says both
+ *    unless a beacon tells).  Why one side always sees it: if every rank is stalled,
  *    some two ring neighbours differ and one reads the other's beacon; a
  *    rank that got through its part without the others either sent its
  *    messages (they wait, under the wrong tag, at a rank that probes) or
@@ -47,8 +54,8 @@
 #include <string.h>
 
 typedef struct {
-    uint64_t seq;
-    int32_t alg, dev, coll, from;
+    uint64_t seq, count;
+    int32_t alg, dev, coll, from, dt, op, root, pad;
 } beacon_t;
 
 /* tag = (seq mod M) * HPC_ALG_COUNT + alg below tag_ub; tag_ub: beacons */
@@ -136,7 +143,8 @@ static void beacon_out(hpc_request_t *r)
 {
     int peers[64];
     int n = peers_of(r, peers, 64);
-    beacon_t b = {.seq = r->seq, .alg = r->alg, .dev = r->dev, .coll = r->coll, .from = r->cc->rank};
+    beacon_t b = {.seq = r->seq, .count = r->count, .alg = r->alg, .dev = r->dev, .coll = r->coll,
+                  .from = r->cc->rank, .dt = r->dt, .op = r->op, .root = r->root};
     for (int i = 0; i < n; i++)
         if (beacon_send(r->cc, &b, peers[i]) < 0) hpc_error_clear();   /* only a hint */
 }
@@ -156,47 +164,89 @@ static void beacons_in(coll_comm_t *cc)
     }
 }
 
-static void report(hpc_request_t *r, int peer, hpc_alg_t alg, int dev)
+/* What a stalled request learns of a rank that disagrees with it. */
+typedef enum { EV_NONE, EV_ALG, EV_STEP, EV_MSG } ev_kind_t;
+typedef struct {
+    ev_kind_t kind;
+    int peer, dev;          /* dev: its memory kind, -1 unknown */
+    hpc_alg_t alg;
+    beacon_t b;             /* EV_STEP, EV_ALG: the peer's beacon */
+} evidence_t;
+
+/* "allgather(count=12 int64)" */
+static void call_str(char *buf, size_t n, int coll, uint64_t count, int dt, int op, int root)
 {
-    char kind[32] = "";
-    if (dev >= 0) snprintf(kind, sizeof kind, " (%s memory)", dev ? "device" : "host");
-    fprintf(stderr,
-            "hpc: rank %d: %s #%llu: ranks run different algorithms for one call: this rank '%s' "
-            "(%s memory), rank %d '%s'%s; auto chooses by memory kind, so pass host or device "
-            "buffers alike on every rank (and the same algorithm, HPC_COLL_<OP> and tuning file)\n",
-            r->cc->rank, hpc_coll_name(r->coll), (unsigned long long)r->seq, hpc_alg_name(r->alg),
-            r->dev ? "device" : "host", peer, hpc_alg_name(alg), kind);
+    hpc_coll_t c = (hpc_coll_t)coll;
+    char extra[48] = "";
+    if (hpc_coll_reduces(c)) snprintf(extra, sizeof extra, " %s", hpc_op_name((hpc_op_t)op));
+    if (coll_rooted(c)) snprintf(extra + strlen(extra), sizeof extra - strlen(extra), ", root %d", root);
+    if (c == HPC_COLL_BARRIER) snprintf(buf, n, "barrier");
+    else snprintf(buf, n, "%s(count=%llu %s%s)", hpc_coll_name(c), (unsigned long long)count,
+                  hpc_dtype_name((hpc_dtype_t)dt), extra);
+}
+
+static void report(hpc_request_t *r, const evidence_t *ev)
+{
+    int me = r->cc->rank;
+    const char *cn = hpc_coll_name(r->coll);
+    unsigned long long seq = (unsigned long long)r->seq;
+    if (ev->kind == EV_STEP) {
+        char mine[96], theirs[96];
+        call_str(mine, sizeof mine, r->coll, r->count, r->dt, r->op, r->root);
+        call_str(theirs, sizeof theirs, ev->b.coll, ev->b.count, ev->b.dt, ev->b.op, ev->b.root);
+        fprintf(stderr,
+                "hpc: rank %d: %s #%llu: calls out of step: this rank's call #%llu on this communicator is "
+                "%s, rank %d's is %s; the ranks have made different calls on it (a call made on some "
+                "ranks only, or calls in another order)\n",
+                me, cn, seq, seq, mine, ev->peer, theirs);
+    } else {
+        char kind[32] = "";
+        if (ev->dev >= 0) snprintf(kind, sizeof kind, " (%s memory)", ev->dev ? "device" : "host");
+        fprintf(stderr,
+                "hpc: rank %d: %s #%llu: ranks run different algorithms for one call%s: this rank '%s' "
+                "(%s memory), rank %d '%s'%s; auto chooses by memory kind, so pass host or device "
+                "buffers alike on every rank (and the same algorithm, HPC_COLL_<OP> and tuning file)%s\n",
+                me, cn, seq, ev->kind == EV_MSG ? ", or their calls are out of step" : "",
+                hpc_alg_name(r->alg), r->dev ? "device" : "host", ev->peer, hpc_alg_name(ev->alg), kind,
+                ev->kind == EV_MSG ? "; or make the same calls in the same order on every rank" : "");
+    }
     fflush(stderr);
     coll_abort_all();
     hpc_abort(1);
 }
 
-/* What a stalled r learns: the peer and algorithm of a disagreeing rank
- * (dev: its memory kind, -1 unknown); 0 if none. */
-static int evidence(hpc_request_t *r, int *peer, hpc_alg_t *alg, int *dev)
+/* The same call number as r, but another call (operation or arguments). */
+static int other_call(const hpc_request_t *r, const beacon_t *b)
+{
+    return b->coll != (int32_t)r->coll || b->count != r->count || b->dt != (int32_t)r->dt ||
+           (hpc_coll_reduces(r->coll) && b->op != (int32_t)r->op) ||
+           (coll_rooted(r->coll) && b->root != r->root);
+}
+
+/* What a stalled r learns: beacons first (they tell out of step from
+ * another algorithm), then messages under other algorithms' tags. */
+static int evidence(hpc_request_t *r, evidence_t *ev)
 {
     coll_comm_t *cc = r->cc;
     beacons_in(cc);
     int kept = cc->nbin < COLL_BEACONS_KEPT ? cc->nbin : COLL_BEACONS_KEPT;
-    for (int i = 0; i < kept; i++) {
+    ev->kind = EV_NONE;
+    for (int i = 0; i < kept && ev->kind != EV_STEP; i++) {
         beacon_t b;
         memcpy(&b, cc->bin[i], sizeof b);
-        if (b.seq == r->seq && b.alg != (int32_t)r->alg) {
-            *peer = b.from;
-            *alg = (hpc_alg_t)b.alg;
-            *dev = b.dev;
-            return 1;
-        }
+        if (b.seq != r->seq) continue;
+        if (other_call(r, &b)) *ev = (evidence_t){.kind = EV_STEP, .peer = b.from, .dev = b.dev, .b = b};
+        else if (b.alg != (int32_t)r->alg)
+            *ev = (evidence_t){.kind = EV_ALG, .peer = b.from, .alg = (hpc_alg_t)b.alg, .dev = b.dev, .b = b};
     }
+    if (ev->kind != EV_NONE) return 1;
     for (int a = 0; a < HPC_ALG_COUNT; a++) {
         int flag = 0;
         MPI_Status st;
         if (a == (int)r->alg) continue;
         if (MPI_Iprobe(MPI_ANY_SOURCE, coll_tag(cc, r->seq, (hpc_alg_t)a), cc->comm, &flag, &st) == MPI_SUCCESS &&
             flag) {
-            *peer = st.MPI_SOURCE;
-            *alg = (hpc_alg_t)a;
-            *dev = -1;
+            *ev = (evidence_t){.kind = EV_MSG, .peer = st.MPI_SOURCE, .alg = (hpc_alg_t)a, .dev = -1};
             return 1;
         }
     }
@@ -221,13 +271,14 @@ void coll_mismatch_check(hpc_request_t *r, double now)
         r->beaconed = 1;
         beacon_out(r);
     }
-    int peer = -1, dev = -1;
-    hpc_alg_t alg = HPC_ALG_AUTO;
-    if (!evidence(r, &peer, &alg, &dev)) return;
+    evidence_t ev;
+    if (!evidence(r, &ev)) return;
     /* several ranks may see it: rank k speaks 2k s (at most 16 s) after
-     * it did, so a lower rank that saw it too has ended the job before */
+     * it did, so a lower rank that saw it too has ended the job before;
+     * a message alone waits a second more for a beacon that tells out of
+     * step from another algorithm (the peer, stalled too, sends one) */
     if (r->mismatch_t == 0) r->mismatch_t = now;
     int k = r->cc->rank < 8 ? r->cc->rank : 8;
-    if (now - r->mismatch_t < 2.0 * k) return;
-    report(r, peer, alg, dev);
+    if (now - r->mismatch_t < 2.0 * k + (ev.kind == EV_MSG ? 1.0 : 0.0)) return;
+    report(r, &ev);
 }

@@ -3,9 +3,16 @@
  * May NCCL run here?  NCCL with two ranks on one GPU hangs or fails
  * obscurely, so the ranks compare (host, GPU PCI bus id) and refuse it
  * with a message naming the ranks and the GPU.  That comparison is
- * collective, so it is made where every rank makes it alike: at the first
- * call on the communicator whose algorithm is auto or nccl (api.c) - not
- * where auto picked NCCL, which depends on each rank's memory kind.
+ * collective, so it is started where every rank starts it alike: at the
+ * first call on the communicator whose algorithm is auto or nccl (api.c) -
+ * not where auto picked NCCL, which depends on each rank's memory kind.
+ * It is started without blocking (MPI_Iallgather) and waited for only
+ * where its answer is needed (a call that would run on NCCL): a blocking
+ * exchange inside the first call would be a hidden collective, and ranks
+ * that start their first calls on two communicators in different orders
+ * (nonblocking calls may) would each wait in another communicator's
+ * exchange forever.  Waiting for an exchange every rank has started ends
+ * as soon as the others call MPI (any call advances it).
  *
  * The communicator itself is made on first use, without blocking: the
  * unique id goes out with MPI_Ibcast, and NCCL is set up nonblocking
@@ -45,8 +52,13 @@ static void nccl_abort(coll_comm_t *cc)
     }
 }
 
+static int probe_finish(coll_comm_t *cc);
+
 static void nccl_fini(coll_comm_t *cc)
 {
+    /* a probe in flight: every rank started it, so it ends (an active
+     * nonblocking collective may not be freed) */
+    if (probe_finish(cc) < 0) hpc_error_clear();
     /* an id exchange still in flight: its peers have left with it */
     if (cc->nccl_setup == SETUP_ID) MPI_Request_free(&cc->nccl_idreq);
     if (cc->nccl && cc->nccl_state == NC_READY) {
@@ -65,26 +77,9 @@ static void nccl_fini(coll_comm_t *cc)
     cc->nccl_setup = SETUP_IDLE;
 }
 
-int coll_nccl_probe(coll_comm_t *cc)
+/* the probe's answer, from every rank's (host, GPU): the same on every rank */
+static void probe_verdict(coll_comm_t *cc, const gpu_id_t *all)
 {
-    if (cc->nccl_state != NC_UNKNOWN) return 0;
-    gpu_id_t me, *all = NULL;
-    memset(&me, 0, sizeof me);
-    gethostname(me.host, sizeof me.host - 1);
-    int dev = -1;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetPCIBusId(me.bus, (int)sizeof me.bus, dev) != cudaSuccess) {
-        cudaGetLastError();
-        snprintf(me.bus, sizeof me.bus, "none");
-    }
-    all = malloc((size_t)cc->size * sizeof *all);
-    if (!all) return HPC_ERR(HPC_ERR_NOMEM, "NCCL setup");
-    int e = MPI_Allgather(&me, (int)sizeof me, MPI_BYTE, all, (int)sizeof me, MPI_BYTE, cc->comm);
-    if (e != MPI_SUCCESS) {
-        free(all);
-        return hpc_error_mpi(e, __FILE__, __LINE__, "MPI_Allgather (NCCL setup)");
-    }
-    /* every rank reaches the same verdict */
     int state = NC_USABLE;
     for (int i = 0; i < cc->size && state > 0; i++) {
         if (!strcmp(all[i].bus, "none")) {
@@ -100,14 +95,53 @@ int coll_nccl_probe(coll_comm_t *cc)
                          i, j, all[i].bus, all[i].host);
             }
     }
-    free(all);
     cc->nccl_state = state;
+}
+
+/* Wait for the probe started on cc (if one is in flight) and take its answer. */
+static int probe_finish(coll_comm_t *cc)
+{
+    if (!cc->nccl_ids) return 0;
+    int e = MPI_Wait(&cc->nccl_probereq, MPI_STATUS_IGNORE);
+    gpu_id_t *all = cc->nccl_ids;
+    cc->nccl_ids = NULL;
+    if (e == MPI_SUCCESS) probe_verdict(cc, all + 1);     /* all[0]: this rank's, sent */
+    free(all);
+    if (e != MPI_SUCCESS) {
+        cc->nccl_state = HPC_ERR_MPI;
+        snprintf(cc->nccl_why, sizeof cc->nccl_why, "nccl: the GPU exchange (MPI_Iallgather) failed");
+        return hpc_error_mpi(e, __FILE__, __LINE__, "MPI_Iallgather (NCCL setup)");
+    }
+    return 0;
+}
+
+int coll_nccl_probe(coll_comm_t *cc)
+{
+    if (cc->nccl_state != NC_UNKNOWN || cc->nccl_ids) return 0;
+    /* one buffer: this rank's id, then every rank's */
+    gpu_id_t *all = calloc((size_t)cc->size + 1, sizeof *all), *me = all;
+    if (!all) return HPC_ERR(HPC_ERR_NOMEM, "NCCL setup");
+    gethostname(me->host, sizeof me->host - 1);
+    int dev = -1;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetPCIBusId(me->bus, (int)sizeof me->bus, dev) != cudaSuccess) {
+        cudaGetLastError();
+        snprintf(me->bus, sizeof me->bus, "none");
+    }
+    int e = MPI_Iallgather(me, (int)sizeof *me, MPI_BYTE, all + 1, (int)sizeof *me, MPI_BYTE, cc->comm,
+                           &cc->nccl_probereq);
+    if (e != MPI_SUCCESS) {
+        free(all);
+        return hpc_error_mpi(e, __FILE__, __LINE__, "MPI_Iallgather (NCCL setup)");
+    }
+    cc->nccl_ids = all;
     cc->hook[COLL_HOOK_NCCL] = (coll_hook_t){.fini = nccl_fini, .abort = nccl_abort};
     return 0;
 }
 
 int coll_nccl_ready(coll_comm_t *cc)
 {
+    if (probe_finish(cc) < 0) hpc_error_clear();    /* refused: nccl_why says why */
     return cc->nccl_state > 0;
 }
 
@@ -126,6 +160,7 @@ int coll_nccl_broken(coll_comm_t *cc, int result, const char *what)
 int coll_nccl_setup(coll_comm_t *cc, void **nc, int *ready)
 {
     *ready = 0;
+    HPC_TRY(probe_finish(cc));
     if (cc->nccl_state < 0) return HPC_ERR(cc->nccl_state, "%s", cc->nccl_why);
     if (cc->nccl_state == NC_UNKNOWN)
         return HPC_ERR(HPC_ERR_STATE, "nccl: communicator not probed (an algorithm chosen outside api.c?)");

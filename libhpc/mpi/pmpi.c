@@ -5,20 +5,32 @@
  *
  * It defines MPI_Allreduce, MPI_Bcast, MPI_Reduce, MPI_Allgather,
  * MPI_Gather, MPI_Scatter, MPI_Reduce_scatter_block, MPI_Alltoall,
- * MPI_Barrier and their MPI_I* forms.  A call is served by libhpc (auto:
- * cost model, HPC_COLL_<OP>, tuning file) when it can be served exactly:
- * an intracommunicator, predefined (named) datatypes, and for reductions
- * a type and op libhpc has (int, int32_t, long, long long, int64_t, float,
- * double; sum, prod, min, max); data movement takes any named type whose
- * block is a whole number of 2-, 4- or 8-byte elements.  Everything else
- * goes to PMPI_*, unchanged.  Every rank decides from arguments MPI
- * requires to agree (types, counts, ops, root), never from addresses, so
- * all ranks take the same path; buffers libhpc would find misaligned go
- * through aligned copies instead.
+ * MPI_Barrier and their MPI_I* forms.  Whether libhpc serves a call
+ * (auto: cost model, HPC_COLL_<OP>, tuning file) or MPI does (PMPI_*,
+ * unchanged) must come out alike on every rank of the call - a rank in
+ * libhpc and another in MPI wait for each other forever - so it is
+ * decided only from what MPI requires to agree:
+ *  - data movement (bcast, gather, scatter, allgather, alltoall) from the
+ *    number of bytes of data per block, which matching type signatures
+ *    make equal on every rank whatever the datatypes: every datatype is
+ *    served, as bytes (datatype.c: dense buffers as they are, others
+ *    packed and unpacked), except an odd number of bytes (libhpc has no
+ *    1-byte element), which MPI serves on every rank;
+ *  - reductions from the type and op, which MPI requires to be the same
+ *    on every rank: a type libhpc reduces (int, int32_t, long, long long,
+ *    int64_t, float, double, or a duplicate or contiguous run of one) and
+ *    sum, prod, min or max; everything else (MINLOC/MAXLOC on pair types,
+ *    unsigned, MPI_BAND, user ops) goes to MPI;
+ *  - never from addresses: buffers libhpc would find misaligned go
+ *    through aligned copies instead.
+ * Intercommunicators go to MPI.  libhpc's state for a communicator is set
+ * up where every rank is at once (setup.c), never as a hidden collective
+ * inside a call.
  *
  * Nonblocking calls return a generalized request (MPI_Grequest_start)
- * that completes when libhpc's request does; MPI_Wait/Test and their
- * all/any/some forms are wrapped so that they advance libhpc's requests
+ * that completes when libhpc's request does (after unpacking);
+ * MPI_Wait/Test and their all/any/some forms, MPI_Request_get_status and
+ * MPI_Request_free are wrapped so that they advance libhpc's requests
  * (MPI has no hook for that).  libhpc's own MPI calls (it uses MPI's
  * collectives inside, e.g. "native" and communicator setup) pass straight
  * through: a depth counter marks that we are inside libhpc.
@@ -32,34 +44,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "hpc_coll.h"
+#include "pmpi.h"
 
-static int depth;                 /* > 0: inside libhpc, pass everything on */
+int pm_depth;                     /* > 0: inside libhpc, pass everything on */
 static long served[HPC_COLL_COUNT], fell[HPC_COLL_COUNT];
-
-/* ---- types and ops -------------------------------------------------- */
-static int named(MPI_Datatype t)
-{
-    int ni, na, nd, comb;
-    if (t == MPI_DATATYPE_NULL) return 0;
-    if (PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS) return 0;
-    return comb == MPI_COMBINER_NAMED;
-}
-
-/* libhpc's dtype for reducing MPI type t, or -1 */
-static int red_dtype(MPI_Datatype t)
-{
-    int sz = 0;
-    if (t == MPI_FLOAT) return HPC_FLOAT32;
-    if (t == MPI_DOUBLE) return HPC_FLOAT64;
-    if (t == MPI_INT32_T) return HPC_INT32;
-    if (t == MPI_INT64_T) return HPC_INT64;
-    if (t == MPI_INT || t == MPI_LONG || t == MPI_LONG_LONG) {
-        PMPI_Type_size(t, &sz);
-        return sz == 4 ? HPC_INT32 : sz == 8 ? HPC_INT64 : -1;
-    }
-    return -1;
-}
 
 static int red_op(MPI_Op op)
 {
@@ -70,22 +58,13 @@ static int red_op(MPI_Op op)
     return -1;
 }
 
-/* Data movement: count of type t as libhpc elements (*dt, *n); 0 if not. */
-static int move_dtype(MPI_Datatype t, int count, hpc_dtype_t *dt, size_t *n)
+/* Data movement: blocks of `bytes` bytes as libhpc elements, the largest
+ * of 8, 4, 2 bytes that divides it (bytes is the same on every rank, so
+ * is the choice); 0 for an odd number of bytes. */
+static int move_elems(size_t bytes, hpc_dtype_t *dt, size_t *n)
 {
-    int sz = 0;
-    if (count < 0 || !named(t) || PMPI_Type_size(t, &sz) != MPI_SUCCESS || sz <= 0) return 0;
-    size_t bytes = (size_t)sz * (size_t)count;
-    static const struct { size_t es; hpc_dtype_t dt; } k[] = {
-        {8, HPC_INT64}, {4, HPC_INT32}, {2, HPC_FLOAT16}};
+    static const struct { size_t es; hpc_dtype_t dt; } k[] = {{8, HPC_INT64}, {4, HPC_INT32}, {2, HPC_FLOAT16}};
     for (int i = 0; i < 3; i++)
-        if (bytes % k[i].es == 0 && (size_t)sz % k[i].es == 0) {
-            *dt = k[i].dt;
-            *n = bytes / k[i].es;
-            return 1;
-        }
-    /* (a block of 1-byte types: only a whole number of 8/4/2 bytes) */
-    for (int i = 0; sz == 1 && i < 3; i++)
         if (bytes % k[i].es == 0) {
             *dt = k[i].dt;
             *n = bytes / k[i].es;
@@ -94,11 +73,18 @@ static int move_dtype(MPI_Datatype t, int count, hpc_dtype_t *dt, size_t *n)
     return 0;
 }
 
-static int intra(MPI_Comm comm)
+static int rank_of(MPI_Comm comm)
 {
-    int inter = 1;
-    if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS) return 0;
-    return !inter;
+    int r = -1;
+    PMPI_Comm_rank(comm, &r);
+    return r;
+}
+
+static int size_of(MPI_Comm comm)
+{
+    int p = 0;
+    PMPI_Comm_size(comm, &p);
+    return p;
 }
 
 /* ---- one served call ------------------------------------------------- */
@@ -107,8 +93,10 @@ typedef struct pcall {
     hpc_coll_args_t a;
     hpc_request_t *req;
     MPI_Request greq;
+    int freed;              /* the program let go of greq (MPI_Request_free) */
+    pm_view_t vs, vr;       /* the caller's send and receive buffers, packed where need be */
     void *tsend, *trecv;    /* aligned copies of misaligned buffers */
-    void *urecv;            /* the caller's recvbuf, copied out to at the end */
+    void *urecv;            /* the buffer trecv stands for, copied out to at the end */
     size_t outbytes;
 } pcall_t;
 
@@ -132,9 +120,7 @@ static size_t recv_bytes(const hpc_coll_args_t *a, int rank, int p, size_t es)
 /* Give libhpc aligned buffers: copies of the misaligned ones. */
 static int align_bufs(pcall_t *c, MPI_Comm comm)
 {
-    int rank, p;
-    PMPI_Comm_rank(comm, &rank);
-    PMPI_Comm_size(comm, &p);
+    int rank = rank_of(comm), p = size_of(comm);
     size_t es = hpc_dtype_size(c->a.dtype), sc, rc;
     hpc_coll_buf_counts(&c->a, rank, p, &sc, &rc);
     if (misaligned(c->a.sendbuf, es) && sc) {
@@ -153,21 +139,32 @@ static int align_bufs(pcall_t *c, MPI_Comm comm)
     return 0;
 }
 
-static void pcall_end(pcall_t *c)
+/* The call is over (done: it succeeded): results to the caller's
+ * buffers, everything freed; 0, or -1 with *why. */
+static int pcall_end(pcall_t *c, int done, const char **why)
 {
-    if (c->urecv) memcpy(c->urecv, c->trecv, c->outbytes);
+    if (c->urecv && done) memcpy(c->urecv, c->trecv, c->outbytes);
+    if (!done) c->vs.out = c->vr.out = 0;
+    int e = pm_view_end(&c->vr, why);
+    if (pm_view_end(&c->vs, why) < 0) e = -1;
     free(c->tsend);
     free(c->trecv);
     free(c);
+    return e;
 }
 
-static int fail(MPI_Comm comm, const char *what)
+/* Say what failed, from this rank, and hand the error to comm's error
+ * handler (fatal unless the program said otherwise). */
+static int fail_as(MPI_Comm comm, int code, const char *what, const char *why)
 {
-    int rank = -1;
-    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    fprintf(stderr, "hpc-mpi: rank %d: %s: %s\n", rank, what, hpc_last_error());
-    PMPI_Comm_call_errhandler(comm, MPI_ERR_OTHER);   /* fatal unless the program said otherwise */
-    return MPI_ERR_OTHER;
+    fprintf(stderr, "hpc-mpi: rank %d: %s: %s\n", rank_of(MPI_COMM_WORLD), what, why);
+    PMPI_Comm_call_errhandler(comm, code);
+    return code;
+}
+
+static int fail(MPI_Comm comm, const char *what, const char *why)
+{
+    return fail_as(comm, MPI_ERR_OTHER, what, why);
 }
 
 /* ---- generalized requests -------------------------------------------- */
@@ -183,86 +180,113 @@ static int gq_query(void *extra, MPI_Status *st)
 static int gq_free(void *extra) { (void)extra; return MPI_SUCCESS; }
 static int gq_cancel(void *extra, int complete) { (void)extra; (void)complete; return MPI_SUCCESS; }
 
+/* A call in flight failed: no caller to hand the error to (its wait may
+ * be for another request), so the job ends. */
+static void die(hpc_coll_t coll, const char *why)
+{
+    fprintf(stderr, "hpc-mpi: rank %d: %s: %s\n", rank_of(MPI_COMM_WORLD), hpc_coll_name(coll), why);
+    PMPI_Abort(MPI_COMM_WORLD, 1);
+}
+
 /* Advance every call in flight; complete the MPI requests of those done. */
 static void progress(void)
 {
-    depth++;
+    pm_depth++;
     for (pcall_t **q = &pending; *q;) {
         pcall_t *c = *q;
         int done = 0;
-        if (hpc_test(&c->req, &done) < 0) {
-            int rank = -1;
-            PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-            fprintf(stderr, "hpc-mpi: rank %d: %s: %s\n", rank, hpc_coll_name(c->a.coll), hpc_last_error());
-            PMPI_Abort(MPI_COMM_WORLD, 1);
-        }
+        if (hpc_test(&c->req, &done) < 0) die(c->a.coll, hpc_last_error());
         if (!done) {
             q = &c->next;
             continue;
         }
         *q = c->next;
         MPI_Request g = c->greq;
-        pcall_end(c);
-        MPI_Grequest_complete(g);
+        int freed = c->freed;
+        const char *why = NULL;
+        hpc_coll_t coll = c->a.coll;
+        if (pcall_end(c, 1, &why) < 0) die(coll, why);
+        PMPI_Grequest_complete(g);
+        if (freed) PMPI_Request_free(&g);
     }
-    depth--;
+    pm_depth--;
 }
 
-/* Run a on comm through libhpc: blocking (req NULL) or as *req. */
-static int serve(const hpc_coll_args_t *a, MPI_Comm comm, MPI_Request *req)
+/* Run c on comm through libhpc: blocking (R NULL) or as *R. */
+static int serve(pcall_t *c, MPI_Comm comm, MPI_Request *R)
 {
-    pcall_t *c = calloc(1, sizeof *c);
-    if (!c) return fail(comm, "out of memory");
-    c->a = *a;
-    served[a->coll]++;
-    depth++;
+    const char *what = hpc_coll_name(c->a.coll), *why = NULL;
+    served[c->a.coll]++;
+    pm_depth++;
     int e = align_bufs(c, comm);
-    if (e == 0) e = req ? hpc_icoll(&c->a, comm, &c->req) : hpc_coll(&c->a, comm);
-    depth--;
+    if (e < 0) why = "out of memory for an aligned copy";
+    else if ((e = R ? hpc_icoll(&c->a, comm, &c->req) : hpc_coll(&c->a, comm)) < 0) why = hpc_last_error();
+    pm_depth--;
     if (e < 0) {
-        pcall_end(c);
-        return fail(comm, hpc_coll_name(a->coll));
+        const char *ignored;
+        pcall_end(c, 0, &ignored);
+        return fail(comm, what, why);
     }
-    if (!req) {
-        pcall_end(c);
+    if (!R) {
+        if (pcall_end(c, 1, &why) < 0) return fail(comm, what, why);
+        if (pending) progress();
         return MPI_SUCCESS;
     }
     PMPI_Grequest_start(gq_query, gq_free, gq_cancel, NULL, &c->greq);
-    *req = c->greq;
+    *R = c->greq;
     c->next = pending;
     pending = c;
     progress();            /* it may be done already (one rank, empty) */
     return MPI_SUCCESS;
 }
 
-static hpc_coll_args_t args(hpc_coll_t c, const void *s, void *r, size_t n, hpc_dtype_t t, int op, int root)
+static pcall_t *pcall_new(hpc_coll_t coll, const void *s, void *r, size_t n, hpc_dtype_t t, int op, int root)
 {
-    return (hpc_coll_args_t){.coll = c, .sendbuf = s, .recvbuf = r, .count = n, .dtype = t,
-                             .op = (hpc_op_t)op, .root = root, .alg = HPC_ALG_AUTO};
+    pcall_t *c = calloc(1, sizeof *c);
+    if (c)
+        c->a = (hpc_coll_args_t){.coll = coll, .sendbuf = s, .recvbuf = r, .count = n, .dtype = t,
+                                 .op = (hpc_op_t)op, .root = root, .alg = HPC_ALG_AUTO};
+    return c;
+}
+
+/* May libhpc serve a call on comm?  1 yes, 0 no (MPI serves it), -1 the
+ * communicator's set-up failed (said; *err for the caller).  Calls in
+ * flight are advanced first: a request the program freed has no wait of
+ * its own to advance it. */
+static int ours(MPI_Comm comm, int *err)
+{
+    if (pm_depth) return 0;
+    if (pending) progress();
+    return pm_ready(comm, err);
 }
 
 /* ---- the collectives -------------------------------------------------
  * Each one: decide, then serve or pass through; R is NULL for the
  * blocking form. */
-static int do_reduction(hpc_coll_t c, const void *s, void *r, int count, MPI_Datatype t, MPI_Op op,
-                        int root, MPI_Comm comm, MPI_Request *R)
-{
-    int dt = red_dtype(t), o = red_op(op);
-    if (depth || count < 0 || dt < 0 || o < 0 || !intra(comm)) return -1;
-    hpc_coll_args_t a = args(c, s, r, (size_t)count, (hpc_dtype_t)dt, o, root);
-    return serve(&a, comm, R);
-}
-
 #define PASS(coll, call)                                                       \
     do {                                                                       \
-        if (!depth) fell[coll]++;                                              \
+        if (!pm_depth) fell[coll]++;                                           \
         return call;                                                           \
     } while (0)
 
+/* 1 served (*ret: its result), 0 for MPI */
+static int reduction(hpc_coll_t coll, const void *s, void *r, int count, MPI_Datatype t, MPI_Op op, int root,
+                     MPI_Comm comm, MPI_Request *R, int *ret)
+{
+    hpc_dtype_t dt;
+    size_t n;
+    int o = red_op(op), ok = ours(comm, ret);
+    if (ok < 0) return 1;
+    if (!ok || o < 0 || !pm_red_type(t, count, &dt, &n)) return 0;
+    pcall_t *c = pcall_new(coll, s, r, n, dt, o, root);
+    *ret = c ? serve(c, comm, R) : fail(comm, hpc_coll_name(coll), "out of memory");
+    return 1;
+}
+
 static int allreduce(const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request *R)
 {
-    int e = do_reduction(HPC_COLL_ALLREDUCE, s, r, n, t, op, 0, comm, R);
-    if (e >= 0) return e;
+    int e;
+    if (reduction(HPC_COLL_ALLREDUCE, s, r, n, t, op, 0, comm, R, &e)) return e;
     if (R) PASS(HPC_COLL_ALLREDUCE, PMPI_Iallreduce(s, r, n, t, op, comm, R));
     PASS(HPC_COLL_ALLREDUCE, PMPI_Allreduce(s, r, n, t, op, comm));
 }
@@ -278,8 +302,8 @@ int MPI_Iallreduce(const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, MPI
 static int reduce(const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm,
                   MPI_Request *R)
 {
-    int e = do_reduction(HPC_COLL_REDUCE, s, r, n, t, op, root, comm, R);
-    if (e >= 0) return e;
+    int e;
+    if (reduction(HPC_COLL_REDUCE, s, r, n, t, op, root, comm, R, &e)) return e;
     if (R) PASS(HPC_COLL_REDUCE, PMPI_Ireduce(s, r, n, t, op, root, comm, R));
     PASS(HPC_COLL_REDUCE, PMPI_Reduce(s, r, n, t, op, root, comm));
 }
@@ -296,8 +320,8 @@ int MPI_Ireduce(const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, int ro
 static int reduce_scatter_block(const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
                                 MPI_Request *R)
 {
-    int e = do_reduction(HPC_COLL_REDUCE_SCATTER, s, r, n, t, op, 0, comm, R);
-    if (e >= 0) return e;
+    int e;
+    if (reduction(HPC_COLL_REDUCE_SCATTER, s, r, n, t, op, 0, comm, R, &e)) return e;
     if (R) PASS(HPC_COLL_REDUCE_SCATTER, PMPI_Ireduce_scatter_block(s, r, n, t, op, comm, R));
     PASS(HPC_COLL_REDUCE_SCATTER, PMPI_Reduce_scatter_block(s, r, n, t, op, comm));
 }
@@ -311,13 +335,89 @@ int MPI_Ireduce_scatter_block(const void *s, void *r, int n, MPI_Datatype t, MPI
     return reduce_scatter_block(s, r, n, t, op, comm, R);
 }
 
+static int barrier(MPI_Comm comm, MPI_Request *R)
+{
+    int e, ok = ours(comm, &e);
+    if (ok < 0) return e;
+    if (ok) {
+        pcall_t *c = pcall_new(HPC_COLL_BARRIER, NULL, NULL, 0, HPC_INT32, HPC_SUM, 0);
+        return c ? serve(c, comm, R) : fail(comm, "barrier", "out of memory");
+    }
+    if (R) PASS(HPC_COLL_BARRIER, PMPI_Ibarrier(comm, R));
+    PASS(HPC_COLL_BARRIER, PMPI_Barrier(comm));
+}
+int MPI_Barrier(MPI_Comm comm) { return barrier(comm, NULL); }
+int MPI_Ibarrier(MPI_Comm comm, MPI_Request *R) { return barrier(comm, R); }
+
+/* ---- data movement ---------------------------------------------------
+ * One call's buffers as bytes.  Each rank knows the bytes per block from
+ * its significant arguments (the root's receive side in gather, the
+ * root's send side in scatter, ...); MPI requires them equal everywhere. */
+typedef struct {
+    hpc_coll_t coll;
+    int root, me, p;        /* root: rooted collectives; else 0 */
+    size_t bytes;           /* per block */
+    hpc_dtype_t dt;
+    size_t n;               /* libhpc elements per block */
+} move_t;
+
+/* 1: served as m, 0: MPI serves it, -1: *err returned now. */
+static int move_plan(move_t *m, hpc_coll_t coll, int root, MPI_Datatype t, int count, MPI_Comm comm, int *err)
+{
+    int ok = ours(comm, err);
+    if (ok <= 0) return ok;
+    m->coll = coll;
+    m->root = root;
+    m->me = rank_of(comm);
+    m->p = size_of(comm);
+    if (count < 0 || root < 0 || root >= m->p || pm_bytes(t, (size_t)count, &m->bytes) < 0) return 0;
+    return move_elems(m->bytes, &m->dt, &m->n);
+}
+
+/* A rank's other significant side must carry the same bytes (an
+ * erroneous program otherwise: MPI would report truncation). */
+static int same_bytes(const move_t *m, MPI_Datatype t, int count, MPI_Comm comm, int *err)
+{
+    size_t b = 0;
+    if (count >= 0 && pm_bytes(t, (size_t)count, &b) == 0 && b == m->bytes) return 1;
+    char why[160];
+    snprintf(why, sizeof why, "this rank's send and receive arguments hold different numbers of bytes (%zu, %zu)",
+             count >= 0 && pm_bytes(t, (size_t)count, &b) == 0 ? b : (size_t)0, m->bytes);
+    *err = fail_as(comm, MPI_ERR_TRUNCATE, hpc_coll_name(m->coll), why);
+    return 0;
+}
+
+/* Set up view v (n elements of t at buf, how) into *lib; else say why. */
+static int view(pcall_t *c, pm_view_t *v, const void *buf, size_t n, MPI_Datatype t, int how, void **lib,
+                MPI_Comm comm, int *err)
+{
+    const char *why = NULL;
+    if (pm_view(v, buf, n, t, how, lib, &why) == 0) return 0;
+    *err = fail(comm, hpc_coll_name(c->a.coll), why);
+    return -1;
+}
+
+/* Serve c, or end it on an error already reported (*err). */
+static int go(pcall_t *c, int ok, MPI_Comm comm, MPI_Request *R, int err)
+{
+    if (ok < 0) {
+        const char *ignored;
+        pcall_end(c, 0, &ignored);
+        return err;
+    }
+    return serve(c, comm, R);
+}
+
 static int bcast(void *buf, int n, MPI_Datatype t, int root, MPI_Comm comm, MPI_Request *R)
 {
-    hpc_dtype_t dt;
-    size_t cnt;
-    if (!depth && intra(comm) && move_dtype(t, n, &dt, &cnt)) {
-        hpc_coll_args_t a = args(HPC_COLL_BCAST, NULL, buf, cnt, dt, HPC_SUM, root);
-        return serve(&a, comm, R);
+    move_t m;
+    int e = MPI_SUCCESS, ok = move_plan(&m, HPC_COLL_BCAST, root, t, n, comm, &e);
+    if (ok < 0) return e;
+    if (ok) {
+        pcall_t *c = pcall_new(HPC_COLL_BCAST, NULL, NULL, m.n, m.dt, HPC_SUM, root);
+        if (!c) return fail(comm, "bcast", "out of memory");
+        ok = view(c, &c->vr, buf, (size_t)n, t, m.me == root ? PM_IN : PM_OUT, &c->a.recvbuf, comm, &e);
+        return go(c, ok, comm, R, e);
     }
     if (R) PASS(HPC_COLL_BCAST, PMPI_Ibcast(buf, n, t, root, comm, R));
     PASS(HPC_COLL_BCAST, PMPI_Bcast(buf, n, t, root, comm));
@@ -331,50 +431,113 @@ int MPI_Ibcast(void *buf, int n, MPI_Datatype t, int root, MPI_Comm comm, MPI_Re
     return bcast(buf, n, t, root, comm, R);
 }
 
-static int barrier(MPI_Comm comm, MPI_Request *R)
+/* gather: the root's receive side decides, the others' send side */
+static int gather(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, int root,
+                  MPI_Comm comm, MPI_Request *R)
 {
-    if (!depth && intra(comm)) {
-        hpc_coll_args_t a = args(HPC_COLL_BARRIER, NULL, NULL, 0, HPC_INT32, HPC_SUM, 0);
-        return serve(&a, comm, R);
+    move_t m;
+    int e = MPI_SUCCESS, isroot = 0, ok = ours(comm, &e);
+    if (ok < 0) return e;
+    if (ok) {
+        isroot = rank_of(comm) == root;
+        ok = isroot ? move_plan(&m, HPC_COLL_GATHER, root, rt, rn, comm, &e)
+                    : move_plan(&m, HPC_COLL_GATHER, root, st, sn, comm, &e);
+        if (ok < 0) return e;
     }
-    if (R) PASS(HPC_COLL_BARRIER, PMPI_Ibarrier(comm, R));
-    PASS(HPC_COLL_BARRIER, PMPI_Barrier(comm));
+    if (ok) {
+        int inplace = isroot && s == MPI_IN_PLACE;
+        if (isroot && !inplace && !same_bytes(&m, st, sn, comm, &e)) return e;
+        pcall_t *c = pcall_new(HPC_COLL_GATHER, s, r, m.n, m.dt, HPC_SUM, root);
+        if (!c) return fail(comm, "gather", "out of memory");
+        size_t all = (size_t)m.p * (size_t)rn;
+        if (!inplace) ok = view(c, &c->vs, s, (size_t)sn, st, PM_IN, (void **)&c->a.sendbuf, comm, &e);
+        if (ok >= 0 && isroot) ok = view(c, &c->vr, r, all, rt, PM_OUT, &c->a.recvbuf, comm, &e);
+        const char *why;
+        if (ok >= 0 && inplace && pm_view_pack(&c->vr, (size_t)m.me * (size_t)rn, (size_t)rn, &why) < 0)
+            ok = -1, e = fail(comm, "gather", why);
+        return go(c, ok, comm, R, e);
+    }
+    if (R) PASS(HPC_COLL_GATHER, PMPI_Igather(s, sn, st, r, rn, rt, root, comm, R));
+    PASS(HPC_COLL_GATHER, PMPI_Gather(s, sn, st, r, rn, rt, root, comm));
 }
-int MPI_Barrier(MPI_Comm comm) { return barrier(comm, NULL); }
-int MPI_Ibarrier(MPI_Comm comm, MPI_Request *R) { return barrier(comm, R); }
-
-/* Send and receive blocks of one size (which side counts: significant).
- * use_send/use_recv: whether this rank's send / receive arguments are
- * significant (root-only ones are not elsewhere; MPI_IN_PLACE's are not). */
-static int block(MPI_Datatype st, int sn, MPI_Datatype rt, int rn, int use_send, int use_recv,
-                 hpc_dtype_t *dt, size_t *n)
+int MPI_Gather(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, int root,
+               MPI_Comm comm)
 {
-    hpc_dtype_t d1 = HPC_INT32, d2 = HPC_INT32;
-    size_t n1 = 0, n2 = 0;
-    if (use_send && !move_dtype(st, sn, &d1, &n1)) return 0;
-    if (use_recv && !move_dtype(rt, rn, &d2, &n2)) return 0;
-    if (use_send && use_recv && (d1 != d2 || n1 != n2)) return 0;
-    *dt = use_send ? d1 : d2;
-    *n = use_send ? n1 : n2;
-    return use_send || use_recv;
+    return gather(s, sn, st, r, rn, rt, root, comm, NULL);
+}
+int MPI_Igather(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, int root,
+                MPI_Comm comm, MPI_Request *R)
+{
+    return gather(s, sn, st, r, rn, rt, root, comm, R);
 }
 
-static int rank_of(MPI_Comm comm)
+/* scatter: the root's send side decides, the others' receive side */
+static int scatter(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, int root,
+                   MPI_Comm comm, MPI_Request *R)
 {
-    int r = -1;
-    PMPI_Comm_rank(comm, &r);
-    return r;
+    move_t m;
+    int e = MPI_SUCCESS, isroot = 0, ok = ours(comm, &e);
+    if (ok < 0) return e;
+    if (ok) {
+        isroot = rank_of(comm) == root;
+        ok = isroot ? move_plan(&m, HPC_COLL_SCATTER, root, st, sn, comm, &e)
+                    : move_plan(&m, HPC_COLL_SCATTER, root, rt, rn, comm, &e);
+        if (ok < 0) return e;
+    }
+    if (ok) {
+        int inplace = isroot && r == MPI_IN_PLACE;
+        if (isroot && !inplace && !same_bytes(&m, rt, rn, comm, &e)) return e;
+        pcall_t *c = pcall_new(HPC_COLL_SCATTER, s, r, m.n, m.dt, HPC_SUM, root);
+        if (!c) return fail(comm, "scatter", "out of memory");
+        size_t all = (size_t)m.p * (size_t)sn;
+        if (isroot) ok = view(c, &c->vs, s, all, st, PM_IN, (void **)&c->a.sendbuf, comm, &e);
+        if (ok >= 0 && !inplace) ok = view(c, &c->vr, r, (size_t)rn, rt, PM_OUT, &c->a.recvbuf, comm, &e);
+        return go(c, ok, comm, R, e);
+    }
+    if (R) PASS(HPC_COLL_SCATTER, PMPI_Iscatter(s, sn, st, r, rn, rt, root, comm, R));
+    PASS(HPC_COLL_SCATTER, PMPI_Scatter(s, sn, st, r, rn, rt, root, comm));
+}
+int MPI_Scatter(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, int root,
+                MPI_Comm comm)
+{
+    return scatter(s, sn, st, r, rn, rt, root, comm, NULL);
+}
+int MPI_Iscatter(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, int root,
+                 MPI_Comm comm, MPI_Request *R)
+{
+    return scatter(s, sn, st, r, rn, rt, root, comm, R);
+}
+
+/* allgather and alltoall: the receive side decides on every rank; in
+ * place, the input lives in the receive buffer (one block of it for
+ * allgather, all of it for alltoall) */
+static int all_to(hpc_coll_t coll, const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt,
+                  MPI_Comm comm, MPI_Request *R, int *err)
+{
+    move_t m;
+    int ok = move_plan(&m, coll, 0, rt, rn, comm, err);
+    if (ok <= 0) return ok;
+    int inplace = s == MPI_IN_PLACE, a2a = coll == HPC_COLL_ALLTOALL;
+    if (!inplace && !same_bytes(&m, st, sn, comm, err)) return -1;
+    pcall_t *c = pcall_new(coll, s, r, m.n, m.dt, HPC_SUM, 0);
+    if (!c) return *err = fail(comm, hpc_coll_name(coll), "out of memory"), -1;
+    size_t all = (size_t)m.p * (size_t)rn;
+    if (!inplace) ok = view(c, &c->vs, s, a2a ? (size_t)m.p * (size_t)sn : (size_t)sn, st, PM_IN,
+                            (void **)&c->a.sendbuf, comm, err);
+    if (ok >= 0)
+        ok = view(c, &c->vr, r, all, rt, inplace && a2a ? PM_IN | PM_OUT : PM_OUT, &c->a.recvbuf, comm, err);
+    const char *why;
+    if (ok >= 0 && inplace && !a2a && pm_view_pack(&c->vr, (size_t)m.me * (size_t)rn, (size_t)rn, &why) < 0)
+        ok = -1, *err = fail(comm, hpc_coll_name(coll), why);
+    *err = go(c, ok, comm, R, *err);
+    return ok < 0 ? -1 : 1;
 }
 
 static int allgather(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt,
                      MPI_Comm comm, MPI_Request *R)
 {
-    hpc_dtype_t dt;
-    size_t n;
-    if (!depth && intra(comm) && block(st, sn, rt, rn, s != MPI_IN_PLACE, 1, &dt, &n)) {
-        hpc_coll_args_t a = args(HPC_COLL_ALLGATHER, s, r, n, dt, HPC_SUM, 0);
-        return serve(&a, comm, R);
-    }
+    int e = MPI_SUCCESS;
+    if (all_to(HPC_COLL_ALLGATHER, s, sn, st, r, rn, rt, comm, R, &e)) return e;
     if (R) PASS(HPC_COLL_ALLGATHER, PMPI_Iallgather(s, sn, st, r, rn, rt, comm, R));
     PASS(HPC_COLL_ALLGATHER, PMPI_Allgather(s, sn, st, r, rn, rt, comm));
 }
@@ -391,12 +554,8 @@ int MPI_Iallgather(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_
 static int alltoall(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt,
                     MPI_Comm comm, MPI_Request *R)
 {
-    hpc_dtype_t dt;
-    size_t n;
-    if (!depth && intra(comm) && block(st, sn, rt, rn, s != MPI_IN_PLACE, 1, &dt, &n)) {
-        hpc_coll_args_t a = args(HPC_COLL_ALLTOALL, s, r, n, dt, HPC_SUM, 0);
-        return serve(&a, comm, R);
-    }
+    int e = MPI_SUCCESS;
+    if (all_to(HPC_COLL_ALLTOALL, s, sn, st, r, rn, rt, comm, R, &e)) return e;
     if (R) PASS(HPC_COLL_ALLTOALL, PMPI_Ialltoall(s, sn, st, r, rn, rt, comm, R));
     PASS(HPC_COLL_ALLTOALL, PMPI_Alltoall(s, sn, st, r, rn, rt, comm));
 }
@@ -410,58 +569,10 @@ int MPI_Ialltoall(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_D
     return alltoall(s, sn, st, r, rn, rt, comm, R);
 }
 
-static int gather(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, int root,
-                  MPI_Comm comm, MPI_Request *R)
-{
-    hpc_dtype_t dt;
-    size_t n;
-    int isroot = intra(comm) && rank_of(comm) == root;
-    if (!depth && intra(comm) && block(st, sn, rt, rn, s != MPI_IN_PLACE, isroot, &dt, &n)) {
-        hpc_coll_args_t a = args(HPC_COLL_GATHER, s, r, n, dt, HPC_SUM, root);
-        return serve(&a, comm, R);
-    }
-    if (R) PASS(HPC_COLL_GATHER, PMPI_Igather(s, sn, st, r, rn, rt, root, comm, R));
-    PASS(HPC_COLL_GATHER, PMPI_Gather(s, sn, st, r, rn, rt, root, comm));
-}
-int MPI_Gather(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, int root,
-               MPI_Comm comm)
-{
-    return gather(s, sn, st, r, rn, rt, root, comm, NULL);
-}
-int MPI_Igather(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, int root,
-                MPI_Comm comm, MPI_Request *R)
-{
-    return gather(s, sn, st, r, rn, rt, root, comm, R);
-}
-
-static int scatter(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, int root,
-                   MPI_Comm comm, MPI_Request *R)
-{
-    hpc_dtype_t dt;
-    size_t n;
-    int isroot = intra(comm) && rank_of(comm) == root;
-    if (!depth && intra(comm) && block(st, sn, rt, rn, isroot, r != MPI_IN_PLACE, &dt, &n)) {
-        hpc_coll_args_t a = args(HPC_COLL_SCATTER, s, r, n, dt, HPC_SUM, root);
-        return serve(&a, comm, R);
-    }
-    if (R) PASS(HPC_COLL_SCATTER, PMPI_Iscatter(s, sn, st, r, rn, rt, root, comm, R));
-    PASS(HPC_COLL_SCATTER, PMPI_Scatter(s, sn, st, r, rn, rt, root, comm));
-}
-int MPI_Scatter(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, int root,
-                MPI_Comm comm)
-{
-    return scatter(s, sn, st, r, rn, rt, root, comm, NULL);
-}
-int MPI_Iscatter(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, int root,
-                 MPI_Comm comm, MPI_Request *R)
-{
-    return scatter(s, sn, st, r, rn, rt, root, comm, R);
-}
-
 /* ---- completion: advance libhpc's calls, then ask MPI ---------------- */
 int MPI_Wait(MPI_Request *req, MPI_Status *st)
 {
-    if (!pending || depth) return PMPI_Wait(req, st);
+    if (!pending || pm_depth) return PMPI_Wait(req, st);
     for (;;) {
         int flag = 0;
         progress();
@@ -472,13 +583,13 @@ int MPI_Wait(MPI_Request *req, MPI_Status *st)
 
 int MPI_Test(MPI_Request *req, int *flag, MPI_Status *st)
 {
-    if (pending && !depth) progress();
+    if (pending && !pm_depth) progress();
     return PMPI_Test(req, flag, st);
 }
 
 int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status sts[])
 {
-    if (!pending || depth) return PMPI_Waitall(n, reqs, sts);
+    if (!pending || pm_depth) return PMPI_Waitall(n, reqs, sts);
     for (;;) {
         int flag = 0;
         progress();
@@ -489,13 +600,13 @@ int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status sts[])
 
 int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[])
 {
-    if (pending && !depth) progress();
+    if (pending && !pm_depth) progress();
     return PMPI_Testall(n, reqs, flag, sts);
 }
 
 int MPI_Waitany(int n, MPI_Request reqs[], int *idx, MPI_Status *st)
 {
-    if (!pending || depth) return PMPI_Waitany(n, reqs, idx, st);
+    if (!pending || pm_depth) return PMPI_Waitany(n, reqs, idx, st);
     for (;;) {
         int flag = 0;
         progress();
@@ -506,13 +617,13 @@ int MPI_Waitany(int n, MPI_Request reqs[], int *idx, MPI_Status *st)
 
 int MPI_Testany(int n, MPI_Request reqs[], int *idx, int *flag, MPI_Status *st)
 {
-    if (pending && !depth) progress();
+    if (pending && !pm_depth) progress();
     return PMPI_Testany(n, reqs, idx, flag, st);
 }
 
 int MPI_Waitsome(int n, MPI_Request reqs[], int *out, int idx[], MPI_Status sts[])
 {
-    if (!pending || depth) return PMPI_Waitsome(n, reqs, out, idx, sts);
+    if (!pending || pm_depth) return PMPI_Waitsome(n, reqs, out, idx, sts);
     for (;;) {
         progress();
         int e = PMPI_Testsome(n, reqs, out, idx, sts);
@@ -522,8 +633,29 @@ int MPI_Waitsome(int n, MPI_Request reqs[], int *out, int idx[], MPI_Status sts[
 
 int MPI_Testsome(int n, MPI_Request reqs[], int *out, int idx[], MPI_Status sts[])
 {
-    if (pending && !depth) progress();
+    if (pending && !pm_depth) progress();
     return PMPI_Testsome(n, reqs, out, idx, sts);
+}
+
+int MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *st)
+{
+    if (pending && !pm_depth) progress();
+    return PMPI_Request_get_status(req, flag, st);
+}
+
+/* Letting go of a served call's request: it still runs to its end (and
+ * unpacks there), advanced by the next call of this library; its request
+ * is freed then. */
+int MPI_Request_free(MPI_Request *req)
+{
+    for (pcall_t *c = pm_depth || !req ? NULL : pending; c; c = c->next)
+        if (c->greq == *req && !c->freed) {
+            c->freed = 1;
+            *req = MPI_REQUEST_NULL;
+            progress();
+            return MPI_SUCCESS;
+        }
+    return PMPI_Request_free(req);
 }
 
 /* ---- the count, at the end ------------------------------------------- */
@@ -537,9 +669,9 @@ int MPI_Finalize(void)
             mine[c] = served[c];
             mine[HPC_COLL_COUNT + c] = fell[c];
         }
-        depth++;
+        pm_depth++;
         PMPI_Reduce(mine, tot, 2 * HPC_COLL_COUNT, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-        depth--;
+        pm_depth--;
         if (rank_of(MPI_COMM_WORLD) == 0) {
             long s = 0, f = 0;
             char per[512] = "";
@@ -555,6 +687,6 @@ int MPI_Finalize(void)
                     "(all ranks; served/fell:%s)\n", s, f, per);
         }
     }
-    depth++;               /* libhpc's cleanup inside MPI_Finalize is MPI's */
+    pm_depth++;               /* libhpc's cleanup inside MPI_Finalize is MPI's */
     return PMPI_Finalize();
 }

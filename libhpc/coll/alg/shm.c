@@ -16,10 +16,18 @@
  * take the window in the order they were started (a ticket, the same on
  * every rank, as calls start in the same order everywhere).
  *
- * The window is made at the first such call (collective over the
- * communicator, which every rank reaches at the same call) and freed with
- * the communicator.  Ranks on more than one node (real, or HPC_NODE_SPLIT)
- * run the hierarchical allreduce instead.
+ * The window is made at the first blocking such call (collective over
+ * the communicator, which every rank reaches at the same call) and freed
+ * with the communicator.  Making it blocks until every rank of the node
+ * is there, which is safe only inside a blocking call: nonblocking calls
+ * on two communicators may start in different orders on different ranks,
+ * and ranks each making another communicator's window would wait for
+ * each other forever.  So a nonblocking call on a communicator that has
+ * no window yet runs the hierarchical allreduce (on one node: a tree in
+ * it) - every rank alike, since a call is blocking on every rank or on
+ * none (MPI's rule; hpckit's too) and the window comes at the same call
+ * everywhere.  Ranks on more than one node (real, or HPC_NODE_SPLIT) run
+ * the hierarchical allreduce too.
  */
 #include "config.h"
 #include "hpc.h"
@@ -174,7 +182,8 @@ static int shm_post(hpc_request_t *r, coll_ext_t *x)
 int coll_allreduce_shm(coll_build_t *b)
 {
     coll_comm_t *cc = b->r->cc;
-    if (cc->topo.nnodes > 1 || b->map || b->dev) return coll_allreduce_hier(b);
+    if (cc->topo.nnodes > 1 || b->map || b->dev || (!cc->shm && !b->r->blocking && !cc->sim))
+        return coll_allreduce_hier(b);
     if (b->count == 0) return 0;
     coll_shm_t *w = NULL;
     shm_call_t *c = NULL;
