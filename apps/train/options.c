@@ -12,7 +12,7 @@
 
 /* What the table parses into, before the checks turn it into train_opts_t. */
 static struct {
-    const char *data, *out;
+    const char *data, *out, *init_from;
     int64_t seed, epochs, steps, batch, accum, eval_every, log_every, warmup, check_sync, ckpt_every;
     int act, loss, target, no_normalize, preload, optim, nesterov, sched, device, resume, force;
     double val_fraction, lr, momentum, beta1, beta2, eps, weight_decay, min_lr, clip, bucket_mb;
@@ -112,6 +112,11 @@ static const hpc_opt_t options[] = {
                "loss (default mse); cross-entropy takes integer class labels in /Y"),
     HPC_INT("seed", 0, &a.seed, "S", 0, INT64_MAX, K,
             "initial weights from the stream (S, layer), the shuffle of epoch e from (S, e) (default 0)"),
+    HPC_STRING("init-from", 0, &a.init_from, "FILE.h5", 0,
+               "initial weights from FILE's /model/<i>/weight and bias (a checkpoint, or a PyTorch "
+               "nn.Sequential's state_dict written as docs/train.md shows; shapes checked against "
+               "--layers); the rest as a fresh start.  Recorded in the checkpoint: --resume takes the "
+               "same --init-from and continues from the checkpoint"),
     HPC_SECTION("Data:"),
     HPC_STRING("data", 'd', &a.data, "FILE.h5", 0,
                "/X [N, in] and /Y [N, out] (float32/64; integer labels [N] for cross-entropy), or an "
@@ -279,6 +284,7 @@ int train_opts_finish(train_opts_t *o, char *err, size_t len)
     o->check_sync = a.check_sync;
     o->device = a.device;
     o->out = a.out;
+    o->init_from = a.init_from;
     o->resume = a.resume;
     o->force = a.force;
     o->ckpt_every = a.ckpt_every;
@@ -319,6 +325,8 @@ static void add_key(const train_opts_t *o, int64_t nin, int64_t nout, int64_t nt
     /* the cosine's length shapes every step's learning rate */
     if (o->sched == SCHED_COSINE) hpc_app_key_add("cosine_steps=%lld", (long long)total_steps);
     hpc_app_key_add("version=%s", hpc_version());
+    /* the initial weights shape the run; a resume reads them from the checkpoint */
+    if (o->init_from) hpc_app_key_add("init_from=%s", o->init_from);
 }
 
 int train_opts_fit(train_opts_t *o, int64_t nin, int64_t nout, int64_t ntrain, int nranks,
