@@ -63,6 +63,11 @@ TESTS += tests/app_kit.sh tests/programs_env.sh tests/symbols.sh
 dist_check_SCRIPTS += tests/info.sh tests/gpu.sh
 TESTS += tests/info.sh tests/gpu.sh
 
+# The batch scripts outside Slurm: local ranks bound to cores (no
+# hpc-info warning), the progress interval set for logs.
+dist_check_SCRIPTS += tests/batch_local.sh
+TESTS += tests/batch_local.sh
+
 # Slurm end to end: a private slurmctld + slurmd started by the test.
 dist_check_SCRIPTS += tests/slurm_info.sh tests/slurm_odegen.sh tests/slurm_batch.sh
 TESTS += tests/slurm_info.sh tests/slurm_odegen.sh tests/slurm_batch.sh
