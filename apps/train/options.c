@@ -228,18 +228,26 @@ const hpc_app_t train_app = {
              "loss does not depend on the number of ranks beyond float32 rounding.  Reads "
              "hpc-odegen files directly.  Or as a pipeline: --parallel pipe splits the layers into stages on "
              "consecutive ranks (seq, gpipe, 1f1b or the stale schedule), hybrid adds data-parallel "
-             "replicas of it.  Checkpoints survive time limits: SIGUSR1 or SIGTERM "
-             "finishes the step, writes RUNDIR/checkpoint.h5 and exits 75; --resume continues bit "
-             "for bit.",
+             "replicas of it.  Checkpoints survive time limits and Ctrl-C: SIGUSR1, SIGTERM or a first "
+             "Ctrl-C finishes the step, writes RUNDIR/checkpoint.h5 and exits 75; --resume continues "
+             "bit for bit.",
     .opts = options,
     .epilog =
+        "Progress: rank 0 shows the step, epoch, normalised loss, learning rate,\n"
+        "samples/s and ETA, redrawn on a terminal, and a line every HPC_PROGRESS\n"
+        "seconds (default 60; 0: none) when stderr is not a terminal (mpiexec, srun,\n"
+        "a Slurm log).  Losses are over normalised targets (as the model sees them);\n"
+        "the summary and metrics.csv add the validation MSE in the data's units.\n"
+        "\n"
         "Exit status: 0 done; 1 bad data or I/O (missing file or dataset, labels out of\n"
-        "range, a damaged checkpoint, --resume without one or with other options, the\n"
-        "loss became NaN or infinite: the last good checkpoint is kept); 2 bad option or\n"
-        "value (layer sizes that do not fit the data, a batch smaller than the rank\n"
-        "count, stages that do not fit the layers or ranks); 75 stopped by SIGUSR1 or\n"
-        "SIGTERM with RUNDIR/checkpoint.h5 written: run again with --resume.  See\n"
-        "docs/train.md.\n"};
+        "range, a damaged checkpoint, --resume without one or with other options, an\n"
+        "--init-from file that does not fit --layers, the loss became NaN or infinite:\n"
+        "the last good checkpoint is kept); 2 bad option or value (layer sizes that do\n"
+        "not fit the data, a batch smaller than the rank count, stages that do not fit\n"
+        "the layers or ranks); 75 stopped by SIGUSR1, SIGTERM or Ctrl-C with\n"
+        "RUNDIR/checkpoint.h5 written: run again with --resume (a second Ctrl-C aborts\n"
+        "at once).  Python: share/hpckit/python/hpckit_torch.py loads a run into\n"
+        "PyTorch and writes --init-from files.  See docs/train.md.\n"};
 
 static int fail(char *err, size_t len, const char *msg)
 {
