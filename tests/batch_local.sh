@@ -5,7 +5,10 @@
 #     the way the scripts run every program, no longer warns that they
 #     share cores; more ranks than cores run unbound (and hpc-info warns);
 #   - HPC_PROGRESS gets a default for logs (10 s here, 60 s in a Slurm
-#     job) unless the user set it; the programs accept it.
+#     job) unless the user set it; the programs accept it;
+#   - the examples in README.md, docs/ and the scripts' headers pass the
+#     programs' own options (--out RUNDIR), never a bare folder, which the
+#     scripts hand to the program as an argument it refuses.
 . "$top_srcdir/tests/testlib.sh" batch_local
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1   # CI runs as root
 common=$top_builddir/batch/common.sh
@@ -46,4 +49,13 @@ p=$(HPC_PROGRESS=0 bash -c '. "$1"; echo "$HPC_PROGRESS"' sh "$common")
 HPC_PROGRESS=$(bash -c '. "$1"; echo "$HPC_PROGRESS"' sh "$common") "$info" > /dev/null 2>&1 ||
     fail "the programs refuse the scripts' HPC_PROGRESS"
 echo "ok: HPC_PROGRESS 10 outside Slurm, 60 in a job, the user's kept"
+# the documented command lines
+re='(sbatch|bash)( [^ ]+)* [^ ]*batch/(train|odegen|matmul|collbench|info)\.sh +[^- `)|(]'
+if grep -n -E "$re" "$top_srcdir/README.md" "$top_srcdir"/docs/*.md "$top_srcdir"/batch/*.sh; then
+    fail "an example passes a script something other than the program's options (--out RUNDIR)"
+fi
+"$top_builddir/apps/train/hpc-train" --data x.h5 runs/big > "$T/out" 2>&1 &&
+    fail "hpc-train took a bare folder"
+grep -q "unexpected argument 'runs/big'" "$T/out" || fail "hpc-train: no line for a bare folder"
+echo "ok: the documented batch command lines pass options only"
 echo "batch_local: the scripts bind local ranks and set the progress interval"
