@@ -88,6 +88,10 @@ static int64_t run_steps(int rank)
     hpc_progress_t *p = rank == 0 ? hpc_progress_start("app_demo", "steps", (uint64_t)steps) : NULL;
     hpc_progress_rate(p, "items", 10);
     hpc_progress_fields(p, fields, &step);
+    if (setup && rank == 0) {   /* for the test: it is running now */
+        printf("setting up\n");
+        fflush(stdout);
+    }
     sleep_ms(setup);
     if (vote && hpc_app_stop_vote_open(hpc_comm_world(), &v) < 0) hpc_app_fatal(1, "%s", hpc_last_cause());
     while (step < steps) {

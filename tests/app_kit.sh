@@ -108,30 +108,38 @@ lines=$(grep -c 'steps (' "$T/err")
 echo "ok: progress lines every HPC_PROGRESS seconds in a log, with the program's fields; none when off"
 
 # Ctrl-C (a singleton, its pid is the program's; env restores SIGINT,
-# which a shell's background job ignores)
+# which a shell's background job ignores).  The first signal goes once the
+# program shows it runs: a progress line (its loop has asked for the stop
+# flag), or "setting up" for --setup.
 ctrl_c() {   # ctrl_c PAUSE... -- ARGS: a SIGINT after each pause (seconds); sets rc
     pauses=
     while [ "$1" != -- ]; do pauses="$pauses $1"; shift; done
     shift
-    env --default-signal=INT "$demo" "$@" > "$T/out" 2> "$T/err" &
+    rm -f "$T/out" "$T/err"
+    HPC_PROGRESS=0.1 env --default-signal=INT "$demo" "$@" > "$T/out" 2> "$T/err" &
     pid=$!
+    i=0
+    until grep -q -e '^app_demo: [0-9]*/' "$T/err" 2>/dev/null || grep -q '^setting up' "$T/out" 2>/dev/null; do
+        i=$((i + 1)); [ $i -gt 600 ] && { kill -9 $pid; fail "app_demo did not start in 60 s"; }
+        sleep 0.1
+    done
     for pause in $pauses; do
-        sleep "$pause"
+        [ "$pause" = 0 ] || sleep "$pause"
         kill -INT $pid 2>/dev/null
     done
     wait $pid
     rc=$?
 }
-ctrl_c 1 -- --steps 100 --pace 100
+ctrl_c 0 -- --steps 100 --pace 100
 [ $rc = 75 ] || fail "Ctrl-C: exit $rc, expected 75"
 grep -q '^app_demo: interrupted after step [0-9]* of 100: continue with --resume$' "$T/err" || fail "Ctrl-C: the line"
 echo "ok: Ctrl-C stops at a step: $(tail -1 "$T/err")"
-ctrl_c 1 0.05 -- --steps 100 --pace 400
+ctrl_c 0 0 -- --steps 100 --pace 400
 [ $rc = 75 ] || fail "one Ctrl-C delivered twice at once (terminal and launcher): exit $rc, expected 75"
-ctrl_c 1 1 -- --steps 10 --pace 20000
+ctrl_c 0 1 -- --steps 10 --pace 20000
 [ $rc = 130 ] || fail "a second Ctrl-C during a 20 s step: exit $rc, expected 130 (SIGINT)"
 grep -q 'interrupted again: aborting' "$T/err" || fail "a second Ctrl-C: no line"
-ctrl_c 1 -- --steps 10 --setup 20000
+ctrl_c 0 -- --steps 10 --setup 20000
 [ $rc = 130 ] || fail "Ctrl-C before the program asks for the flag: exit $rc, expected 130 (SIGINT)"
 echo "ok: a second Ctrl-C aborts; one before the first step ends the program at once"
 echo "app_kit: all checks passed"
