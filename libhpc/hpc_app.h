@@ -145,7 +145,9 @@ HPC_EXPORT void hpc_app_agree(int status, const char *fmt, ...) HPC_PRINTF(2, 3)
  * cause (hpc_last_cause), after "what: " when what is not NULL. */
 HPC_EXPORT void hpc_app_agree_rc(int rc, int status, const char *what);
 /* Every rank knows (same input): rank 0 prints "NAME: message", every
- * rank exits with status.  Collective. */
+ * rank exits with status.  Collective.  HPC_EXIT_STOPPED under MPICH's
+ * mpiexec ends through MPI_Abort from rank 0 once all ranks got here:
+ * after passing a signal on, hydra reports 0 for ranks that exit. */
 HPC_EXPORT void hpc_app_exit(int status, const char *fmt, ...) HPC_NORETURN HPC_PRINTF(2, 3);
 /* Only this rank knows and the others may be anywhere (inside a
  * collective): print "NAME: message" and end the job (MPI_Abort). */
@@ -196,7 +198,8 @@ HPC_EXPORT void hpc_app_stop_vote_close(hpc_stop_vote_t *v);
 
 /* ------------------------------------------------------------------ */
 /* Progress line (rank 0, never with --quiet or HPC_PROGRESS=0):        */
-/*   "odegen: 41230/100000 traj (41.2%) 52.1k traj/s, 0.8s, ETA 1.1s"   */
+/*   "odegen: 41230/100000 traj (41.2%), 52.1k traj/s, 0.8s elapsed,    */
+/*    ETA 1.1s"                                                          */
 /* redrawn in place at most every 0.5 s when stderr is a terminal;      */
 /* otherwise (mpiexec, srun, a Slurm log) a new line every HPC_PROGRESS */
 /* seconds (default 60).                                                */
