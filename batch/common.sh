@@ -12,7 +12,10 @@
 #                  tree); default: filled in by make, else as above
 #   HPC_SRUN_MPI   srun --mpi plugin; default: pmi2 for MPICH, pmix for
 #                  Open MPI (the MPI the programs were built with)
-#   HPC_NP         ranks outside Slurm (default: the cores of this machine)
+#   HPC_NP         ranks outside Slurm (default: the cores of this machine);
+#                  bound one to a core when they fit the cores, else unbound
+#   HPC_PROGRESS   seconds between the programs' progress lines in the log
+#                  (default here: 60 in a Slurm job, 10 outside; 0: none)
 #   RUN_DIR        the run folder (default: runs/JOBNAME-JOBID of the
 #                  submit folder)
 #   HPC_MAX_REQUEUE  requeues allowed (default 20); 3 in a row without
@@ -21,6 +24,13 @@ hpc_bin_default=
 hpc_mpi_default=
 
 hpc_top=${SLURM_SUBMIT_DIR:-$(pwd)}
+
+# the programs' progress lines: a job's log is read now and then, a local
+# run's output is watched (unless the user chose)
+if [ -z "${HPC_PROGRESS:-}" ]; then
+    if [ -n "${SLURM_JOB_ID:-}" ]; then HPC_PROGRESS=60; else HPC_PROGRESS=10; fi
+fi
+export HPC_PROGRESS
 
 # hpc_prog NAME: the path of hpc-NAME
 hpc_prog() {
@@ -63,17 +73,36 @@ hpc_option() {
     echo "$_val"
 }
 
+# hpc_cores: the cores this script may use (hardware threads of a core
+# count once)
+hpc_cores() {
+    n=$(nproc 2>/dev/null || echo 2)
+    tpc=$(lscpu 2>/dev/null | awk -F: '/^Thread\(s\) per core/ { print $2 + 0 }')
+    [ -n "$tpc" ] && [ "$tpc" -gt 1 ] && [ $((n / tpc)) -ge 1 ] && n=$((n / tpc))
+    echo "$n"
+}
+
 # hpc_launcher: the command line that starts ranks here.  Inside Slurm,
 # srun (--kill-on-bad-exit: a rank that dies ends the step; Slurm's
 # default leaves the others waiting for it forever); outside, mpiexec of
-# the programs' MPI on HPC_NP or all local cores.
+# the programs' MPI on HPC_NP or all local cores, each rank bound to a
+# core when they fit (unbound ranks wander and share cores: hpc-info
+# warns), unbound when there are more ranks than cores.
 hpc_launcher() {
     if [ -n "${SLURM_JOB_ID:-}" ]; then
         echo "srun --kill-on-bad-exit=1 --mpi=$(hpc_srun_mpi)"
+        return
+    fi
+    cores=$(hpc_cores)
+    np=${HPC_NP:-$cores}
+    if [ "$(hpc_srun_mpi)" = pmix ]; then
+        bind="--bind-to none"
+        [ "$np" -le "$cores" ] 2>/dev/null && bind="--bind-to core"
+        echo "mpiexec.openmpi --oversubscribe $bind -n $np"
     else
-        mpiexec=mpiexec.mpich
-        [ "$(hpc_srun_mpi)" = pmix ] && mpiexec="mpiexec.openmpi --oversubscribe"
-        echo "$mpiexec -n ${HPC_NP:-$(nproc 2>/dev/null || echo 2)}"
+        bind=
+        [ "$np" -le "$cores" ] 2>/dev/null && bind="-bind-to core"
+        echo "mpiexec.mpich $bind -n $np"
     fi
 }
 

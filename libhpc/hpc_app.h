@@ -9,8 +9,9 @@
  *     strict value checks with one-line errors, and the options key that
  *     outputs record and --resume compares;
  *   - "all ranks agree, then fail once" (hpc_app_agree);
- *   - a stop flag set by SIGUSR1/SIGTERM that the ranks agree on at a step
- *     boundary (hpc_app_stop_agreed);
+ *   - a stop flag set by SIGUSR1, SIGTERM or Ctrl-C that the ranks agree
+ *     on at a step boundary (hpc_app_stop_agreed), a second Ctrl-C that
+ *     aborts;
  *   - a progress line with rate and ETA, and the summary line;
  *   - run folders (metrics.csv appends, gnuplot plots at the end);
  *   - a dynamic work queue over an MPI atomic counter;
@@ -38,9 +39,11 @@ enum {
     HPC_EXIT_OK = 0,
     HPC_EXIT_DATA = 1,        /* bad data, I/O, a run that failed */
     HPC_EXIT_USAGE = 2,       /* bad option, value or HPC_* setting */
-    HPC_EXIT_STOPPED = 75     /* stopped by a signal with a resumable state
-                                 saved: run again with --resume (sysexits'
-                                 EX_TEMPFAIL) */
+    HPC_EXIT_STOPPED = 75     /* stopped by a signal (or Ctrl-C) at an agreed
+                                 step, with the resumable state saved: run
+                                 again with --resume (sysexits'
+                                 EX_TEMPFAIL); hpc-matmul keeps none: run
+                                 it again */
 };
 
 /* ------------------------------------------------------------------ */
@@ -120,7 +123,7 @@ typedef struct hpc_app {
  * Returns only to run: on --help/--version rank 0 prints and every rank
  * exits 0; on a bad option or setting rank 0 prints one line
  * "NAME: reason" and every rank exits HPC_EXIT_USAGE.  Installs the stop
- * signals (SIGUSR1, SIGTERM). */
+ * signals (SIGUSR1, SIGTERM, SIGINT: see hpc_app_stop_requested). */
 HPC_EXPORT void hpc_app_start(const hpc_app_t *app, int *argc, char ***argv);
 /* Collective.  hpc_finalize; returns HPC_EXIT_OK for main to return. */
 HPC_EXPORT int hpc_app_finish(void);
@@ -143,7 +146,9 @@ HPC_EXPORT void hpc_app_agree(int status, const char *fmt, ...) HPC_PRINTF(2, 3)
  * cause (hpc_last_cause), after "what: " when what is not NULL. */
 HPC_EXPORT void hpc_app_agree_rc(int rc, int status, const char *what);
 /* Every rank knows (same input): rank 0 prints "NAME: message", every
- * rank exits with status.  Collective. */
+ * rank exits with status.  Collective.  HPC_EXIT_STOPPED under MPICH's
+ * mpiexec ends through MPI_Abort from rank 0 once all ranks got here:
+ * after passing a signal on, hydra reports 0 for ranks that exit. */
 HPC_EXPORT void hpc_app_exit(int status, const char *fmt, ...) HPC_NORETURN HPC_PRINTF(2, 3);
 /* Only this rank knows and the others may be anywhere (inside a
  * collective): print "NAME: message" and end the job (MPI_Abort). */
@@ -161,25 +166,63 @@ HPC_EXPORT void hpc_app_summary(const char *fmt, ...) HPC_PRINTF(1, 2);
 /* ------------------------------------------------------------------ */
 /* Stopping at a step boundary                                          */
 /* ------------------------------------------------------------------ */
-/* 1 once SIGUSR1 or SIGTERM reached this rank (Slurm's warning before the
- * time limit, preemption, scancel).  Local, async-signal-safe flag. */
+/* 1 once SIGUSR1, SIGTERM or a first SIGINT (Ctrl-C) reached this rank
+ * (Slurm's warning before the time limit, preemption, scancel, a person).
+ * Local, async-signal-safe flag.  A program that asks (this, _agreed or a
+ * vote) stops at steps: from its first question on, the first SIGINT only
+ * sets the flag and a second one (half a second or more later: one
+ * keypress may arrive twice, from the terminal and from the launcher)
+ * ends the rank at once by SIGINT's default action, which makes the
+ * launcher end the others.  Before that, SIGINT ends the program at once
+ * as it always did (nothing to keep yet; programs without steps). */
 HPC_EXPORT int hpc_app_stop_requested(void);
 /* Collective over comm: 1 on every rank if the signal reached any rank,
  * so all stop at the same step even when only some got it. */
 HPC_EXPORT int hpc_app_stop_agreed(MPI_Comm comm);
 /* Test hook and for programs: behave as if the signal had arrived. */
 HPC_EXPORT void hpc_app_stop_raise(void);
+/* How the stop line begins: "interrupted" when any rank got Ctrl-C (as
+ * far as the agreement told this rank), else "stopped by a signal":
+ *   hpc_app_exit(HPC_EXIT_STOPPED, "%s after step %lld; ... --resume",
+ *                hpc_app_stop_why(), ...) */
+HPC_EXPORT const char *hpc_app_stop_why(void);
+/* The agreement without a pause, for steps too short for an allreduce
+ * each (SUMMA's panels): each step's vote travels (MPI_Iallreduce) while
+ * the next step computes.  Every rank of comm calls hpc_app_stop_vote
+ * once per step, at the same steps; it returns 1 on every rank at the
+ * same step, one step after the signal reached any rank.  open is local;
+ * close is collective (it completes the vote in flight) and takes NULL. */
+typedef struct hpc_stop_vote hpc_stop_vote_t;
+HPC_EXPORT int hpc_app_stop_vote_open(MPI_Comm comm, hpc_stop_vote_t **out);
+HPC_EXPORT int hpc_app_stop_vote(hpc_stop_vote_t *v);
+HPC_EXPORT void hpc_app_stop_vote_close(hpc_stop_vote_t *v);
 
 /* ------------------------------------------------------------------ */
-/* Progress line (rank 0, only when stderr is a terminal or             */
-/* HPC_PROGRESS=1; never with --quiet):                                  */
-/*   "odegen: 41230/100000 traj (41.2%) 52.1k traj/s ETA 1.1s"           */
+/* Progress line (rank 0, never with --quiet or HPC_PROGRESS=0):        */
+/*   "odegen: 41230/100000 traj (41.2%), 52.1k traj/s, 0.8s elapsed,    */
+/*    ETA 1.1s"                                                          */
+/* redrawn in place at most every 0.5 s when stderr is a terminal;      */
+/* otherwise (mpiexec, srun, a Slurm log) a new line every HPC_PROGRESS */
+/* seconds (default 60).                                                */
 /* ------------------------------------------------------------------ */
 typedef struct hpc_progress hpc_progress_t;
+/* NULL (a valid handle for the calls below) where nothing is shown. */
 HPC_EXPORT hpc_progress_t *hpc_progress_start(const char *what, const char *unit, uint64_t total);
-/* Cheap to call often: redraws at most every 0.5 s. */
+/* A resumed run: the count starts at done (shown as done/total; the rate
+ * and ETA are this run's). */
+HPC_EXPORT void hpc_progress_from(hpc_progress_t *p, uint64_t done);
+/* The rate in another unit than the count: per_item of unit per item
+ * counted (hpc-train counts steps and shows samples/s: per_item = the
+ * samples of a step). */
+HPC_EXPORT void hpc_progress_rate(hpc_progress_t *p, const char *unit, double per_item);
+/* The program's own fields after the count ("epoch 3.20/10 loss 0.0123"):
+ * fields(ctx, buf, len) writes them into buf; called only when a line is
+ * drawn, so it may read the program's state of that moment. */
+typedef void (*hpc_progress_fields_fn)(void *ctx, char *buf, size_t len);
+HPC_EXPORT void hpc_progress_fields(hpc_progress_t *p, hpc_progress_fields_fn fields, void *ctx);
+/* Cheap to call often: draws only when a line is due. */
 HPC_EXPORT void hpc_progress_update(hpc_progress_t *p, uint64_t done);
-/* Clears the line and frees p (NULL is fine). */
+/* Clears a redrawn line and frees p (NULL is fine). */
 HPC_EXPORT void hpc_progress_end(hpc_progress_t *p);
 
 /* ------------------------------------------------------------------ */

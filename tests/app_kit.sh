@@ -57,7 +57,10 @@ bad "unexpected argument 'extra'" extra
 bad 'bad\\nname' --pair 'bad
 name'
 HPC_LOG=verbose bad "HPC_LOG='verbose'"
-HPC_PROGRESS=yes bad "HPC_PROGRESS='yes': expected 0 or 1"
+HPC_PROGRESS=yes bad "HPC_PROGRESS='yes': expected seconds between progress lines"
+HPC_PROGRESS=-1 bad "HPC_PROGRESS='-1': expected seconds"
+HPC_PROGRESS=30s bad "HPC_PROGRESS='30s': expected seconds"
+HPC_PROGRESS=nan bad "HPC_PROGRESS='nan'"
 HPC_TIMEOUT=-1 bad "HPC_TIMEOUT"
 HPC_DEBUG=everything bad "HPC_DEBUG"
 HPC_COLL_ALLREDUCE=rign bad "allreduce has no algorithm"
@@ -81,4 +84,64 @@ grep -q 'stopped after step 3 on every rank (min 3 max 3)' "$T/out" || fail "ran
 run 3 "$demo" --steps 100 -q || fail "100 steps without a stop"
 [ ! -s "$T/out" ] || fail "--quiet printed"
 echo "ok: stop on one rank seen by all at step 3"
+run 3 "$demo" --stop-rank 1 --steps 100 --vote
+rc=$?
+[ $rc = 75 ] || fail "--vote: exit $rc, expected 75"
+grep -q 'stopped after step 4 on every rank (min 4 max 4)' "$T/out" || fail "--vote: ranks stopped elsewhere than step 4"
+grep -q '^app_demo: stopped by a signal after step 4 of 100' "$T/err" || fail "--vote: the stop line"
+echo "ok: the nonblocking vote stops every rank one step later, at step 4"
+
+# progress in a log: a line every HPC_PROGRESS seconds with the fields,
+# none with HPC_PROGRESS=0 or --quiet; the old HPC_PROGRESS=1 is 1 s
+HPC_PROGRESS=0.2 run 2 "$demo" --steps 20 --pace 50 || fail "progress run"
+lines=$(grep -c '^app_demo: [0-9]*/20 steps ([0-9.]*%), item [0-9]*0, [0-9.]* items/s, [0-9.]*s elapsed, ETA ' "$T/err")
+[ "$lines" -ge 2 ] && [ "$lines" = "$(grep -c . "$T/err")" ] || fail "HPC_PROGRESS=0.2: $lines progress lines"
+awk -F'[ /]' '/^app_demo: / { if ($2 * 10 != $7 + 0) bad = 1 } END { exit bad }' "$T/err" ||
+    fail "the program's own field does not follow the count"
+HPC_PROGRESS=0 run 2 "$demo" --steps 20 --pace 50 || fail "HPC_PROGRESS=0"
+[ ! -s "$T/err" ] || fail "HPC_PROGRESS=0: a progress line"
+HPC_PROGRESS=0.2 run 2 "$demo" --steps 20 --pace 50 -q || fail "--quiet"
+[ ! -s "$T/err" ] || fail "--quiet: a progress line"
+HPC_PROGRESS=1 run 1 "$demo" --steps 50 --pace 50 || fail "HPC_PROGRESS=1"
+# a line a second, never closer (the elapsed times 1 s apart or more)
+awk -F', ' '/steps \(/ { for (i = 1; i <= NF; i++) if ($i ~ / elapsed$/) t = $i + 0
+                         if (n++ && t - last < 0.95) bad = 1; last = t }
+     END { exit bad || n < 1 }' "$T/err" || { cat "$T/err"; fail "HPC_PROGRESS=1: not one line a second"; }
+echo "ok: progress lines every HPC_PROGRESS seconds in a log, with the program's fields; none when off"
+
+# Ctrl-C (a singleton, its pid is the program's; env restores SIGINT,
+# which a shell's background job ignores).  The first signal goes once the
+# program shows it runs: a progress line (its loop has asked for the stop
+# flag), or "setting up" for --setup.
+ctrl_c() {   # ctrl_c PAUSE... -- ARGS: a SIGINT after each pause (seconds); sets rc
+    pauses=
+    while [ "$1" != -- ]; do pauses="$pauses $1"; shift; done
+    shift
+    rm -f "$T/out" "$T/err"
+    HPC_PROGRESS=0.1 env --default-signal=INT "$demo" "$@" > "$T/out" 2> "$T/err" &
+    pid=$!
+    i=0
+    until grep -q -e '^app_demo: [0-9]*/' "$T/err" 2>/dev/null || grep -q '^setting up' "$T/out" 2>/dev/null; do
+        i=$((i + 1)); [ $i -gt 600 ] && { kill -9 $pid; fail "app_demo did not start in 60 s"; }
+        sleep 0.1
+    done
+    for pause in $pauses; do
+        [ "$pause" = 0 ] || sleep "$pause"
+        kill -INT $pid 2>/dev/null
+    done
+    wait $pid
+    rc=$?
+}
+ctrl_c 0 -- --steps 100 --pace 100
+[ $rc = 75 ] || fail "Ctrl-C: exit $rc, expected 75"
+grep -q '^app_demo: interrupted after step [0-9]* of 100: continue with --resume$' "$T/err" || fail "Ctrl-C: the line"
+echo "ok: Ctrl-C stops at a step: $(tail -1 "$T/err")"
+ctrl_c 0 0 -- --steps 100 --pace 400
+[ $rc = 75 ] || fail "one Ctrl-C delivered twice at once (terminal and launcher): exit $rc, expected 75"
+ctrl_c 0 1 -- --steps 10 --pace 20000
+[ $rc = 130 ] || fail "a second Ctrl-C during a 20 s step: exit $rc, expected 130 (SIGINT)"
+grep -q 'interrupted again: aborting' "$T/err" || fail "a second Ctrl-C: no line"
+ctrl_c 0 -- --steps 10 --setup 20000
+[ $rc = 130 ] || fail "Ctrl-C before the program asks for the flag: exit $rc, expected 130 (SIGINT)"
+echo "ok: a second Ctrl-C aborts; one before the first step ends the program at once"
 echo "app_kit: all checks passed"

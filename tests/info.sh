@@ -13,10 +13,15 @@ for np in 1 3; do
     [ "$rows" = "$np" ] || fail "$np ranks: $rows table rows"
     grep -q '^MPI: ' "$tmp/out" || fail "no MPI line"
     $MPIEXEC_WRAP -n $np "$info" --json >"$tmp/out" 2>"$tmp/err" || fail "--json on $np ranks"
-    $py - "$tmp/out" $np <<'PYEOF' || fail "JSON on $np ranks"
+    # the build's CUDA and NCCL, as configure wrote them into config.h
+    cuda=$(grep -c '^#define HPC_HAVE_CUDA 1' "$top_builddir/config.h")
+    nccl=$(grep -c '^#define HPC_HAVE_NCCL 1' "$top_builddir/config.h")
+    $py - "$tmp/out" $np $cuda $nccl <<'PYEOF' || fail "JSON on $np ranks"
 import json, sys
 d = json.load(open(sys.argv[1]))
 n = int(sys.argv[2])
+assert d["build"] == {"cuda": sys.argv[3] == "1", "nccl": sys.argv[4] == "1"}, d.get("build")
+assert isinstance(d["cuda_aware_mpi"], bool), d.get("cuda_aware_mpi")
 assert [r["rank"] for r in d["ranks"]] == list(range(n)), d["ranks"]
 assert [r["local_rank"] for r in d["ranks"]] == list(range(n))
 assert all(r["node"] == 0 and r["threads"] >= 1 and r["ncores"] >= 1 for r in d["ranks"])

@@ -69,6 +69,19 @@ TESTS += tests/install.sh
 EXTRA_DIST += tests/install_user.c
 TESTS += tests/info.sh tests/gpu.sh
 
+# The batch scripts outside Slurm: local ranks bound to cores (no
+# hpc-info warning), the progress interval set for logs.
+dist_check_SCRIPTS += tests/batch_local.sh
+TESTS += tests/batch_local.sh
+
+# What the programs share at run time, through hpc-train, hpc-odegen and
+# hpc-matmul on 2 ranks: progress lines in a log (HPC_PROGRESS, each
+# program's fields, log lines without a doubled rank prefix); Ctrl-C and
+# SIGTERM (agreed stop, exit 75, resume bit for bit; a second Ctrl-C ends
+# the job).
+dist_check_SCRIPTS += tests/progress.sh tests/interrupt.sh
+TESTS += tests/progress.sh tests/interrupt.sh
+
 # Slurm end to end: a private slurmctld + slurmd started by the test.
 dist_check_SCRIPTS += tests/slurm_info.sh tests/slurm_odegen.sh tests/slurm_batch.sh
 TESTS += tests/slurm_info.sh tests/slurm_odegen.sh tests/slurm_batch.sh

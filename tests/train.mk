@@ -42,6 +42,9 @@ TESTS += tests/pipe_unit
 #   train_data.sh    normalisation statistics against numpy (status filter,
 #                    the split by trajectories, next/delta, float32), the
 #                    same bits at 1 and 3 ranks
+#   hpckit_torch.sh  the installed Python module: a run loaded reproduces
+#                    its validation loss; --init-from a PyTorch model trains
+#                    as PyTorch; the optimiser state continues in PyTorch
 #   train_cuda.sh    --device cuda against the CPU, 100 steps within 1e-4
 #                    (skips without a GPU)
 #   train_errors.sh  bad input: one line, exit 2 or 1, no checkpoint under
@@ -60,6 +63,7 @@ TESTS += tests/pipe_unit
 #                    rank ends the job, --resume finishes it
 check_PROGRAMS += tests/train_mkdata
 TRAIN_TESTS = tests/train_errors.sh tests/train_ranks.sh tests/train_resume.sh tests/train_torch.sh \
+	tests/hpckit_torch.sh \
 	tests/train_data.sh tests/train_cuda.sh tests/train_pipe.sh tests/train_pipe_hybrid.sh \
 	tests/train_pipe_stale.sh \
 	tests/train_pipe_resume.sh
@@ -71,4 +75,4 @@ TESTS += $(TRAIN_TESTS)
 # train_pipe_bubble.sh asserts on measured times: run by hand on an idle
 # machine (it missed three runs in a row in CI under make -j2)
 dist_check_SCRIPTS += tests/train_pipe_bubble.sh
-EXTRA_DIST += tests/train_lib.sh tests/train_torch.py tests/train_pipe_replay.py
+EXTRA_DIST += tests/train_lib.sh tests/train_torch.py tests/train_pipe_replay.py tests/hpckit_torch.py

@@ -7,7 +7,10 @@
 #     step, writes the checkpoint of step 37 and exits 75; --resume goes on;
 #   - a real SIGUSR1 to a running 1-rank job, then --resume;
 #   - resuming a finished run is a no-op; a 2-rank checkpoint resumes on
-#     3 ranks (the same training within float32 rounding).
+#     3 ranks (the same training within float32 rounding);
+#   - a run started --init-from another run's checkpoint, stopped and
+#     resumed with the same options, ends as its uninterrupted run; a
+#     resume without --init-from is refused, naming it.
 . "$top_srcdir/tests/train_lib.sh"
 need_h5diff
 "$MKDATA" regress "$T/r.h5" 600 || fail "making the data"
@@ -61,4 +64,15 @@ losses "$T/re3" > "$T/b"
 paste -d' ' "$T/a" "$T/b" | awk '{ d = $2 - $4; d = d < 0 ? -d : d; if (d > 1e-5 * $2) bad = 1 } END { exit bad }' ||
     fail "resumed on 3 ranks: losses beyond 1e-5"
 echo "ok: a 2-rank checkpoint resumed on 3 ranks: losses within 1e-5"
+# --init-from (here another run's checkpoint): it is part of the run
+init="--init-from $T/ref1/checkpoint.h5"
+train 2 $args $init --out "$T/iref" || fail "--init-from reference"
+cmp -s "$T/ref/metrics.csv" "$T/iref/metrics.csv" && fail "--init-from: the same metrics as a fresh start"
+HPC_TRAIN_TEST_STOP=0:40 train 2 $args $init --out "$T/icut" 2> /dev/null
+[ $? = 75 ] || fail "--init-from: stop at 40"
+train 2 $args --out "$T/icut" --resume 2> "$T/err"
+[ $? = 1 ] && grep -q "init_from=$T/ref1/checkpoint.h5" "$T/err" ||
+    { cat "$T/err"; fail "--resume without the run's --init-from: not refused naming it"; }
+train 2 $args $init --out "$T/icut" --resume || fail "--init-from: resumed"
+same_run "$T/iref" "$T/icut" "--init-from, stopped at 40, resumed"
 echo "train_resume: interrupted runs end where uninterrupted ones do"

@@ -47,7 +47,7 @@ def load(path):
 def hpc(args, out):
     subprocess.run([train, "-q", "--force", "--out", out] + args, check=True)
     m = np.genfromtxt(f"{out}/metrics.csv", delimiter=",", names=True)
-    return np.atleast_1d(m["train_loss"]), np.atleast_1d(m["lr"])
+    return np.atleast_1d(m["train_loss_normalized"]), np.atleast_1d(m["lr"])
 
 
 def data_xy(path):

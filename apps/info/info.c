@@ -49,8 +49,10 @@ static const hpc_app_t app = {
               "  HPC_LOG        error | warn (default) | info | debug\n"
               "\n"
               "\n"
-              "With --json the self-test's counts are the \"selftest\" member of the object (run\n"
-              "without --json to see which cases failed).\n"
+              "With --json: one object with version, mpi, launcher, build {cuda, nccl} (what\n"
+              "libhpc was built with), cuda_aware_mpi, ranks [...], warnings [...], and with\n"
+              "--selftest its counts as \"selftest\" (run without --json to see which cases\n"
+              "failed).\n"
               "\n"
               "Exit status: 0 success, 1 failure (self-test failures, --device without a GPU),\n"
               "2 bad usage.\n",
@@ -141,6 +143,10 @@ static void print_json(const rank_rec_t *r, int n, const char *mpi, const char *
     json_str(mpi);
     printf(", \"launcher\": ");
     json_str(launcher);
+    /* what this libhpc was built with, as the table's libhpc line */
+    printf(", \"build\": {\"cuda\": %s, \"nccl\": %s}, \"cuda_aware_mpi\": %s",
+           hpc_have_cuda() ? "true" : "false", hpc_have_nccl() ? "true" : "false",
+           hpc_coll_cuda_aware() ? "true" : "false");
     printf(", \"ranks\": [\n");
     for (int i = 0; i < n; i++) {
         printf("  {\"rank\": %d, \"host\": ", r[i].rank);

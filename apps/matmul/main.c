@@ -160,6 +160,10 @@ int main(int argc, char **argv)
     mm_stats_t st;
     const mm_ops_t *ops = o.device == MM_CUDA ? gpu_ops(&o) : &mm_cpu_ops;
     hpc_app_agree_rc(mm_summa(&d, &o, ops, a, b, c, &st), HPC_EXIT_DATA, NULL);
+    if (st.stopped)
+        hpc_app_exit(HPC_EXIT_STOPPED, "%s after panel %lld of %lld; nothing written (hpc-matmul keeps no "
+                     "partial product: run it again)", hpc_app_stop_why(), (long long)st.panels,
+                     (long long)st.panels_total);
     test_corrupt(&d, o.dtype, c);
 
     mm_check_t chk = {0, 0, 1};

@@ -90,13 +90,17 @@ typedef struct {
     double seconds;           /* the whole multiply, max over ranks */
     double wait;              /* time this rank waited for panels */
     double gemm;              /* time in the local GEMMs */
-    int64_t panels;
+    int64_t panels;           /* panels multiplied */
+    int64_t panels_total;     /* of the whole product */
+    int64_t k_done;           /* columns of K multiplied */
+    int stopped;              /* a stop signal was agreed: C is partial */
     hpc_alg_t alg;            /* the broadcast algorithm that ran */
 } mm_stats_t;
 
 extern const mm_ops_t mm_cpu_ops;
 
-/* SUMMA with ops on the blocks a, b (host) into c (host). */
+/* SUMMA with ops on the blocks a, b (host) into c (host); stops early,
+ * with st->stopped set, at a panel every rank agreed on after a signal. */
 int mm_summa(const mm_dist_t *d, const mm_opts_t *o, const mm_ops_t *ops, const void *a, const void *b,
              void *c, mm_stats_t *st);
 

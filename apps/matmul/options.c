@@ -125,7 +125,12 @@ const hpc_app_t mm_app = {
               "Exit status: 0 success; 1 bad data or I/O (a missing file or dataset, a\n"
               "dataset that is not a 2D float matrix, inner dimensions that disagree, an\n"
               "existing output without --force, --verify failed, no usable GPU); 2 bad\n"
-              "option or value.\n",
+              "option or value; 75 stopped by SIGUSR1, SIGTERM or Ctrl-C at a panel every\n"
+              "rank agreed on, with nothing written (no partial product is kept: run it\n"
+              "again); a second Ctrl-C aborts at once.\n"
+              "\n"
+              "Environment: HPC_PROGRESS=SECONDS: a progress line every SECONDS when\n"
+              "stderr is not a terminal (default 60; 0: none).\n",
     .guide = "matmul.md"};
 
 size_t mm_esize(int dtype)

@@ -9,11 +9,18 @@
  * them - libhpc (like MPI) moves a nonblocking collective forward only
  * inside its calls, so without the polls the next panel would not travel
  * while this one computes.
+ *
+ * A stop signal (SIGTERM, SIGUSR1, Ctrl-C) is voted on once a panel
+ * without a pause (hpc_app_stop_vote: the vote travels while the next
+ * panel computes); the loop ends at the panel where every rank learns it.
+ * Rank 0 shows the progress line, one update a panel.
  */
 #include "config.h"
 #include <cblas.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "matmul.h"
 
 #define STRIP_ROWS 256   /* GEMM rows between two polls: ~1-10 ms of work */
@@ -113,26 +120,91 @@ static hpc_alg_t report_alg(const summa_t *S)
     return alg;
 }
 
+/* The progress line's own field: "panel 12 of 40" */
+typedef struct {
+    int64_t panel, panels;
+} where_t;
+
+static void progress_fields(void *ctx, char *buf, size_t len)
+{
+    const where_t *w = ctx;
+    snprintf(buf, len, "panel %lld of %lld", (long long)w->panel, (long long)w->panels);
+}
+
+static int64_t count_panels(const mm_dist_t *d, int64_t nb)
+{
+    int64_t n = 0;
+    for (int64_t k = 0; k < d->k; k = mm_panel_end(d, k, nb)) n++;
+    return n;
+}
+
+/* Rank 0's line, counting columns of K (panels differ in width) and
+ * showing GFLOP/s */
+static hpc_progress_t *progress_start(const summa_t *S, where_t *w)
+{
+    if (hpc_rank() != 0) return NULL;
+    hpc_progress_t *p = hpc_progress_start("matmul", "columns of K", (uint64_t)S->d->k);
+    hpc_progress_rate(p, "GFLOP", 2.0 * (double)S->d->m * (double)S->d->n / 1e9);
+    hpc_progress_fields(p, progress_fields, w);
+    return p;
+}
+
+/* Test hook: HPC_MATMUL_TEST_PACE=MS sleeps MS milliseconds a panel, so
+ * that a test can signal a run however fast the machine; nothing else
+ * reads it. */
+static void test_pace(void)
+{
+    static long ms = -1;
+    if (ms < 0) {
+        const char *s = getenv("HPC_MATMUL_TEST_PACE");
+        ms = s ? atol(s) : 0;
+    }
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    if (ms > 0) nanosleep(&ts, NULL);
+}
+
+/* A stop agreed at a panel boundary: the broadcasts of the next panel
+ * (posted by every rank) complete, then the loop ends. */
 static int run(summa_t *S, mm_stats_t *st)
 {
     const mm_dist_t *d = S->d;
     int64_t nb = S->o->nb, k0 = 0, k1 = mm_panel_end(d, 0, nb);
     int s = 0;
-    HPC_TRY(post(S, 0, k1, 0));
-    while (k0 < d->k) {
-        double w = hpc_wtime();
-        HPC_TRY(hpc_waitall(2, S->req[s]));
-        st->wait += hpc_wtime() - w;
+    where_t w = {0, count_panels(d, nb)};
+    hpc_stop_vote_t *vote;
+    HPC_TRY(hpc_app_stop_vote_open(hpc_comm_world(), &vote));
+    hpc_progress_t *prog = progress_start(S, &w);
+    int rc = post(S, 0, k1, 0);
+    while (!rc && k0 < d->k) {
+        if (hpc_app_stop_vote(vote)) {
+            rc = hpc_waitall(2, S->req[s]);
+            st->stopped = 1;
+            break;
+        }
+        double t = hpc_wtime();
+        if ((rc = hpc_waitall(2, S->req[s])) < 0) break;
+        st->wait += hpc_wtime() - t;
         /* the other slot is free once the previous GEMM has finished */
-        OPS(S->ops->sync());
+        if (S->ops->sync() < 0) {
+            rc = HPC_ERR(HPC_ERR_DATA, "%s: %s", S->ops->name, S->ops->why());
+            break;
+        }
         int64_t k2 = k1 < d->k ? mm_panel_end(d, k1, nb) : k1;
-        if (k1 < d->k) HPC_TRY(post(S, k1, k2, 1 - s));
-        HPC_TRY(compute(S, k1 - k0, s, &st->gemm));
+        if (k1 < d->k && (rc = post(S, k1, k2, 1 - s)) < 0) break;
+        if ((rc = compute(S, k1 - k0, s, &st->gemm)) < 0) break;
+        test_pace();
         st->panels++;
+        st->k_done = k1;
+        w.panel = st->panels;
+        hpc_progress_update(prog, (uint64_t)k1);
         k0 = k1;
         k1 = k2;
         s = 1 - s;
     }
+    hpc_progress_end(prog);
+    hpc_app_stop_vote_close(vote);
+    st->panels_total = w.panels;
+    if (rc < 0) return rc;
     OPS(S->ops->sync());
     return 0;
 }

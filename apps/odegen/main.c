@@ -157,7 +157,7 @@ static int process(run_t *r, batch_t *b, int64_t n, char *err, size_t errlen)
         int64_t est = (hpc_workq_taken(r->work) - hpc_size()) * o->chunk;
         if (est < r->mine) est = r->mine;
         if (est > r->todo) est = r->todo;
-        hpc_progress_update(r->prog, (uint64_t)est);
+        hpc_progress_update(r->prog, (uint64_t)(o->n - r->todo + est));
     }
     return 0;
 }
@@ -266,15 +266,17 @@ int main(int argc, char **argv)
         if (done[c])
             done_traj += (c + 1) * o.chunk <= o.n ? o.chunk : o.n - c * o.chunk;
     r.todo = o.n - done_traj;
-    if (hpc_rank() == 0)
-        r.prog = hpc_progress_start("odegen", "traj", (uint64_t)r.todo);
+    if (hpc_rank() == 0) {
+        r.prog = hpc_progress_start("odegen", "traj", (uint64_t)o.n);
+        hpc_progress_from(r.prog, (uint64_t)done_traj);
+    }
 
     MPI_Barrier(hpc_comm_world());
     double t0 = hpc_wtime();
     compute(&r, &b, batch_chunks);
     hpc_workq_free(r.work);
-    hpc_log(HPC_LOG_INFO, "rank %d: %lld trajectories, solver %.3f s, writing %.3f s", hpc_rank(),
-            (long long)r.mine, r.solve_s, r.write_s);
+    hpc_log(HPC_LOG_INFO, "%lld trajectories, solver %.3f s, writing %.3f s", (long long)r.mine, r.solve_s,
+            r.write_s);
     double wall = hpc_wtime() - t0, wmax = wall;
     MPI_Allreduce(&wall, &wmax, 1, MPI_DOUBLE, MPI_MAX, hpc_comm_world());
     hpc_progress_end(r.prog);
@@ -285,9 +287,9 @@ int main(int argc, char **argv)
     if (all < r.todo) {
         ode_out_finish(r.out, wmax, 0, argc, argv);   /* "not completed": .partial kept */
         hpc_error_clear();
-        hpc_app_exit(HPC_EXIT_STOPPED, "stopped by a signal after %lld of %lld trajectories; "
-                     "%s.partial continues with --resume", (long long)(done_traj + all),
-                     (long long)o.n, o.out);
+        hpc_app_stop_agreed(hpc_comm_world());   /* which signal, for the line */
+        hpc_app_exit(HPC_EXIT_STOPPED, "%s after %lld of %lld trajectories; %s.partial continues with "
+                     "--resume", hpc_app_stop_why(), (long long)(done_traj + all), (long long)o.n, o.out);
     }
     totals_t tot;
     HPC_CHECK(ode_out_totals(r.out, &tot.failed, &tot.steps, tot.by));

@@ -199,11 +199,12 @@ const hpc_app_t ode_app = {
         "--force/--resume, unwritable output or not enough space for it, --resume\n"
         "on a file from other options, another run writing the same output, no\n"
         "usable GPU for --device cuda); 2 bad option or value; 75 stopped by\n"
-        "SIGUSR1/SIGTERM with FILE.partial resumable (run again with --resume).\n"
+        "SIGUSR1, SIGTERM or Ctrl-C with FILE.partial resumable (run again with\n"
+        "--resume); a second Ctrl-C aborts at once (the .partial stays resumable).\n"
         "\n"
-        "Environment: HPC_PROGRESS=1 shows the progress line also when stderr is\n"
-        "not a terminal; HPC_LOG=info HPC_LOG_ALL=1 adds per-rank solver and write\n"
-        "times.\n",
+        "Environment: HPC_PROGRESS=SECONDS: a progress line every SECONDS when\n"
+        "stderr is not a terminal (default 60; 0: none); HPC_LOG=info HPC_LOG_ALL=1\n"
+        "adds per-rank solver and write times.\n",
     .guide = "odegen.md"};
 
 /* "name=value" for the chosen system (after all options are read, so

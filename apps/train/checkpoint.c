@@ -11,7 +11,10 @@
  *       float64 (MSE; identity with --no-normalize): the model sees
  *       (x - x_mean) / x_std and predicts (y - y_mean) / y_std
  *   root attributes: step, epoch, seed, samples_seen, train_loss,
- *       val_loss, layers, activation, loss, optimizer, lr, data, samples,
+ *       val_loss (over normalised targets), val_mse_data (in the target's
+ *       units), layers, activation, loss, optimizer, lr, data, samples,
+ *       target ("Y", "next", "delta"), train_samples, val_samples,
+ *       val_from_row (validation: the samples of rows >= it), init_from,
  *       "options" (the key --resume compares) and the provenance
  *
  * Written through libhpc's checkpoints (hpc_ckpt_*): every rank holds the
@@ -86,6 +89,19 @@ static int put_norm(hpc_ckpt_t *c, const data_t *d)
     return first(rc, hpc_ckpt_put(c, "norm/y_std", H5T_NATIVE_DOUBLE, 1, &nout, d->y_std));
 }
 
+/* What the data was, as plain attributes (the options key has it too, in
+ * one string): the target, the split and where the weights came from. */
+static int put_split(hid_t id, const train_t *t)
+{
+    const data_t *d = &t->data;
+    const char *target = d->kind == DATA_XY ? "Y" : d->delta ? "delta" : "next";
+    int rc = hpc_h5_attr_set_string(id, "target", target);
+    rc = first(rc, hpc_h5_attr_set_int64(id, "train_samples", d->ntrain));
+    rc = first(rc, hpc_h5_attr_set_int64(id, "val_samples", d->nval));
+    rc = first(rc, hpc_h5_attr_set_int64(id, "val_from_row", d->val_row));
+    return first(rc, hpc_h5_attr_set_string(id, "init_from", t->o->init_from ? t->o->init_from : ""));
+}
+
 static int put_attrs(hpc_ckpt_t *c, const train_t *t)
 {
     const train_opts_t *o = t->o;
@@ -101,6 +117,7 @@ static int put_attrs(hpc_ckpt_t *c, const train_t *t)
     rc = first(rc, hpc_h5_attr_set_int64(id, "samples_seen", t->step * o->batch * o->accum));
     rc = first(rc, hpc_h5_attr_set_double(id, "train_loss", t->train_loss));
     rc = first(rc, hpc_h5_attr_set_double(id, "val_loss", t->val_loss));
+    rc = first(rc, hpc_h5_attr_set_double(id, "val_mse_data", t->val_mse));
     rc = first(rc, hpc_h5_attr_set_string(id, "layers", sizes));
     rc = first(rc, hpc_h5_attr_set_string(id, "activation", act_name(o->act)));
     rc = first(rc, hpc_h5_attr_set_string(id, "loss", o->loss == LOSS_CE ? "cross-entropy" : "mse"));
@@ -108,7 +125,8 @@ static int put_attrs(hpc_ckpt_t *c, const train_t *t)
     rc = first(rc, hpc_h5_attr_set_double(id, "lr", o->lr));
     rc = first(rc, hpc_h5_attr_set_string(id, "data", o->data));
     rc = first(rc, hpc_h5_attr_set_string(id, "samples", t->data.describe));
-    return first(rc, hpc_h5_attr_set_int64(id, "normalized", o->normalize));
+    rc = first(rc, hpc_h5_attr_set_int64(id, "normalized", o->normalize));
+    return first(rc, put_split(id, t));
 }
 
 int ckpt_save(train_t *t)
@@ -160,6 +178,7 @@ static int load(train_t *t, hpc_ckpt_t *c)
     HPC_TRY(hpc_h5_attr_get_int64(id, "step", &t->step));
     HPC_TRY(hpc_h5_attr_get_double(id, "train_loss", &t->train_loss));
     HPC_TRY(hpc_h5_attr_get_double(id, "val_loss", &t->val_loss));
+    HPC_TRY(hpc_h5_attr_get_double(id, "val_mse_data", &t->val_mse));
     if (t->step < 0) return HPC_ERR(HPC_ERR_DATA, "step %lld", (long long)t->step);
     t->saved_step = t->step;
     return 0;
@@ -177,4 +196,99 @@ int ckpt_load(train_t *t, char *err, size_t len)
     if (rc) snprintf(err, len, "--resume: %s: %s", path, hpc_last_cause());
     hpc_ckpt_close(c);
     return rc ? -1 : 0;
+}
+
+/* The shape of dataset name in file id: its rank in *nd (0 if it is not
+ * there or not a dataset) and up to 2 dims. */
+static void file_shape(hid_t id, const char *name, int *nd, hsize_t dims[2])
+{
+    *nd = 0;
+    H5E_BEGIN_TRY {
+        hid_t ds = H5Lexists(id, name, H5P_DEFAULT) > 0 ? H5Dopen2(id, name, H5P_DEFAULT) : H5I_INVALID_HID;
+        hid_t sp = ds >= 0 ? H5Dget_space(ds) : H5I_INVALID_HID;
+        int n = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
+        if (n >= 1 && n <= 2) *nd = H5Sget_simple_extent_dims(sp, dims, NULL) == n ? n : 0;
+        else if (n > 2) *nd = n;
+        if (sp >= 0) H5Sclose(sp);
+        if (ds >= 0) H5Dclose(ds);
+    } H5E_END_TRY;
+}
+
+static void shape_str(int nd, const hsize_t *dims, char *buf, size_t len)
+{
+    if (nd == 1) snprintf(buf, len, "[%llu]", (unsigned long long)dims[0]);
+    else if (nd == 2) snprintf(buf, len, "[%llu, %llu]", (unsigned long long)dims[0], (unsigned long long)dims[1]);
+    else snprintf(buf, len, "%d-dimensional", nd);
+}
+
+/* Every /model/<2l>/weight [out, in] and bias [out] of the layers, and no
+ * more layers than those; -1 with a reason naming the first misfit. */
+static int check_init_layers(hid_t id, const train_t *t, char *err, size_t len)
+{
+    const model_t *m = &t->model;
+    const char *path = t->o->init_from;
+    H5G_info_t gi;
+    herr_t ok;
+    H5E_BEGIN_TRY { ok = H5Lexists(id, "model", H5P_DEFAULT) > 0 ? H5Gget_info_by_name(id, "model", &gi, H5P_DEFAULT) : -1; }
+    H5E_END_TRY;
+    if (ok < 0) {
+        snprintf(err, len, "--init-from %s: no /model group (write the state_dict under model/, as docs/train.md "
+                 "shows)", path);
+        return -1;
+    }
+    for (int l = 0; l < m->nl; l++)
+        for (int k = 0; k < 2; k++) {
+            char name[64], have[64], want[64];
+            int nd;
+            hsize_t dims[2], need[2] = {(hsize_t)m->size[l + 1], (hsize_t)m->size[l]};
+            snprintf(name, sizeof name, "model/%d/%s", 2 * l, k ? "bias" : "weight");
+            file_shape(id, name, &nd, dims);
+            shape_str(2 - k, need, want, sizeof want);
+            if (nd == 0) {
+                snprintf(err, len, "--init-from %s: no %s: --layers needs %s there (the Linear layers of "
+                         "nn.Sequential(Linear, act, Linear, ...) at 0, 2, 4, ...)", path, name, want);
+                return -1;
+            }
+            if (nd != 2 - k || dims[0] != need[0] || (!k && dims[1] != need[1])) {
+                shape_str(nd, dims, have, sizeof have);
+                snprintf(err, len, "--init-from %s: %s is %s but --layers needs %s", path, name, have, want);
+                return -1;
+            }
+        }
+    if (gi.nlinks != (hsize_t)m->nl) {
+        snprintf(err, len, "--init-from %s: /model has %llu layers but --layers gives %d", path,
+                 (unsigned long long)gi.nlinks, m->nl);
+        return -1;
+    }
+    return 0;
+}
+
+int ckpt_init_from(train_t *t, char *err, size_t len)
+{
+    const model_t *m = &t->model;
+    const char *path = t->o->init_from;
+    hpc_ckpt_t *c;
+    if (!hpc_ckpt_exists(path, hpc_comm_world())) {
+        snprintf(err, len, "--init-from %s: no such file", path);
+        return -1;
+    }
+    if (hpc_ckpt_open(path, hpc_comm_world(), NULL, &c) < 0) {
+        hpc_error_clear();
+        snprintf(err, len, "--init-from %s: not a readable HDF5 file", path);
+        return -1;
+    }
+    int rc = check_init_layers(hpc_ckpt_id(c), t, err, len);
+    memset(t->host, 0, m->n * sizeof(float));   /* the pads: zeros, as a fresh start's */
+    if (!rc && get_layers(c, m, "model", t->host) < 0) {
+        snprintf(err, len, "--init-from %s: %s", path, hpc_last_cause());
+        hpc_error_clear();
+        rc = -1;
+    }
+    hpc_ckpt_close(c);
+    for (size_t i = 0; !rc && i < m->n; i++)
+        if (!isfinite(t->host[i])) {
+            snprintf(err, len, "--init-from %s: the weights hold NaN or infinity", path);
+            rc = -1;
+        }
+    return rc;
 }

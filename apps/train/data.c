@@ -178,8 +178,11 @@ static int split(data_t *d, double frac, char *err, size_t len)
     if (d->kind == DATA_ODE) {
         int64_t vt = llround(frac * (double)d->ntraj);
         d->nval = vt * (d->nt - 1);
+        /* the first validation trajectory's row of /y (beyond the last row: none) */
+        d->val_row = vt > 0 ? d->traj[d->ntraj - vt] : d->traj[d->ntraj - 1] + 1;
     } else {
         d->nval = llround(frac * (double)d->nsamples);
+        d->val_row = d->nsamples - d->nval;
     }
     d->ntrain = d->nsamples - d->nval;
     if (d->ntrain < 1) {

@@ -45,4 +45,7 @@ CLEANFILES += apps/train/cuda.lo apps/train/cuda.o apps/train/.libs/cuda.o
 else
 apps_train_hpc_train_LDADD = $(LDADD)
 endif
+# the Python side (docs/train.md, "PyTorch both ways")
+trainpythondir = $(pkgdatadir)/python
+dist_trainpython_DATA = apps/train/hpckit_torch.py
 EXTRA_DIST += apps/train/cuda.cu apps/train/bench.sh apps/train/bench_pipe.sh

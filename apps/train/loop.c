@@ -9,6 +9,7 @@
  * all ranks, once a step), the checkpoint.
  */
 #include "config.h"
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,9 +47,9 @@ static void hooks_after_step(const hooks_t *h, train_t *t)
         v += 1e-3f;
         t->dev->to_dev(t->p + t->model.w[0], &v, sizeof v);
     }
-    if (h->pace_ms > 0) {
+    if (h->pace_ms > 0) {   /* the whole pause, even when a signal comes */
         struct timespec ts = {h->pace_ms / 1000, (h->pace_ms % 1000) * 1000000L};
-        nanosleep(&ts, NULL);
+        while (nanosleep(&ts, &ts) < 0 && errno == EINTR) continue;
     }
 }
 
@@ -56,6 +57,11 @@ double train_loss_terms(const train_t *t)
 {
     double n = (double)t->o->batch * (double)t->o->accum;
     return t->o->loss == LOSS_MSE ? n * (double)t->data.nout : n;
+}
+
+int train_loss_normalised(const train_t *t)
+{
+    return t->o->loss == LOSS_MSE && t->o->normalize;
 }
 
 /* This rank's rows on the device: the loader's buffer itself on the CPU,
@@ -112,24 +118,46 @@ static int one_step(train_t *t)
     return 0;
 }
 
-double train_validate(train_t *t)
+/* Squared errors in the target's units: the model predicts (y - mean) /
+ * std, so each output's error is its normalised error times std. */
+static double data_sq_error(const train_t *t, const float *out_dev, const float *y, int rows, float *buf)
+{
+    const data_t *d = &t->data;
+    double sum = 0;
+    t->dev->to_host(buf, out_dev, (size_t)rows * d->nout * sizeof(float));
+    for (int r = 0; r < rows; r++)
+        for (int64_t c = 0; c < d->nout; c++) {
+            double e = ((double)buf[r * d->nout + c] - (double)y[r * d->ydim + c]) * d->y_std[c];
+            sum += e * e;
+        }
+    return sum;
+}
+
+double train_validate(train_t *t, double *mse_data)
 {
     const loader_t *l = &t->loader;
     const data_t *d = &t->data;
-    double sum = 0, all = 0;
+    double sum[2] = {0, 0}, all[2] = {0, 0};
+    int mse = t->o->loss == LOSS_MSE;
+    float *buf = mse ? malloc(((size_t)t->acts.rows * d->nout + 1) * sizeof *buf) : NULL;
+    if (mse && !buf) hpc_app_fatal(HPC_EXIT_DATA, "out of memory for the validation outputs");
     /* a pipeline validates the whole model on its first stages */
     if (pipe_gather(t, 0) < 0) hpc_app_fatal(HPC_EXIT_DATA, "gathering the model: %s", hpc_last_cause());
     for (int64_t s = 0; t->validates && s < l->val_n; s += t->acts.rows) {
         int rows = (int)(l->val_n - s < t->acts.rows ? l->val_n - s : t->acts.rows);
-        const float *x = l->val_x + s * d->nin, *y = l->val_y + s * d->ydim;
+        const float *x = l->val_x + s * d->nin, *y = l->val_y + s * d->ydim, *yhost = y;
         to_device(t, &x, &y, rows);
         t->acts.a0 = x;
         model_forward(&t->model, t->dev, t->p, &t->acts, rows);
-        sum += t->dev->loss(t->o->loss, rows, (int)d->nout, model_output(&t->model, &t->acts), y, 0, NULL);
+        const float *out = model_output(&t->model, &t->acts);
+        sum[0] += t->dev->loss(t->o->loss, rows, (int)d->nout, out, y, 0, NULL);
+        if (mse) sum[1] += data_sq_error(t, out, yhost, rows, buf);
     }
-    MPI_Allreduce(&sum, &all, 1, MPI_DOUBLE, MPI_SUM, hpc_comm_world());
-    double terms = (double)d->nval * (t->o->loss == LOSS_MSE ? (double)d->nout : 1.0);
-    return d->nval ? all / terms : NAN;
+    free(buf);
+    MPI_Allreduce(sum, all, 2, MPI_DOUBLE, MPI_SUM, hpc_comm_world());
+    double terms = (double)d->nval * (mse ? (double)d->nout : 1.0);
+    *mse_data = d->nval && mse ? all[1] / terms : NAN;
+    return d->nval ? all[0] / terms : NAN;
 }
 
 static void check_sync(train_t *t)
@@ -156,13 +184,16 @@ static void after_step(train_t *t, window_t *w, const hooks_t *h, hpc_progress_t
     const train_opts_t *o = t->o;
     int evaluate = t->step % t->steps_per_epoch == 0 || t->step == t->total ||
                    (o->eval_every && t->step % o->eval_every == 0);
-    double val = evaluate ? train_validate(t) : NAN;
-    if (evaluate) t->val_loss = val;
+    double mse_data = NAN, val = evaluate ? train_validate(t, &mse_data) : NAN;
+    if (evaluate) {
+        t->val_loss = val;
+        t->val_mse = mse_data;
+    }
     if (t->step % o->log_every == 0 || evaluate) {
         double share = w->wall > 0 ? w->comm / w->wall : 0;
         double hidden = w->possible > 0 ? 1 - w->comm / w->possible : 0;
-        metrics_row(t, sched_lr(o, t->step - 1, t->total), val, w->wall > 0 ? w->samples / w->wall : 0, share,
-                    hidden < 0 ? 0 : hidden);
+        metrics_row(t, sched_lr(o, t->step - 1, t->total), val, mse_data, w->wall > 0 ? w->samples / w->wall : 0,
+                    share, hidden < 0 ? 0 : hidden);
         *w = (window_t){0, 0, 0, 0};
     }
     if (o->check_sync && t->step % o->check_sync == 0) check_sync(t);
@@ -172,7 +203,30 @@ static void after_step(train_t *t, window_t *w, const hooks_t *h, hpc_progress_t
         int rc = ckpt_save(t);
         if (rc < 0) hpc_app_exit(HPC_EXIT_DATA, "writing the checkpoint: %s", hpc_last_cause());
     }
-    if (prog) hpc_progress_update(prog, (uint64_t)t->steps_run * o->batch * o->accum);
+    hpc_progress_update(prog, (uint64_t)t->step);
+}
+
+/* The progress line's own fields: "epoch 3.20/10, normalised loss
+ * 0.0123, lr 0.001, val 0.0146" (drawn at most once in a while) */
+static void progress_fields(void *ctx, char *buf, size_t len)
+{
+    const train_t *t = ctx;
+    char val[64] = "";
+    if (isfinite(t->val_loss)) snprintf(val, sizeof val, ", val %.4g", t->val_loss);
+    snprintf(buf, len, "epoch %.2f/%.4g, %s %.4g, lr %.3g%s", (double)t->step / (double)t->steps_per_epoch,
+             (double)t->total / (double)t->steps_per_epoch, train_loss_normalised(t) ? "normalised loss" : "loss",
+             t->train_loss,
+             sched_lr(t->o, t->step > 0 ? t->step - 1 : 0, t->total), val);
+}
+
+static hpc_progress_t *progress_start(train_t *t)
+{
+    if (hpc_rank() != 0) return NULL;
+    hpc_progress_t *p = hpc_progress_start("train", "steps", (uint64_t)t->total);
+    hpc_progress_from(p, (uint64_t)t->step);
+    hpc_progress_rate(p, "samples", (double)t->o->batch * (double)t->o->accum);
+    hpc_progress_fields(p, progress_fields, t);
+    return p;
 }
 
 int train_loop(train_t *t)
@@ -180,9 +234,7 @@ int train_loop(train_t *t)
     const train_opts_t *o = t->o;
     hooks_t h;
     hooks_read(&h);
-    hpc_progress_t *prog = NULL;
-    if (hpc_rank() == 0)
-        prog = hpc_progress_start("train", "samples", (uint64_t)(t->total - t->step) * o->batch * o->accum);
+    hpc_progress_t *prog = progress_start(t);
     window_t w = {0, 0, 0, 0};
     int stop = 0;
     double t0 = hpc_wtime();

@@ -31,11 +31,18 @@ static int buffers(train_t *t)
     return 0;
 }
 
-/* Rank 0 draws the initial weights, every rank gets its copy. */
+/* Rank 0 draws the initial weights, every rank gets its copy; or every
+ * rank reads them from --init-from. */
 static void fresh_model(train_t *t)
 {
-    if (hpc_rank() == 0) model_init(&t->model, t->o->seed, t->host);
-    HPC_CHECK(hpc_bcast(t->host, t->model.n, HPC_FLOAT32, 0, hpc_comm_world(), HPC_ALG_AUTO));
+    if (t->o->init_from) {
+        char err[1024] = "";
+        int rc = ckpt_init_from(t, err, sizeof err);
+        hpc_app_agree(rc ? HPC_EXIT_DATA : 0, "%s", err);
+    } else {
+        if (hpc_rank() == 0) model_init(&t->model, t->o->seed, t->host);
+        HPC_CHECK(hpc_bcast(t->host, t->model.n, HPC_FLOAT32, 0, hpc_comm_world(), HPC_ALG_AUTO));
+    }
     t->dev->to_dev(t->p, t->host, t->model.n * sizeof(float));
 }
 
@@ -94,6 +101,7 @@ static void start(train_t *t)
     }
     fresh_model(t);
     t->val_loss = NAN;
+    t->val_mse = NAN;
     t->train_loss = NAN;
 }
 
@@ -105,25 +113,38 @@ static double peak_rss(void)
     return top;
 }
 
+/* "train loss 0.0012, val loss 0.0015 (normalised targets), val MSE
+ * 0.034 (data units)": which values the losses are over */
+static void losses(const train_t *t, char *buf, size_t len)
+{
+    const char *space = train_loss_normalised(t) ? "normalised targets"
+                        : t->o->loss == LOSS_CE ? "cross-entropy" : "data units";
+    int n = snprintf(buf, len, "train loss %.4g", t->train_loss);
+    if (isfinite(t->val_loss)) n += snprintf(buf + n, len - n, ", val loss %.4g", t->val_loss);
+    n += snprintf(buf + n, len - n, " (%s)", space);
+    if (train_loss_normalised(t) && isfinite(t->val_mse))
+        snprintf(buf + n, len - n, ", val MSE %.4g (data units)", t->val_mse);
+}
+
 static void summary(train_t *t)
 {
     double rate = t->t_run > 0 ? t->samples / t->t_run : 0, rss = peak_rss();
     double share = t->t_run > 0 ? t->t_comm / t->t_run : 0;
     double hidden = t->comm_possible > 0 ? 1 - t->t_comm / t->comm_possible : 0;
     double data_b = (double)t->loader.bytes, model_b = (double)t->model.n * 4 * (2 + t->opt.nstates);
-    char r[32], mem[32], db[32], mb[32], ab[32], val[48] = "", pipe[1024] = "";
+    char r[32], mem[32], db[32], mb[32], ab[32], loss[160], pipe[1024] = "";
     if (t->pipe) pipe_summary(t, pipe, sizeof pipe);
     hpc_format_count(rate, r, sizeof r);
     hpc_format_bytes(rss, mem, sizeof mem);
     hpc_format_bytes(data_b, db, sizeof db);
     hpc_format_bytes(model_b, mb, sizeof mb);
     hpc_format_bytes((double)t->acts.bytes, ab, sizeof ab);
-    if (isfinite(t->val_loss)) snprintf(val, sizeof val, ", val loss %.4g", t->val_loss);
-    hpc_app_summary("%lld steps (epoch %.2f) in %.2f s, %s samples/s on %d rank%s (%s); train loss %.4g%s; "
+    losses(t, loss, sizeof loss);
+    hpc_app_summary("%lld steps (epoch %.2f) in %.2f s, %s samples/s on %d rank%s (%s); %s; "
                     "communication %.1f%% of the time, %.0f%% hidden; peak memory %s per rank (data %s, "
                     "model+grads+optimizer %s, activations %s)%s; %s/checkpoint.h5",
                     (long long)t->step, (double)t->step / (double)t->steps_per_epoch, t->t_run, r, hpc_size(),
-                    hpc_size() > 1 ? "s" : "", t->dev->name, t->train_loss, val, 100 * share,
+                    hpc_size() > 1 ? "s" : "", t->dev->name, loss, 100 * share,
                     100 * (hidden < 0 ? 0 : hidden), mem, db, mb, ab, pipe, t->o->out);
 }
 
@@ -169,8 +190,9 @@ int main(int argc, char **argv)
         summary(&t);
     } else {
         if (train_loop(&t) == HPC_EXIT_STOPPED)
-            hpc_app_exit(HPC_EXIT_STOPPED, "stopped by a signal after step %lld of %lld; %s/checkpoint.h5 "
-                         "is written: continue with --resume", (long long)t.step, (long long)t.total, o.out);
+            hpc_app_exit(HPC_EXIT_STOPPED, "%s after step %lld of %lld; %s/checkpoint.h5 is written: "
+                         "continue with --resume", hpc_app_stop_why(), (long long)t.step, (long long)t.total,
+                         o.out);
         metrics_plot(&t);
         if (t.pipe) pipe_finish(&t);
         summary(&t);

@@ -12,7 +12,7 @@
 
 /* What the table parses into, before the checks turn it into train_opts_t. */
 static struct {
-    const char *data, *out;
+    const char *data, *out, *init_from;
     int64_t seed, epochs, steps, batch, accum, eval_every, log_every, warmup, check_sync, ckpt_every;
     int act, loss, target, no_normalize, preload, optim, nesterov, sched, device, resume, force;
     double val_fraction, lr, momentum, beta1, beta2, eps, weight_decay, min_lr, clip, bucket_mb;
@@ -112,6 +112,11 @@ static const hpc_opt_t options[] = {
                "loss (default mse); cross-entropy takes integer class labels in /Y"),
     HPC_INT("seed", 0, &a.seed, "S", 0, INT64_MAX, K,
             "initial weights from the stream (S, layer), the shuffle of epoch e from (S, e) (default 0)"),
+    HPC_STRING("init-from", 0, &a.init_from, "FILE.h5", 0,
+               "initial weights from FILE's /model/<i>/weight and bias (a checkpoint, or a PyTorch "
+               "nn.Sequential's state_dict written as docs/train.md shows; shapes checked against "
+               "--layers); the rest as a fresh start.  Recorded in the checkpoint: --resume takes the "
+               "same --init-from and continues from the checkpoint"),
     HPC_SECTION("Data:"),
     HPC_STRING("data", 'd', &a.data, "FILE.h5", 0,
                "/X [N, in] and /Y [N, out] (float32/64; integer labels [N] for cross-entropy), or an "
@@ -223,17 +228,26 @@ const hpc_app_t train_app = {
              "loss does not depend on the number of ranks beyond float32 rounding.  Reads "
              "hpc-odegen files directly.  Or as a pipeline: --parallel pipe splits the layers into stages on "
              "consecutive ranks (seq, gpipe, 1f1b or the stale schedule), hybrid adds data-parallel "
-             "replicas of it.  Checkpoints survive time limits: SIGUSR1 or SIGTERM "
-             "finishes the step, writes RUNDIR/checkpoint.h5 and exits 75; --resume continues bit "
-             "for bit.",
+             "replicas of it.  Checkpoints survive time limits and Ctrl-C: SIGUSR1, SIGTERM or a first "
+             "Ctrl-C finishes the step, writes RUNDIR/checkpoint.h5 and exits 75; --resume continues "
+             "bit for bit.",
     .opts = options,
     .epilog =
+        "Progress: rank 0 shows the step, epoch, normalised loss, learning rate,\n"
+        "samples/s and ETA, redrawn on a terminal, and a line every HPC_PROGRESS\n"
+        "seconds (default 60; 0: none) when stderr is not a terminal (mpiexec, srun,\n"
+        "a Slurm log).  Losses are over normalised targets (as the model sees them);\n"
+        "the summary and metrics.csv add the validation MSE in the data's units.\n"
+        "\n"
         "Exit status: 0 done; 1 bad data or I/O (missing file or dataset, labels out of\n"
-        "range, a damaged checkpoint, --resume without one or with other options, the\n"
-        "loss became NaN or infinite: the last good checkpoint is kept); 2 bad option or\n"
-        "value (layer sizes that do not fit the data, a batch smaller than the rank\n"
-        "count, stages that do not fit the layers or ranks); 75 stopped by SIGUSR1 or\n"
-        "SIGTERM with RUNDIR/checkpoint.h5 written: run again with --resume.\n",
+        "range, a damaged checkpoint, --resume without one or with other options, an\n"
+        "--init-from file that does not fit --layers, the loss became NaN or infinite:\n"
+        "the last good checkpoint is kept); 2 bad option or value (layer sizes that do\n"
+        "not fit the data, a batch smaller than the rank count, stages that do not fit\n"
+        "the layers or ranks); 75 stopped by SIGUSR1, SIGTERM or Ctrl-C with\n"
+        "RUNDIR/checkpoint.h5 written: run again with --resume (a second Ctrl-C aborts\n"
+        "at once).  Python: share/hpckit/python/hpckit_torch.py loads a run into\n"
+        "PyTorch and writes --init-from files.\n",
     .guide = "train.md"};
 
 static int fail(char *err, size_t len, const char *msg)
@@ -279,6 +293,7 @@ int train_opts_finish(train_opts_t *o, char *err, size_t len)
     o->check_sync = a.check_sync;
     o->device = a.device;
     o->out = a.out;
+    o->init_from = a.init_from;
     o->resume = a.resume;
     o->force = a.force;
     o->ckpt_every = a.ckpt_every;
@@ -319,6 +334,8 @@ static void add_key(const train_opts_t *o, int64_t nin, int64_t nout, int64_t nt
     /* the cosine's length shapes every step's learning rate */
     if (o->sched == SCHED_COSINE) hpc_app_key_add("cosine_steps=%lld", (long long)total_steps);
     hpc_app_key_add("version=%s", hpc_version());
+    /* the initial weights shape the run; a resume reads them from the checkpoint */
+    if (o->init_from) hpc_app_key_add("init_from=%s", o->init_from);
 }
 
 int train_opts_fit(train_opts_t *o, int64_t nin, int64_t nout, int64_t ntrain, int nranks,

@@ -70,6 +70,8 @@ typedef struct {
     int64_t partition[TRAIN_MAXL];
     int stash, predict, gap_aware, gap_just_lost, recompute;
     int64_t step_every;
+    /* --init-from: initial weights from this file (checkpoint layout) */
+    const char *init_from;
     /* output */
     const char *out;
     int resume, force;
@@ -94,6 +96,8 @@ typedef struct {
     int64_t nin, nout;          /* features in and out of the model */
     int ydim;                   /* floats per target: nout (MSE), 1 (labels) */
     int64_t nsamples, ntrain, nval;
+    int64_t val_row;            /* validation: the samples of rows >= this of
+                                   /X (of /y's usable trajectories) */
     loss_kind_t loss;
     int64_t nclasses;           /* cross-entropy: labels are < nclasses */
     /* ODE files: flow-map pairs (x(t_k), t_k) -> x(t_k+1) of the
@@ -294,6 +298,7 @@ typedef struct {
     int64_t step, total, steps_per_epoch;
     int64_t saved_step;           /* the checkpoint on disk: its step, or -1 */
     double train_loss, val_loss, grad_norm;
+    double val_mse;               /* validation MSE in the target's units */
     /* this run's totals, for the summary and metrics */
     double t_run, t_comm, comm_possible;
     int64_t samples, steps_run;
@@ -301,25 +306,34 @@ typedef struct {
 
 /* What PyTorch's mean divides a step's loss sum by */
 double train_loss_terms(const train_t *t);
+/* 1 when the losses are over normalised targets (MSE, normalised): the
+ * summary, progress line, metrics and plot say so */
+int train_loss_normalised(const train_t *t);
 /* Run to the last step, or to a stop agreed by every rank: checkpoint,
  * then HPC_EXIT_STOPPED.  A non-finite loss ends the job (exit 1) with the
  * last checkpoint kept. */
 int train_loop(train_t *t);
-/* Validation loss over every rank's block (collective); NaN if none. */
-double train_validate(train_t *t);
+/* Validation loss over every rank's block (collective); NaN if none.
+ * *mse_data: the MSE in the target's units (MSE runs; else NaN). */
+double train_validate(train_t *t, double *mse_data);
 
 /* Collective.  RUNDIR/checkpoint.h5 (atomically replaced). */
 int ckpt_save(train_t *t);
 /* Collective.  Parameters, optimiser state, step and normalisation from
  * RUNDIR/checkpoint.h5 (same options key); -1 with a reason. */
 int ckpt_load(train_t *t, char *err, size_t len);
+/* Collective.  --init-from: the parameters alone from FILE's /model/<i>/
+ * (a checkpoint, or a PyTorch state_dict written as docs/train.md shows),
+ * checked against the layers; into t->host.  -1 with a reason. */
+int ckpt_init_from(train_t *t, char *err, size_t len);
 
-/* metrics.csv: step,epoch,lr,train_loss,val_loss,samples_per_s,
- * comm_share,comm_hidden; rows of a resumed run's past kept */
+/* metrics.csv: step,epoch,lr,train_loss_normalized,val_loss_normalized,
+ * val_mse_data,samples_per_s,comm_share,comm_hidden; rows of a resumed
+ * run's past kept */
 int metrics_open(train_t *t, int64_t keep_upto);
-/* val_loss NaN: not evaluated at this step (empty field) */
-void metrics_row(train_t *t, double lr, double val_loss, double samples_per_s, double comm_share,
-                 double hidden);
+/* val_loss, val_mse NaN: not evaluated at this step (empty fields) */
+void metrics_row(train_t *t, double lr, double val_loss, double val_mse, double samples_per_s,
+                 double comm_share, double hidden);
 /* loss.png from metrics.csv (rank 0; nothing if gnuplot is missing) */
 void metrics_plot(train_t *t);
 

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include "app_internal.h"
 
 static const hpc_app_t *the_app;
@@ -78,10 +80,30 @@ static void say(const char *msg)
     fflush(stderr);
 }
 
+/* MPICH's mpiexec (hydra 4.0) reports status 0 for every rank it has not
+ * reaped yet once it has passed a signal on to the ranks (it takes that for
+ * a forced clean-up), so a run stopped by Ctrl-C or SIGUSR1 through
+ * mpiexec would look finished.  Its abort path carries the status
+ * faithfully: once every rank is done (their state is on disk), rank 0
+ * ends the job with MPI_Abort, MPICH's own notice of it silenced - the
+ * stop line has said what happened.  The other ranks finish as usual. */
+static void stopped_under_hydra(int status)
+{
+    if (status != HPC_EXIT_STOPPED || !hpc_initialized() || hpc_launcher() != HPC_LAUNCHER_HYDRA) return;
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (hpc_rank() != 0) return;
+    fflush(stdout);
+    fflush(stderr);
+    int null = open("/dev/null", O_WRONLY);
+    if (null >= 0) dup2(null, STDERR_FILENO);
+    hpc_abort(status);   /* waits for the last lines to reach mpiexec */
+}
+
 static HPC_NORETURN void leave(int status)
 {
     fflush(stdout);
     fflush(stderr);
+    stopped_under_hydra(status);
     if (hpc_initialized()) {
         hpc_finalize();
     } else {

@@ -1,8 +1,13 @@
-/* progress.c - one redrawn line with count, rate and ETA on rank 0.
+/* progress.c - rank 0's progress line: count, the program's own fields,
+ * rate, elapsed time and ETA.
  *
- * Shown only where a person is watching (stderr is a terminal) or when
- * HPC_PROGRESS=1 asks for it (then each update is a new line, for logs);
- * never with --quiet or HPC_PROGRESS=0.
+ * Where a person watches (stderr is a terminal) the line is redrawn in
+ * place at most every 0.5 s.  Elsewhere - under mpiexec or srun, whose
+ * ranks write into pipes, and in Slurm's output file - a redrawn line
+ * would be noise, and no line at all leaves a long job silent: a new line
+ * every HPC_PROGRESS seconds (default 60).  HPC_PROGRESS=0 and --quiet
+ * show nothing.  (HPC_PROGRESS=1, which once forced lines into logs,
+ * still does: one a second.)
  */
 #include "config.h"
 #include <stdio.h>
@@ -12,42 +17,103 @@
 #include "hpc_app.h"
 #include "internal.h"
 
+#define TTY_EVERY 0.5          /* s between redraws on a terminal */
+#define LOG_EVERY_DEFAULT 60   /* s between lines in a log */
+
 struct hpc_progress {
-    char what[64], unit[16];
-    uint64_t total;
-    double t0, last;
+    char what[64], unit[16], rate_unit[16];
+    double per_item;
+    uint64_t total, from;
+    double t0, last, every;
     int tty;
+    hpc_progress_fields_fn fields;
+    void *ctx;
 };
+
+/* HPC_PROGRESS as seconds; the app kit refused a bad value at start, a
+ * program outside the kit gets the default */
+static double log_every(void)
+{
+    const char *s = getenv("HPC_PROGRESS");
+    double v;
+    if (!s || !*s) return LOG_EVERY_DEFAULT;
+    if (hpc_parse_double(s, 0, &v) < 0 || v < 0) {
+        hpc_error_clear();
+        return LOG_EVERY_DEFAULT;
+    }
+    return v;
+}
 
 hpc_progress_t *hpc_progress_start(const char *what, const char *unit, uint64_t total)
 {
-    const char *force = getenv("HPC_PROGRESS");
-    int tty = isatty(STDERR_FILENO);
-    int want = force && *force ? !strcmp(force, "1") : tty;
-    if (hpc_rank_hint() > 0 || hpc_app_quiet() || !want) return NULL;
+    double every = log_every();
+    if (hpc_rank_hint() > 0 || hpc_app_quiet() || every == 0) return NULL;
     hpc_progress_t *p = calloc(1, sizeof *p);
     if (!p) return NULL;
     snprintf(p->what, sizeof p->what, "%s", what);
     snprintf(p->unit, sizeof p->unit, "%s", unit);
+    snprintf(p->rate_unit, sizeof p->rate_unit, "%s", unit);
+    p->per_item = 1;
     p->total = total;
     p->t0 = p->last = hpc_wtime();
-    p->tty = tty;
+    p->tty = isatty(STDERR_FILENO);
+    p->every = p->tty ? TTY_EVERY : every;
     return p;
+}
+
+void hpc_progress_rate(hpc_progress_t *p, const char *unit, double per_item)
+{
+    if (!p) return;
+    snprintf(p->rate_unit, sizeof p->rate_unit, "%s", unit);
+    p->per_item = per_item;
+}
+
+void hpc_progress_from(hpc_progress_t *p, uint64_t done)
+{
+    if (!p) return;
+    p->from = done;
+}
+
+void hpc_progress_fields(hpc_progress_t *p, hpc_progress_fields_fn fields, void *ctx)
+{
+    if (!p) return;
+    p->fields = fields;
+    p->ctx = ctx;
+}
+
+/* "8.2s", "3m05s", "2h07m", "3d04h" */
+static void duration(double s, char *buf, size_t len)
+{
+    long long t = (long long)(s + 0.5);
+    if (s < 10) snprintf(buf, len, "%.1fs", s);
+    else if (t < 60) snprintf(buf, len, "%llds", t);
+    else if (t < 3600) snprintf(buf, len, "%lldm%02llds", t / 60, t % 60);
+    else if (t < 86400) snprintf(buf, len, "%lldh%02lldm", t / 3600, t % 3600 / 60);
+    else snprintf(buf, len, "%lldd%02lldh", t / 86400, t % 86400 / 3600);
 }
 
 void hpc_progress_update(hpc_progress_t *p, uint64_t done)
 {
     if (!p) return;
     double t = hpc_wtime();
-    if (t - p->last < 0.5 && done < p->total) return;
+    /* the terminal's line also shows the end; a log has the summary for it */
+    if (t - p->last < p->every && !(p->tty && done >= p->total)) return;
     p->last = t;
-    double el = t - p->t0, rate = el > 0 ? done / el : 0;
-    char r[32], eta[32] = "?";
-    hpc_format_count(rate, r, sizeof r);
-    if (rate > 0 && p->total >= done) snprintf(eta, sizeof eta, "%.1fs", (p->total - done) / rate);
-    fprintf(stderr, "%s%s: %llu/%llu %s (%.1f%%) %s %s/s ETA %s%s", p->tty ? "\r" : "", p->what,
-            (unsigned long long)done, (unsigned long long)p->total, p->unit,
-            p->total ? 100.0 * done / p->total : 100.0, r, p->unit, eta, p->tty ? "\033[K" : "\n");
+    double el = t - p->t0, rate = el > 0 && done > p->from ? (double)(done - p->from) / el : 0;
+    char r[32], eta[32] = "?", spent[32], mine[512] = "";
+    hpc_format_count(rate * p->per_item, r, sizeof r);
+    duration(el, spent, sizeof spent);
+    if (rate > 0 && p->total >= done) duration((double)(p->total - done) / rate, eta, sizeof eta);
+    if (p->fields) {
+        mine[0] = ',';
+        mine[1] = ' ';
+        p->fields(p->ctx, mine + 2, sizeof mine - 2);
+        if (!mine[2]) mine[0] = '\0';
+    }
+    fprintf(stderr, "%s%s: %llu/%llu %s (%.1f%%)%s, %s %s/s, %s elapsed, ETA %s%s", p->tty ? "\r" : "",
+            p->what, (unsigned long long)done, (unsigned long long)p->total, p->unit,
+            p->total ? 100.0 * done / p->total : 100.0, mine, r, p->rate_unit, spent, eta,
+            p->tty ? "\033[K" : "\n");
     fflush(stderr);
 }
 

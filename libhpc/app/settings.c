@@ -70,10 +70,14 @@ static int check_one(const char *var, const char *val, char *err, size_t len)
     size_t sz;
     if (!strcmp(var, "HPC_LOG"))
         return one_of(val, levels) ? 0 : bad(err, len, var, val, "expected error, warn, info or debug");
-    if (!strcmp(var, "HPC_LOG_ALL") || !strcmp(var, "HPC_PROGRESS") || !strcmp(var, "HPC_CUDA_AWARE") ||
+    if (!strcmp(var, "HPC_LOG_ALL") || !strcmp(var, "HPC_CUDA_AWARE") ||
         !strcmp(var, "HPC_COLL_YIELD"))
         return one_of(val, bools) ? 0 : bad(err, len, var, val, "expected 0 or 1");
     if (!strcmp(var, "HPC_DEBUG")) return check_debug(var, val, err, len);
+    if (!strcmp(var, "HPC_PROGRESS"))
+        return hpc_parse_double(val, 0, &d) == 0 && d >= 0 ? 0
+               : bad(err, len, var, val, "expected seconds between progress lines in a log, >= 0 "
+                     "(0: none; a plain number: 60, not 60s)");
     if (!strcmp(var, "HPC_TIMEOUT"))
         return hpc_parse_double(val, 0, &d) == 0 && d > 0 ? 0
                : bad(err, len, var, val, "expected seconds > 0 (a plain number: 30, not 30s)");

@@ -1,47 +1,188 @@
-/* stop.c - stop cleanly at a step boundary on SIGUSR1 or SIGTERM.
+/* stop.c - stop cleanly at a step boundary on SIGUSR1, SIGTERM or Ctrl-C.
  *
  * Slurm sends SIGUSR1 (--signal) before the time limit and SIGTERM on
  * preemption or scancel; a signal may reach only some ranks.  The handler
  * only sets a flag; the program asks hpc_app_stop_agreed() at a step
  * boundary, an allreduce, so all ranks stop after the same step.
+ *
+ * Ctrl-C (SIGINT) is the same request from a person: the first one stops
+ * at the next agreed step, like SIGTERM, and the run leaves its resumable
+ * state; a second one ends the rank at once (the default action of SIGINT,
+ * re-raised: the launcher then ends every rank).  A second SIGINT within
+ * INT_SAME seconds of the first counts as the same Ctrl-C: a terminal
+ * signals the whole foreground process group and a launcher (mpiexec,
+ * srun) forwards what it got, so one keypress can arrive twice.
+ *
+ * Only a program that asks for the flag can stop at a step: until it
+ * first asks (hpc_app_stop_requested, _agreed or a vote), SIGINT keeps its
+ * default action, so programs without steps (hpc-info, hpc-collbench) and
+ * the set-up before a loop still end at once on Ctrl-C.  A SIGINT ignored
+ * when the program started (nohup, a background job of a script) stays
+ * ignored.
  */
 #include "config.h"
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include "app_internal.h"
 
-static volatile sig_atomic_t requested;
+#define INT_SAME 0.5    /* seconds: a SIGINT this soon after the first is its echo */
+
+enum { STOP_NONE = 0, STOP_SIGNAL = 1, STOP_INTERRUPT = 2 };
+
+static volatile sig_atomic_t requested;   /* STOP_*, the strongest so far */
+static volatile sig_atomic_t polled;      /* the program asks: it stops at steps */
+static int agreed;                        /* the strongest any rank had, once agreed */
+static double first_int;                  /* when the first SIGINT came (handler only) */
+static char notice[256], again[256];      /* what rank 0 writes from the handler */
+static size_t notice_len, again_len;
+
+static double monotonic(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);   /* async-signal-safe */
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 static void on_signal(int sig)
 {
     (void)sig;
-    requested = 1;
+    if (requested < STOP_SIGNAL) requested = STOP_SIGNAL;
+}
+
+/* The default action of sig, now: SIGINT is blocked while its handler
+ * runs, so the raised one ends the process as soon as the handler returns. */
+static void die_by(int sig)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = SIG_DFL;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sig, &sa, NULL);
+    raise(sig);
+}
+
+static void on_interrupt(int sig)
+{
+    double now = monotonic();
+    if (!polled) {
+        die_by(sig);
+        return;
+    }
+    if (first_int == 0) {
+        first_int = now;
+        requested = STOP_INTERRUPT;
+        if (notice_len && write(STDERR_FILENO, notice, notice_len) < 0) { /* nothing to do */ }
+        return;
+    }
+    if (now - first_int < INT_SAME) return;
+    if (again_len && write(STDERR_FILENO, again, again_len) < 0) { /* nothing to do */ }
+    die_by(sig);
+}
+
+/* The lines rank 0 writes from the handler, made now (snprintf is not
+ * async-signal-safe). */
+static void make_lines(void)
+{
+    int rank0 = hpc_rank_hint() <= 0;
+    const char *clear = isatty(STDERR_FILENO) ? "\r\033[K" : "";
+    notice_len = again_len = 0;
+    if (!rank0) return;
+    snprintf(notice, sizeof notice, "%s%s: interrupted: stopping after the current step "
+             "(Ctrl-C again to abort at once)\n", clear, hpc_app_name());
+    snprintf(again, sizeof again, "%s%s: interrupted again: aborting\n", clear, hpc_app_name());
+    notice_len = strlen(notice);
+    again_len = strlen(again);
 }
 
 void app_stop_install(void)
 {
-    struct sigaction sa;
+    struct sigaction sa, old;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_RESTART;
     sigaction(SIGUSR1, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    make_lines();
+    if (sigaction(SIGINT, NULL, &old) == 0 && old.sa_handler == SIG_IGN) return;
+    sa.sa_handler = on_interrupt;
+    sigaction(SIGINT, &sa, NULL);
 }
 
 int hpc_app_stop_requested(void)
 {
-    return requested != 0;
+    polled = 1;
+    return requested != STOP_NONE;
 }
 
 void hpc_app_stop_raise(void)
 {
-    requested = 1;
+    if (requested < STOP_SIGNAL) requested = STOP_SIGNAL;
+}
+
+static void note_agreed(int any)
+{
+    if (any > agreed) agreed = any;
 }
 
 int hpc_app_stop_agreed(MPI_Comm comm)
 {
-    int mine = requested != 0, any = mine;
-    if (MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS) return mine;
-    return any;
+    polled = 1;
+    int mine = requested, any = mine;
+    if (MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS) any = mine;
+    note_agreed(any);
+    return any != STOP_NONE;
+}
+
+const char *hpc_app_stop_why(void)
+{
+    int kind = agreed > requested ? agreed : requested;
+    return kind == STOP_INTERRUPT ? "interrupted" : "stopped by a signal";
+}
+
+/* ---- the agreement without a pause: one vote in flight ---- */
+struct hpc_stop_vote {
+    MPI_Comm comm;
+    MPI_Request req;
+    int mine, any, pending;
+};
+
+int hpc_app_stop_vote_open(MPI_Comm comm, hpc_stop_vote_t **out)
+{
+    hpc_stop_vote_t *v = calloc(1, sizeof *v);
+    if (!v) return HPC_ERR(HPC_ERR_NOMEM, "a stop vote");
+    v->comm = comm;
+    v->req = MPI_REQUEST_NULL;
+    polled = 1;
+    *out = v;
+    return 0;
+}
+
+int hpc_app_stop_vote(hpc_stop_vote_t *v)
+{
+    int stop = 0;
+    polled = 1;
+    if (v->pending) {
+        v->pending = 0;
+        if (MPI_Wait(&v->req, MPI_STATUS_IGNORE) != MPI_SUCCESS) v->any = v->mine;
+        note_agreed(v->any);
+        stop = v->any != STOP_NONE;
+    }
+    if (!stop) {
+        v->mine = requested;
+        v->any = STOP_NONE;
+        v->pending = MPI_Iallreduce(&v->mine, &v->any, 1, MPI_INT, MPI_MAX, v->comm, &v->req) == MPI_SUCCESS;
+    }
+    return stop;
+}
+
+void hpc_app_stop_vote_close(hpc_stop_vote_t *v)
+{
+    if (!v) return;
+    if (v->pending) MPI_Wait(&v->req, MPI_STATUS_IGNORE);
+    free(v);
 }

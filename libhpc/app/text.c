@@ -19,7 +19,7 @@ void hpc_format_count(double v, char *buf, size_t len)
     if (v >= 1e9) v /= 1e9, suf = "G";
     else if (v >= 1e6) v /= 1e6, suf = "M";
     else if (v >= 1e4) v /= 1e3, suf = "k";
-    snprintf(buf, len, v >= 100 || !*suf ? "%.0f%s" : "%.3g%s", v, suf);
+    snprintf(buf, len, v >= 100 ? "%.0f%s" : "%.3g%s", v, suf);
 }
 
 char *hpc_cmdline_join(int argc, char **argv)
