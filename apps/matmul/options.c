@@ -140,6 +140,17 @@ static int same_file(const char *x, const char *y)
     return strcmp(x, y) == 0;
 }
 
+/* a name the output file uses itself (or a group above it) */
+static int taken(const char *dset, int inputs)
+{
+    const char *names[5] = {"/row", "/column", "/inner", "/A", "/B"};
+    for (int i = 0; i < (inputs ? 5 : 3); i++) {
+        size_t l = strlen(names[i]);
+        if (!strncmp(dset, names[i], l) && (dset[l] == '\0' || dset[l] == '/')) return 1;
+    }
+    return 0;
+}
+
 static int fail(char *err, size_t len, const char *msg)
 {
     snprintf(err, len, "%s", msg);
@@ -157,6 +168,9 @@ int mm_opts_finish(mm_opts_t *o, char *err, size_t len)
     if (o->out.file && ((o->a.file && same_file(o->out.file, o->a.file)) ||
                         (o->b.file && same_file(o->out.file, o->b.file))))
         return fail(err, len, "--out names an input file: write the product to another file");
+    if (o->out.file && taken(o->out.dset, o->save_inputs))
+        return fail(err, len, "--out FILE:/DSET: /row, /column and /inner (and /A, /B with --save-inputs) are "
+                              "the output's dimension scales and inputs: name C otherwise");
     if (o->share_gpu && o->device != MM_CUDA) return fail(err, len, "--share-gpu needs --device cuda");
     if (o->gen) {
         o->m = dims[0];
