@@ -1026,7 +1026,9 @@ int hpc_h5_index(hpc_h5file_t *f, const char *name, int64_t n, int64_t base, hid
     MPI_Comm_size(f->comm, &size);
     int64_t lo = n * f->rank / size, hi = n * (f->rank + 1) / size, most = (n + size - 1) / size;
     int64_t *v = malloc((size_t)(most < slice ? most : slice) * sizeof *v);
-    int rc = v ? 0 : HPC_ERR(HPC_ERR_NOMEM, "index '%s'", name);
+    int have = v != NULL, all = 0;
+    MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, f->comm);   /* nobody left in a collective write */
+    int rc = all ? 0 : HPC_ERR(HPC_ERR_NOMEM, "index '%s' of %lld elements", name, (long long)n);
     for (int64_t off = 0; !rc && off < most; off += slice) {
         int64_t a = lo + off < hi ? lo + off : hi, b = a + slice < hi ? a + slice : hi;
         for (int64_t i = a; i < b; i++) v[i - a] = base + i;
