@@ -22,14 +22,36 @@
 # and exits 75; the script requeues the job and the next run continues it
 # (--resume), so the final file equals one uninterrupted run's bit for bit.
 #
-# A job array splits the trajectories: task I of N computes shard I/N into
-# OUT-shardIIII-ofNNNN.h5 (the initial conditions of its global indices),
-# and task 0 submits a join job that runs after all of them and writes OUT
-# as HDF5 virtual datasets over the shards, equal to one big run.
+# A job array splits the trajectories: task I of N runs hpc-odegen
+# --shard I/N with the same --out, which writes OUT-shardIIII-ofNNNN.h5
+# (the initial conditions of its global indices), and task 0 submits a
+# join job that runs after all of them and writes OUT as HDF5 virtual
+# datasets over the shards, equal to one big run.  The tasks' ids must be
+# MIN, MIN+S, ..., MAX: --array=0-7 (or 1-8, or 0-14:2) maps to shards
+# 0..7.  A list such as --array=1,3,5 is refused (one line, exit 2):
+# Slurm reports it as MIN 1, MAX 5, COUNT 3 and STEP 1, exactly as it
+# reports 1,2,5, so which shard a task holds cannot be known - submit
+# --array=0-2 instead.  To redo one shard (a task that failed), name it:
+# sbatch batch/odegen.sh --shard 3/8 --out ode.h5 ..., then
+# sbatch batch/odegen.sh --join 8 --out ode.h5.
 set -u
 HPC_BATCH_DIR=${HPC_BATCH_DIR:-}
 for d in "$HPC_BATCH_DIR" "$(dirname "$0")" "${SLURM_SUBMIT_DIR:-.}/batch"; do [ -f "$d/common.sh" ] && . "$d/common.sh" && break; done
 type hpc_prog >/dev/null 2>&1 || { echo "batch: common.sh not found: submit BUILD/batch/odegen.sh or PREFIX/share/hpckit/batch/odegen.sh, or set HPC_BATCH_DIR" >&2; exit 1; }
+
+# array_shard: this task's shard of the array as "I N", or one line and
+# failure unless Slurm's figures prove the ids are MIN, MIN+STEP, ... MAX
+array_shard() {
+    n=$SLURM_ARRAY_TASK_COUNT id=$SLURM_ARRAY_TASK_ID min=${SLURM_ARRAY_TASK_MIN:-}
+    max=${SLURM_ARRAY_TASK_MAX:-} step=${SLURM_ARRAY_TASK_STEP:-1}
+    if [ -z "$min" ] || [ -z "$max" ] || [ "$step" -lt 1 ] || [ $((max - min)) -ne $((step * (n - 1))) ] ||
+       [ $(((id - min) % step)) -ne 0 ] || [ "$id" -lt "$min" ] || [ "$id" -gt "$max" ]; then
+        echo "batch/odegen.sh: cannot tell task $id's shard: Slurm gives the job array as $n tasks from" \
+             "${min:-?} to ${max:-?} with step $step, not a plain range; submit the shards as --array=0-$((n - 1))" >&2
+        return 1
+    fi
+    echo "$(((id - min) / step)) $n"
+}
 
 # the output, and in a job array this task's shard of it
 args=("$@")
@@ -39,11 +61,8 @@ join=0
 case " ${args[*]} " in *" --join "*) join=1 ;; esac
 # (the join job inherits the array's variables from the task that submitted it)
 if [ "$join" = 0 ] && [ -n "${SLURM_ARRAY_TASK_COUNT:-}" ] && [ "${SLURM_ARRAY_TASK_COUNT}" -gt 1 ]; then
-    n=$SLURM_ARRAY_TASK_COUNT shard=$((SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN))
-    name=$(printf '%s-shard%04d-of%04d%s' "${out%.h5}" "$shard" "$n" "$([ "${out%.h5}" != "$out" ] && echo .h5)")
-    for ((i = 0; i < ${#args[@]}; i++)); do
-        case ${args[i]} in --out|-o) args[i + 1]=$name ;; --out=*) args[i]=--out=$name ;; esac
-    done
+    sn=$(array_shard) || exit 2
+    shard=${sn% *} n=${sn#* }
     args+=(--shard "$shard/$n")
     if [ "$shard" = 0 ] && [ "${SLURM_RESTART_COUNT:-0}" = 0 ]; then
         jid=$(sbatch --parsable --dependency=afterok:$SLURM_ARRAY_JOB_ID --job-name="${SLURM_JOB_NAME}-join" \
@@ -51,7 +70,13 @@ if [ "$join" = 0 ] && [ -n "${SLURM_ARRAY_TASK_COUNT:-}" ] && [ "${SLURM_ARRAY_T
                --chdir="$hpc_top" "${HPC_BATCH_DIR:-$hpc_top/batch}/odegen.sh" --join "$n" --out "$out") &&
             echo "== join job $jid writes $out once every shard is done"
     fi
-    out=$name
+fi
+# with --shard I/N (the array's, or the user's), the file hpc-odegen
+# writes (its ode_shard_name), watched for progress before a requeue
+sh=$(hpc_option shard "" "${args[@]}")
+if [[ $sh =~ ^[0-9]{1,7}/[0-9]{1,7}$ ]]; then
+    base=${out%.h5}
+    out=$(printf '%s-shard%04d-of%04d%s' "$base" "$((10#${sh%/*}))" "$((10#${sh#*/}))" "$([ "$base" != "$out" ] && echo .h5)")
 fi
 echo "== job ${SLURM_JOB_ID:-local} (restart ${SLURM_RESTART_COUNT:-0}), output $out"
 hpc_run_dir odegen "${args[@]}" || exit 1

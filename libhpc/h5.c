@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <hdf5_hl.h>
 #include "hpc_h5.h"
 #include "internal.h"
 
@@ -27,6 +28,7 @@ struct hpc_h5file {
     MPI_Comm comm;
     int rank;
     int writing;          /* PATH.partial being written: rename on finish */
+    int serial;           /* opened with the serial (sec2) driver, not MPI-IO */
     int lockfd;           /* rank 0's hold on PATH.lock, -1 = none */
     int datafd;           /* for hpc_h5_sync_data, opened on first use */
     char *path;           /* final name */
@@ -117,9 +119,42 @@ static int probe_regular(const char *p)
     return stat(p, &st) == 0 && !S_ISREG(st.st_mode) ? EINVAL : 0;
 }
 
+/* The files open with the serial driver (see choose_driver), by id: a
+ * collective transfer on their datasets is made independent - HDF5
+ * refuses MPI-IO collective settings there ("collective access for
+ * MPI-based drivers only"), and each rank reads its own part anyway.
+ * (Asking a file for its driver, H5Fget_access_plist, duplicates an
+ * MPI-IO file's communicator: collective, so not possible inside an
+ * independent read.) */
+static hid_t *serial_ids;
+static size_t nserial, capserial;
+
+static int serial_add(hid_t id)
+{
+    if (nserial == capserial) {
+        size_t cap = capserial ? 2 * capserial : 8;
+        hid_t *p = realloc(serial_ids, cap * sizeof *p);
+        if (!p) return HPC_ERR(HPC_ERR_NOMEM, "file table");
+        serial_ids = p;
+        capserial = cap;
+    }
+    serial_ids[nserial++] = id;
+    return 0;
+}
+
+static void serial_del(hid_t id)
+{
+    for (size_t i = 0; i < nserial; i++)
+        if (serial_ids[i] == id) {
+            serial_ids[i] = serial_ids[--nserial];
+            return;
+        }
+}
+
 static void file_free(hpc_h5file_t *f)
 {
     if (!f) return;
+    if (f->serial) serial_del(f->id);
     if (f->datafd >= 0) close(f->datafd);
     if (f->lockfd >= 0) {
         unlink(f->lock_path);
@@ -202,6 +237,38 @@ static hid_t mpio_fapl(MPI_Comm comm)
     return fapl;
 }
 
+/* Each rank on its own: the serial driver (read-only files only). */
+static hid_t serial_fapl(void)
+{
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl >= 0 && H5Pset_fapl_sec2(fapl) < 0) {
+        H5Pclose(fapl);
+        return H5I_INVALID_HID;
+    }
+    return fapl;
+}
+
+/* A read-only file: MPI-IO, unless it holds virtual datasets (a joined
+ * job-array file), which HDF5 1.10's MPI-IO driver cannot read ("parallel
+ * reads not supported on virtual datasets"): then every rank opens it
+ * with the serial driver and reads its part through the mapping
+ * (independent reads of the source files).  Rank 0 looks (and checks
+ * that every source is there: a missing one would read as fill values),
+ * every rank hears the answer. */
+static int choose_driver(hpc_h5file_t *f)
+{
+    char why[1024] = "";
+    int vds = 0;
+    if (f->rank == 0) vds = hpc_h5_vds_probe(f->open_path, why, sizeof why);
+    MPI_Bcast(&vds, 1, MPI_INT, 0, f->comm);
+    if (vds < 0) {
+        MPI_Bcast(why, sizeof why, MPI_CHAR, 0, f->comm);
+        return HPC_ERR(HPC_ERR_DATA, "%s", why);
+    }
+    f->serial = vds > 0;
+    return 0;
+}
+
 /* "cannot create 'X.partial': <HDF5's reason>" on top of the stack */
 static int fail_file(hpc_h5file_t *f, const char *what, const char *call)
 {
@@ -261,14 +328,31 @@ int hpc_h5_open(const char *path, MPI_Comm comm, int partial, int writable, hpc_
             return rc;
         }
     }
-    hid_t fapl = mpio_fapl(f->comm);
+    if (!writable) {
+        int rc = choose_driver(f);
+        if (rc) {
+            file_free(f);
+            return rc;
+        }
+    }
+    hid_t fapl = f->serial ? serial_fapl() : mpio_fapl(f->comm);
     if (fapl >= 0) f->id = H5Fopen(f->open_path, writable ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl);
     if (fapl >= 0) H5Pclose(fapl);
     if (f->id < 0) {
         hpc_error_hdf5(__FILE__, __LINE__, "H5Fopen");
         int rc = HPC_ERR(HPC_ERR_HDF5, "cannot open '%s' as HDF5 (not an HDF5 file, or damaged)", f->open_path);
+        f->serial = 0;
         file_free(f);
         return rc;
+    }
+    if (f->serial) {
+        int rc = serial_add(f->id);
+        if (rc) {
+            H5Fclose(f->id);
+            f->serial = 0;
+            file_free(f);
+            return rc;
+        }
     }
     *out = f;
     return 0;
@@ -287,6 +371,11 @@ const char *hpc_h5_path(const hpc_h5file_t *f)
 MPI_Comm hpc_h5_comm(const hpc_h5file_t *f)
 {
     return f ? f->comm : MPI_COMM_NULL;
+}
+
+const char *hpc_h5_driver(const hpc_h5file_t *f)
+{
+    return !f ? NULL : f->serial ? "sec2" : "mpio";
 }
 
 int hpc_h5_close(hpc_h5file_t *f)
@@ -364,7 +453,10 @@ int hpc_h5_dataset_create(hpc_h5file_t *f, const char *name, hid_t type, int ndi
     if (e >= 0 && (flags & HPC_H5_ALLOC_EARLY)) {
         e = H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
         if (e >= 0 && fill) e = H5Pset_fill_value(dcpl, type, fill);
-        if (e >= 0) e = H5Pset_fill_time(dcpl, fill ? H5D_FILL_TIME_ALLOC : H5D_FILL_TIME_NEVER);
+        /* HPC_H5_FILL_NEVER: the fill value is declared (readers see it) but
+         * not written: no pass over the whole dataset at allocation */
+        int write_fill = fill && !(flags & HPC_H5_FILL_NEVER);
+        if (e >= 0) e = H5Pset_fill_time(dcpl, write_fill ? H5D_FILL_TIME_ALLOC : H5D_FILL_TIME_NEVER);
     }
     if (e >= 0) d = H5Dcreate2(f->id, name, type, space, lcpl, dcpl, H5P_DEFAULT);
     int rc = d < 0 ? hpc_error_hdf5(__FILE__, __LINE__, "H5Dcreate2") : 0;
@@ -460,6 +552,29 @@ int hpc_h5_dataset_open(hpc_h5file_t *f, const char *name, int ndims, const hsiz
     return 0;
 }
 
+static int serial_file_of(hid_t obj)
+{
+    if (!nserial) return 0;
+    hid_t fid = H5Iget_file_id(obj);   /* the file's own id, one more reference */
+    int found = 0;
+    for (size_t i = 0; fid >= 0 && i < nserial; i++) found |= serial_ids[i] == fid;
+    if (fid >= 0) H5Idec_ref(fid);
+    return found;
+}
+
+/* A transfer property list for dset in mode (collective only where its
+ * file is open through MPI-IO). */
+static hid_t xfer_plist(hid_t dset, H5FD_mpio_xfer_t mode)
+{
+    if (mode == H5FD_MPIO_COLLECTIVE && serial_file_of(dset)) mode = H5FD_MPIO_INDEPENDENT;
+    hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
+    if (dxpl >= 0 && H5Pset_dxpl_mpio(dxpl, mode) < 0) {
+        H5Pclose(dxpl);
+        return H5I_INVALID_HID;
+    }
+    return dxpl;
+}
+
 /* Read or write a hyperslab: the first nsel dims from start/count, the
  * rest whole.  A rank with an empty selection still takes part. */
 static int slab_io(hid_t dset, hid_t memtype, int nsel, const hsize_t *start0, const hsize_t *count0,
@@ -482,8 +597,8 @@ static int slab_io(hid_t dset, hid_t memtype, int nsel, const hsize_t *start0, c
     }
     hid_t fspace = H5Dget_space(dset);
     hid_t mspace = H5Screate_simple(nd, count, NULL);
-    hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
-    herr_t e = fspace < 0 || mspace < 0 || dxpl < 0 ? -1 : H5Pset_dxpl_mpio(dxpl, mode);
+    hid_t dxpl = xfer_plist(dset, mode);
+    herr_t e = fspace < 0 || mspace < 0 || dxpl < 0 ? -1 : 0;
     if (e >= 0 && empty) {
         e = H5Sselect_none(fspace);
         if (e >= 0) e = H5Sselect_none(mspace);
@@ -716,12 +831,12 @@ int hpc_h5_read_rows_at(hid_t dset, hid_t memtype, int nsel, size_t n, const hsi
     size_t *order = malloc(n * sizeof *order), *uniq = malloc(n * sizeof *uniq);
     at_run_t *runs = malloc(n * sizeof *runs);
     char *tmp = malloc(n * io.rest * io.es + 1);
-    io.dxpl = H5Pcreate(H5P_DATASET_XFER);
+    io.dxpl = xfer_plist(dset, H5FD_MPIO_INDEPENDENT);
     int rc = 0;
     if (!order || !uniq || !runs || !tmp) {
         rc = HPC_ERR(HPC_ERR_NOMEM, "%zu rows of %zu bytes", n, io.rest * io.es);
-    } else if (io.dxpl < 0 || H5Pset_dxpl_mpio(io.dxpl, H5FD_MPIO_INDEPENDENT) < 0) {
-        rc = hpc_error_hdf5(__FILE__, __LINE__, "H5Pset_dxpl_mpio");
+    } else if (io.dxpl < 0) {
+        rc = hpc_error_hdf5(__FILE__, __LINE__, "H5Pcreate (transfer)");
     } else {
         for (size_t j = 0; j < n; j++) order[j] = j;
         at_tuples = at;
@@ -878,6 +993,60 @@ int hpc_h5_attr_get_int64(hid_t obj, const char *name, int64_t *out)
     int64_t v;
     HPC_TRY(attr_read(obj, name, H5T_NATIVE_INT64, &v));
     *out = v;
+    return 0;
+}
+
+/* ---- dimension scales (HDF5's H5DS, what netCDF and xarray read as
+ * named dimensions and coordinates) ---- */
+
+int hpc_h5_scale_set(hid_t scale, const char *name)
+{
+    QUIET;
+    if (H5DSset_scale(scale, name) < 0) return hpc_error_hdf5(__FILE__, __LINE__, "H5DSset_scale");
+    return 0;
+}
+
+int hpc_h5_scale_attach(hid_t dset, hid_t scale, unsigned dim)
+{
+    QUIET;
+    if (H5DSattach_scale(dset, scale, dim) < 0) return hpc_error_hdf5(__FILE__, __LINE__, "H5DSattach_scale");
+    return 0;
+}
+
+int hpc_h5_index(hpc_h5file_t *f, const char *name, int64_t n, int64_t base, hid_t *out)
+{
+    if (!f || n < 1) return HPC_ERR(HPC_ERR_ARG, "index '%s' of %lld elements", name ? name : "(null)", (long long)n);
+    hid_t d;
+    hsize_t dim = (hsize_t)n;
+    HPC_TRY(hpc_h5_dataset_create(f, name, H5T_STD_I64LE, 1, &dim, NULL, HPC_H5_ALLOC_EARLY, NULL, &d));
+    /* each rank a block, in slices: the same number of collective writes
+     * on every rank */
+    const int64_t slice = 1 << 20;
+    int size = 1;
+    MPI_Comm_size(f->comm, &size);
+    int64_t lo = n * f->rank / size, hi = n * (f->rank + 1) / size, most = (n + size - 1) / size;
+    int64_t *v = malloc((size_t)(most < slice ? most : slice) * sizeof *v);
+    int have = v != NULL, all = 0;
+    MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, f->comm);   /* nobody left in a collective write */
+    int rc = all ? 0 : HPC_ERR(HPC_ERR_NOMEM, "index '%s' of %lld elements", name, (long long)n);
+    for (int64_t off = 0; !rc && off < most; off += slice) {
+        int64_t a = lo + off < hi ? lo + off : hi, b = a + slice < hi ? a + slice : hi;
+        for (int64_t i = a; i < b; i++) v[i - a] = base + i;
+        rc = hpc_h5_write_rows(d, H5T_NATIVE_INT64, (hsize_t)a, (hsize_t)(b - a), v);
+    }
+    free(v);
+    if (rc) {
+        H5Dclose(d);
+        return rc;
+    }
+    *out = d;
+    return 0;
+}
+
+int hpc_h5_describe(hid_t obj, const char *long_name, const char *units)
+{
+    if (long_name) HPC_TRY(hpc_h5_attr_set_string(obj, "long_name", long_name));
+    if (units) HPC_TRY(hpc_h5_attr_set_string(obj, "units", units));
     return 0;
 }
 

@@ -33,12 +33,23 @@ enum { HPC_H5_FAIL_IF_EXISTS = 0, HPC_H5_OVERWRITE = 1 };
 HPC_EXPORT int hpc_h5_create(const char *path, MPI_Comm comm, int flags, hpc_h5file_t **out);
 /* Collective.  Opens an existing file: PATH itself, or PATH.partial when
  * partial != 0 (to resume it: then writable, and locked as by create),
- * read-only or read-write. */
+ * read-only or read-write.
+ *
+ * Read-only, a file that holds virtual datasets (hpc-odegen --join's
+ * output) is opened by every rank with the serial (sec2) driver, which
+ * reads them (HDF5 1.10's MPI-IO driver cannot); every reader below works
+ * on it unchanged, each rank reading its own part.  Rank 0 first checks
+ * that every source file they map is where HDF5 looks for it (relative
+ * names: in the file's folder) and holds the mapped dataset: a missing
+ * one is HPC_ERR_DATA naming it, on every rank, never fill values read
+ * as data. */
 HPC_EXPORT int hpc_h5_open(const char *path, MPI_Comm comm, int partial, int writable,
                            hpc_h5file_t **out);
 HPC_EXPORT hid_t hpc_h5_id(const hpc_h5file_t *f);
 HPC_EXPORT const char *hpc_h5_path(const hpc_h5file_t *f);   /* the name open */
 HPC_EXPORT MPI_Comm hpc_h5_comm(const hpc_h5file_t *f);
+/* The driver the file is open with: "mpio" or "sec2" (see hpc_h5_open). */
+HPC_EXPORT const char *hpc_h5_driver(const hpc_h5file_t *f);
 /* Collective.  ok = this rank's verdict.  Closes the file; for a file
  * being written as PATH.partial (created, or opened partial), if every rank
  * said ok, rank 0 syncs it to disk and renames it to PATH.  Otherwise the
@@ -55,8 +66,10 @@ HPC_EXPORT int hpc_h5_sync_data(hpc_h5file_t *f);
  * type with ndims dims; chunk may be NULL (contiguous).  flags:
  * HPC_H5_ALLOC_EARLY allocates the whole dataset now (its size is final
  * and a later write never extends the file); with it, fill (a value of
- * type, or NULL for none) is written at allocation. */
-enum { HPC_H5_ALLOC_EARLY = 1 };
+ * type, or NULL for none) is written at allocation, or with
+ * HPC_H5_FILL_NEVER too only declared as the fill value (what readers
+ * such as netCDF report; no write pass over the dataset). */
+enum { HPC_H5_ALLOC_EARLY = 1, HPC_H5_FILL_NEVER = 2 };
 HPC_EXPORT int hpc_h5_dataset_create(hpc_h5file_t *f, const char *name, hid_t type, int ndims,
                                      const hsize_t *dims, const hsize_t *chunk, int flags,
                                      const void *fill, hid_t *out);
@@ -119,6 +132,20 @@ HPC_EXPORT int hpc_h5_attr_get_int64(hid_t obj, const char *name, int64_t *out);
  * communicator), creation time (rank 0's clock). */
 HPC_EXPORT int hpc_h5_provenance(hpc_h5file_t *f, hid_t obj, const char *program, int argc,
                                  char **argv);
+
+/* Dimension scales (HDF5's H5DS API: netCDF and xarray show them as named
+ * dimensions with coordinates).  Collective on a file being written:
+ * every rank makes the same calls.  scale_set makes dataset scale a
+ * scale called name; scale_attach attaches it to dimension dim of dset
+ * (the extents must agree).  describe sets the "long_name" and "units"
+ * attributes (NULL: that one not). */
+HPC_EXPORT int hpc_h5_scale_set(hid_t scale, const char *name);
+HPC_EXPORT int hpc_h5_scale_attach(hid_t dset, hid_t scale, unsigned dim);
+HPC_EXPORT int hpc_h5_describe(hid_t obj, const char *long_name, const char *units);
+/* Collective.  Dataset name [n] int64 holding base, base + 1, ..., base +
+ * n - 1 (each rank writes a block): the values of an index dimension,
+ * to be made its scale. */
+HPC_EXPORT int hpc_h5_index(hpc_h5file_t *f, const char *name, int64_t n, int64_t base, hid_t *out);
 
 /* Translate the current HDF5 error stack into HPC_ERR_HDF5. */
 HPC_EXPORT int hpc_error_hdf5(const char *file, int line, const char *call);

@@ -18,6 +18,7 @@ libhpc_libhpc_la_SOURCES = \
 	libhpc/parse.c \
 	libhpc/dl.c \
 	libhpc/h5.c \
+	libhpc/h5_vds.c \
 	libhpc/internal.h \
 	libhpc/hpc_testing.h \
 	libhpc/app/app_internal.h \

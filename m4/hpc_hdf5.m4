@@ -20,6 +20,19 @@ AC_DEFUN([HPC_CHECK_HDF5], [
 #endif]], [[hid_t p = H5Pcreate(H5P_FILE_ACCESS); return H5Pset_fapl_mpio(p, MPI_COMM_WORLD, MPI_INFO_NULL) < 0;]])],
     [AC_MSG_RESULT([yes])],
     [AC_MSG_RESULT([no]); AC_MSG_ERROR([HDF5 found is not parallel or not for $HPC_MPI_FLAVOR: apt-get install $hpc_h5_pkg])])
+  # the dimension scales (H5DS) are in HDF5's high-level library, which
+  # Debian ships beside the parallel one (libhdf5_mpich_hl: -lhdf5_hl in
+  # the same folder) but its .pc does not name
+  AC_MSG_CHECKING([for HDF5's high-level library (H5DS dimension scales)])
+  hpc_h5_hl=
+  for hpc_try in "" "-lhdf5_hl"; do
+    LIBS="$hpc_try $HDF5_LIBS $hpc_save_LIBS"
+    AC_LINK_IFELSE([AC_LANG_PROGRAM([[#include <hdf5.h>
+#include <hdf5_hl.h>]], [[return H5DSset_scale(-1, "x") < 0;]])], [hpc_h5_hl=yes; break])
+  done
+  AS_IF([test "$hpc_h5_hl" = yes],
+        [AC_MSG_RESULT([${hpc_try:-in HDF5_LIBS}]); AS_IF([test -n "$hpc_try"], [HDF5_LIBS="$hpc_try $HDF5_LIBS"])],
+        [AC_MSG_RESULT([no]); AC_MSG_ERROR([HDF5's high-level library (hdf5_hl) not found beside the parallel HDF5: apt-get install $hpc_h5_pkg (or add it to HDF5_LIBS)])])
   CPPFLAGS=$hpc_save_CPPFLAGS; LIBS=$hpc_save_LIBS
   AC_PATH_PROGS([H5DUMP], [h5dump], [])
   AC_SUBST([HPC_PC_HDF5_REQUIRES])

@@ -47,10 +47,12 @@ else
 tests_test_rng_cuda_LDADD = $(LDADD)
 endif
 
-# MPI tests at 1..4 ranks.
-check_PROGRAMS += tests/test_env tests/test_h5 tests/test_app
+# MPI tests at 1..4 ranks.  test_h5_vds: a file of virtual datasets (a
+# joined job array) read through every reader, missing sources refused.
+check_PROGRAMS += tests/test_env tests/test_h5 tests/test_h5_vds tests/test_app
 TESTS += tests/test_env-np1.mpi tests/test_env-np2.mpi tests/test_env-np3.mpi tests/test_env-np4.mpi \
 	 tests/test_h5-np1.mpi tests/test_h5-np2.mpi tests/test_h5-np3.mpi tests/test_h5-np4.mpi \
+	 tests/test_h5_vds-np1.mpi tests/test_h5_vds-np2.mpi tests/test_h5_vds-np3.mpi tests/test_h5_vds-np4.mpi \
 	 tests/test_app-np1.mpi tests/test_app-np2.mpi tests/test_app-np3.mpi tests/test_app-np4.mpi
 
 # The app kit through a program made of it alone; every program's answer

@@ -4,8 +4,10 @@
 # on 1 to 4, 6 and 7 ranks: grids 1xP, Px1, 2x2, 2x3; M, N, K not
 # divisible by the grid or nb; K = 1, N = 1; more ranks than rows or
 # columns (some ranks own nothing); float32 and float64; inputs read from
-# files another grid wrote.  Then --verify, the HDF5 round trip, --gen on
-# grids 1x2 and 2x1, and every bad input: one line, non-zero exit, no file.
+# files another grid wrote.  Then --verify (and its figures kept as
+# attributes of C), the HDF5 round trip (attributes, the dimension scales
+# row, column, inner, xarray's named dimensions), --gen on grids 1x2 and
+# 2x1, and every bad input: one line, non-zero exit, no file.
 B=${top_builddir:-.}
 MM=$B/apps/matmul/hpc-matmul
 CHECK=$B/tests/matmul_check
@@ -73,12 +75,37 @@ with h5py.File(sys.argv[1], "r") as f:
     assert list(f["C"].attrs["shapes"]) == [33, 37, 37, 35, 33, 35]
     err = np.abs(A @ B - C).max()
     assert err < 1e-12, err
-print("h5py: C = A @ B within %.2g" % err)
+    # the dimension scales: C [row, column], A [row, inner], B [inner, column]
+    for name, dims in (("C", ("row", "column")), ("A", ("row", "inner")), ("B", ("inner", "column"))):
+        got = tuple(f[name].dims[i][0].name.lstrip("/") for i in range(2))
+        assert got == dims, (name, got)
+    assert list(f["row"][...]) == list(range(33)) and list(f["inner"][...]) == list(range(37))
+    for name in ("A", "B"):
+        assert f[name].attrs["long_name"] and "uniform" in f[name].attrs["distribution"], name
+        assert int(f[name].attrs["seed"]) == 3, name
+print("h5py: C = A @ B within %.2g; scales row, column, inner; the inputs' attributes" % err)
 PYEOF
+    if "$PYTHON_SCI" -c 'import xarray' 2> /dev/null; then
+        (cd / && "$PYTHON_SCI" -c '
+import sys, xarray as xr
+ds = xr.open_dataset(sys.argv[1])
+assert ds.C.dims == ("row", "column") and dict(ds.sizes) == {"row": 33, "column": 35, "inner": 37}, ds
+print("xarray: C", ds.C.dims, dict(ds.sizes))' "$T/sq4.h5") || fail "xarray: named dimensions"
+    fi
 fi
 
 # --verify passes, and catches one wrong element (and writes nothing)
 mm 3 --gen 60,50,40 --verify --out "$T/v.h5:/C" || fail "--verify on a correct product"
+if [ -n "$PYTHON_SCI" ]; then   # its figures kept with C: residual = diff / bound at its element
+    "$PYTHON_SCI" - "$T/v.h5" <<'PYEOF' || fail "--verify's attributes"
+import sys, h5py
+a = h5py.File(sys.argv[1], "r")["C"].attrs
+r, b, d = float(a["verify_residual"]), float(a["verify_bound"]), float(a["verify_max_abs_diff"])
+assert 0 < r <= 1 and b > 0 and 0 < r * b <= d * (1 + 1e-12) and int(a["verify_vectors"]) == 3, (r, b, d)
+assert a["verify"].startswith("passed")
+print("ok: --verify's figures in v.h5: residual %.3g of the bound %.3g, largest difference %.3g" % (r, b, d))
+PYEOF
+fi
 HPC_MATMUL_TEST_CORRUPT=17,23 mm 3 --gen 60,50,40 --verify --out "$T/bad.h5:/C"
 rc=$?
 [ $rc = 1 ] && [ "$(grep -c . "$T/err")" = 1 ] && grep -q 'verify failed' "$T/err" || fail "planted error: exit $rc"
@@ -116,6 +143,8 @@ bad 2 "--gen: '5,5,99999999999'" 1 --gen 5,5,99999999999
 bad 2 "exclude each other" 1 --gen 5,5,5 --a "$T/three.h5:/A"
 bad 2 "names an input file" 1 --a "$T/three.h5:/A" --b "$T/three.h5:/B" --out "$T/three.h5:/D"
 bad 1 "exists" 2 --gen 5,5,5 --out "$T/one.h5:/C"
+bad 2 "dimension scales" 1 --gen 5,5,5 --out "$T/out.h5:/row"
+bad 2 "dimension scales" 1 --gen 5,5,5 --save-inputs --out "$T/out.h5:/A"
 if [ -e "$T/odd.h5" ]; then
     bad 1 "not a 2D matrix" 2 --a "$T/odd.h5:/v" --b "$T/three.h5:/B" --out "$T/out.h5:/C"
     bad 1 "integer" 2 --a "$T/odd.h5:/i" --b "$T/three.h5:/B" --out "$T/out.h5:/C"

@@ -10,7 +10,16 @@
 #   odegen_errors.sh bad input: one line, exit 2 or 1, no output file
 #   odegen_hostile.sh the hostile-input probe's cases, replayed
 #   odegen_status.sh every failure status reachable, run goes on
-#   odegen_shards.sh --shard I/N and --join N equal one big run
+#   odegen_shards.sh --shard I/N by hand (one --out) and --join N equal one
+#                    big run
+#   odegen_join_read.sh  the joined file as an input: hpc-train and
+#                    hpc-matmul read it as the plain one, and refuse it
+#                    naming a missing shard
+#   odegen_batch_array.sh  batch/odegen.sh's job-array mapping under
+#                    Slurm's variables: shards, the join job, sparse
+#                    arrays refused
+#   odegen_xarray.sh xarray opens plain and joined files with named
+#                    dimensions (needs python3-xarray)
 #   odegen_cuda.sh   --device cuda against the CPU (skips without a GPU)
 check_PROGRAMS += tests/odegen_unit
 tests_odegen_unit_SOURCES = tests/odegen_unit.c tests/odegen_lane1.c \
@@ -19,7 +28,7 @@ tests_odegen_unit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/apps/odegen
 TESTS += tests/odegen_unit
 ODEGEN_TESTS = tests/odegen_scipy.sh tests/odegen_ranks.sh tests/odegen_resume.sh \
 	tests/odegen_errors.sh tests/odegen_hostile.sh tests/odegen_status.sh tests/odegen_shards.sh \
-	tests/odegen_cuda.sh
+	tests/odegen_join_read.sh tests/odegen_batch_array.sh tests/odegen_xarray.sh tests/odegen_cuda.sh
 dist_check_SCRIPTS += $(ODEGEN_TESTS)
 TESTS += $(ODEGEN_TESTS)
 EXTRA_DIST += tests/odegen_lib.sh tests/odegen_ref.py tests/odegen_scipy_kernels.sh

@@ -1,21 +1,29 @@
 #!/bin/sh
-# odegen_shards.sh - --shard I/N and --join N: three shards (on different
-# rank counts) joined into one file of virtual datasets equal, dataset by
-# dataset, to one big run; a missing, unfinished or foreign shard is one
-# line and exit 1.
+# odegen_shards.sh - --shard I/N and --join N by hand: three shards with
+# the same --out (on 1, 3 and 2 ranks) write three files of their own,
+# named as --join looks for them; joined into one file of virtual
+# datasets equal, dataset by dataset, to one big run (also after moving
+# the folder); --shard 5/3 is refused; a missing, unfinished or foreign
+# shard is one line and exit 1.
 . "$top_srcdir/tests/odegen_lib.sh"
 need_h5diff
 ARGS="-n 700 --nt 11 --seed 8 -s lorenz"
 odegen 2 -q $ARGS --out "$T/one.h5" || fail "one run"
 mkdir "$T/sh"
-odegen 1 -q $ARGS --shard 0/3 --out "$T/sh/ode-shard0000-of0003.h5" || fail "shard 0"
-odegen 3 -q $ARGS --shard 1/3 --out "$T/sh/ode-shard0001-of0003.h5" || fail "shard 1"
-odegen 2 -q $ARGS --shard 2/3 --out "$T/sh/ode-shard0002-of0003.h5" || fail "shard 2"
+odegen 1 -q $ARGS --shard 0/3 --out "$T/sh/ode.h5" || fail "shard 0"
+odegen 3 -q $ARGS --shard 1/3 --out "$T/sh/ode.h5" || fail "shard 1"
+odegen 2 -q $ARGS --shard 2/3 --out "$T/sh/ode.h5" || fail "shard 2"
+[ "$(ls "$T/sh")" = "ode-shard0000-of0003.h5
+ode-shard0001-of0003.h5
+ode-shard0002-of0003.h5" ] || { ls -l "$T/sh"; fail "the shards did not write three files of their own"; }
+odegen 2 --shard 5/3 $ARGS --out "$T/sh/ode.h5" > /dev/null 2> "$T/stderr"
+one_line_error $? 2 "--shard 5/3" hpc-odegen
+[ "$(ls "$T/sh" | wc -l)" = 3 ] || fail "--shard 5/3 wrote a file"
 odegen 2 --join 3 --out "$T/sh/ode.h5" > "$T/out" || fail "join"
 # moved as a folder: the virtual datasets name their shards relative to it
 mv "$T/sh" "$T/moved"
 # every dataset but the done flags (a joined file is complete by construction)
-for d in /t /x0 /y /stats/nsteps /stats/nfev /stats/nrejected /stats/status; do
+for d in /t /x0 /y /traj /component /stats/nsteps /stats/nfev /stats/nrejected /stats/status; do
     "$H5DIFF" -q "$T/one.h5" "$T/moved/ode.h5" $d $d || fail "joined $d differs from one run"
 done
 echo "ok: $(cat "$T/out")"
@@ -39,6 +47,6 @@ mv "$T/moved/ode-shard0001-of0003.h5" "$T/moved/ode-shard0001-of0003.h5.partial"
 expect_join "shard 1 of 3 is not complete"
 rm "$T/moved/ode-shard0001-of0003.h5.partial"
 expect_join "shard 1 of 3 is missing"
-odegen 1 -q $ARGS --rtol 1e-4 --shard 1/3 --out "$T/moved/ode-shard0001-of0003.h5" || fail "foreign shard"
+odegen 1 -q $ARGS --rtol 1e-4 --shard 1/3 --out "$T/moved/ode.h5" || fail "foreign shard"
 expect_join "other options"
 echo "odegen_shards: shards join to one run's data"

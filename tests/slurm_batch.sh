@@ -3,8 +3,9 @@
 # install` into a temporary prefix and submitted from a folder outside the
 # source tree, on a real Slurm started by this test.  info.sh, matmul.sh,
 # collbench.sh (their run folders), a copy of a script with its #SBATCH
-# lines edited, a job array of odegen.sh whose join equals one big run,
-# and pipeline.sh chaining jobs.  Skips (77) without Slurm.
+# lines edited, a job array of odegen.sh whose join equals one big run, a
+# sparse array (--array=1,3,5) that every task refuses, and pipeline.sh
+# chaining jobs.  Skips (77) without Slurm.
 top_builddir=$(cd "${top_builddir:-.}" && pwd)   # the jobs run elsewhere
 . "$top_srcdir/tests/slurm/cluster.sh"
 . "$top_srcdir/tests/odegen_lib.sh"
@@ -65,6 +66,19 @@ for d in /t /x0 /y /stats/nsteps /stats/nfev /stats/nrejected /stats/status; do
     "$H5DIFF" -q "$T/one.h5" arr/ode.h5 $d $d || fail "array: joined $d differs from one run"
 done
 echo "array job $array joined by job $join: equal to one run"
+
+step "odegen.sh as a sparse array (--array=1,3,5): every task refuses, nothing runs"
+mkdir sparse
+sparse=$(sbatch --parsable $SMALL --array=1,3,5 -o "sparse-%a.out" "$B/odegen.sh" --out sparse/ode.h5 $ARGS) ||
+    fail "sbatch --array=1,3,5"
+slurm_wait "$sparse" 120 && fail "the sparse array succeeded"
+for id in 1 3 5; do
+    grep -q "batch/odegen.sh: cannot tell task $id's shard.*--array=0-2" "sparse-$id.out" ||
+        fail "sparse task $id: no refusal naming --array=0-2 in sparse-$id.out"
+    scontrol -o show job "${sparse}_$id" | grep -q 'ExitCode=2:0' || fail "sparse task $id: not exit 2"
+done
+[ -z "$(ls sparse)" ] && ! grep -q "join job" sparse-*.out || fail "the sparse array wrote or submitted something"
+echo "sparse array job $sparse: every task refused ($(grep -h 'cannot tell' sparse-1.out))"
 
 step "pipeline.sh: odegen -> matmul"
 "$B/pipeline.sh" --run pipe --chain odegen,matmul --sbatch "$SMALL" --odegen "--out $T/work/pipe/ode.h5 -n 400 --nt 11" \

@@ -121,7 +121,7 @@ static int write_one(hpc_h5file_t *f, const char *name, int dtype, int64_t rows,
     hid_t t = dtype == MM_F32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE, d;
     HPC_TRY(hpc_h5_dataset_create(f, name, t, 2, dims, NULL, HPC_H5_ALLOC_EARLY, NULL, &d));
     int rc = hpc_h5_write_block(d, memtype(dtype), (hsize_t)r0, (hsize_t)c0, (hsize_t)nr, (hsize_t)nc, buf);
-    if (rc < 0 || !out) H5Dclose(d);
+    if (rc < 0) H5Dclose(d);
     else *out = d;
     return rc;
 }
@@ -130,6 +130,7 @@ static int attrs(hid_t d, const mm_opts_t *o, const mm_dist_t *dist, double wall
 {
     const int64_t shapes[6] = {dist->m, dist->k, dist->k, dist->n, dist->m, dist->n};
     const int64_t grid[2] = {dist->pr, dist->pc};
+    HPC_TRY(hpc_h5_describe(d, "C = A B", NULL));
     HPC_TRY(hpc_h5_attr_set_int64s(d, "shapes", shapes, 6));   /* A M x K, B K x N, C M x N */
     HPC_TRY(hpc_h5_attr_set_int64s(d, "grid", grid, 2));
     HPC_TRY(hpc_h5_attr_set_int64(d, "nb", o->nb));
@@ -138,23 +139,94 @@ static int attrs(hid_t d, const mm_opts_t *o, const mm_dist_t *dist, double wall
     HPC_TRY(hpc_h5_attr_set_string(d, "bcast_alg", alg));
     HPC_TRY(hpc_h5_attr_set_double(d, "wall_time", wall));
     if (o->gen) HPC_TRY(hpc_h5_attr_set_int64(d, "seed", o->seed));
+    /* where the inputs came from: files, or --gen */
+    HPC_TRY(hpc_h5_attr_set_string(d, "a", o->gen ? "generated (--gen)" : o->a.file));
+    HPC_TRY(hpc_h5_attr_set_string(d, "b", o->gen ? "generated (--gen)" : o->b.file));
+    if (!o->gen) HPC_TRY(hpc_h5_attr_set_string(d, "a_dataset", o->a.dset));
+    if (!o->gen) HPC_TRY(hpc_h5_attr_set_string(d, "b_dataset", o->b.dset));
     return 0;
 }
 
+/* --verify's figures (C is written only when it passed) */
+static int verify_attrs(hid_t d, const mm_check_t *chk)
+{
+    HPC_TRY(hpc_h5_attr_set_string(d, "verify", "passed: Freivalds' check, |A(Bx) - Cx| within its rounding "
+                                   "bound for every element (docs/matmul.md)"));
+    HPC_TRY(hpc_h5_attr_set_int64(d, "verify_vectors", MM_VERIFY_VECTORS));
+    HPC_TRY(hpc_h5_attr_set_double(d, "verify_residual", chk->residual));
+    HPC_TRY(hpc_h5_attr_set_double(d, "verify_bound", chk->bound));
+    HPC_TRY(hpc_h5_attr_set_double(d, "verify_max_abs_diff", chk->worst_abs));
+    return 0;
+}
+
+/* a generated input saved beside C: what it is and how to draw it again */
+static int input_attrs(hid_t d, const mm_opts_t *o, const char *which)
+{
+    char what[96];
+    snprintf(what, sizeof what, "input %s of C = A B (--save-inputs)", which);
+    HPC_TRY(hpc_h5_describe(d, what, NULL));
+    HPC_TRY(hpc_h5_attr_set_string(d, "distribution",
+                                   "uniform in [-1, 1), element (i, j) from the Philox stream (seed ^ matrix "
+                                   "tag, i), word pair j / 2 (hpc-matmul --gen)"));
+    HPC_TRY(hpc_h5_attr_set_int64(d, "seed", o->seed));
+    HPC_TRY(hpc_h5_attr_set_string(d, "dtype", o->dtype == MM_F32 ? "float32" : "float64"));
+    return 0;
+}
+
+/* The index scales (netCDF and xarray see named dimensions): row [M],
+ * column [N], and with the inputs inner [K]; out[3] = their ids */
+static int scales(hpc_h5file_t *f, const mm_dist_t *d, int inner, hid_t out[3])
+{
+    const char *names[3] = {"row", "column", "inner"};
+    const char *what[3] = {"row of C and A", "column of C and B", "the summed dimension: column of A, row of B"};
+    const int64_t n[3] = {d->m, d->n, d->k};
+    for (int i = 0; i < 3; i++) out[i] = H5I_INVALID_HID;
+    for (int i = 0; i < 2 + inner; i++) {
+        char path[16];
+        snprintf(path, sizeof path, "/%s", names[i]);
+        HPC_TRY(hpc_h5_index(f, path, n[i], 0, &out[i]));
+        HPC_TRY(hpc_h5_scale_set(out[i], names[i]));
+        HPC_TRY(hpc_h5_describe(out[i], what[i], NULL));
+    }
+    return 0;
+}
+
+static int attach(hid_t d, hid_t rows, hid_t cols)
+{
+    HPC_TRY(hpc_h5_scale_attach(d, rows, 0));
+    HPC_TRY(hpc_h5_scale_attach(d, cols, 1));
+    return 0;
+}
+
+static void close_all(hid_t *ids, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (ids[i] >= 0) H5Dclose(ids[i]);
+}
+
 int mm_write(const mm_opts_t *o, const mm_dist_t *d, const void *a, const void *b, const void *c,
-             int argc, char **argv, double wall, const char *alg)
+             int argc, char **argv, double wall, const char *alg, const mm_check_t *chk)
 {
     hpc_h5file_t *f;
     HPC_TRY(hpc_h5_create(o->out.file, hpc_comm_world(), o->force ? HPC_H5_OVERWRITE : HPC_H5_FAIL_IF_EXISTS, &f));
-    hid_t cd = H5I_INVALID_HID;
-    int rc = write_one(f, o->out.dset, o->dtype, d->m, d->n, d->am0, d->amr, d->bn0, d->bnc, c, &cd);
-    if (rc == 0) rc = attrs(cd, o, d, wall, alg);
+    /* C, A, B, then the scales row, column, inner */
+    hid_t id[6] = {H5I_INVALID_HID, H5I_INVALID_HID, H5I_INVALID_HID, H5I_INVALID_HID, H5I_INVALID_HID,
+                   H5I_INVALID_HID};
+    int rc = write_one(f, o->out.dset, o->dtype, d->m, d->n, d->am0, d->amr, d->bn0, d->bnc, c, &id[0]);
+    if (rc == 0) rc = attrs(id[0], o, d, wall, alg);
+    if (rc == 0 && chk) rc = verify_attrs(id[0], chk);
     if (rc == 0) rc = hpc_h5_provenance(f, hpc_h5_id(f), MATMUL_PROG, argc, argv);
-    if (cd >= 0) H5Dclose(cd);
     if (rc == 0 && o->save_inputs) {
-        rc = write_one(f, "A", o->dtype, d->m, d->k, d->am0, d->amr, d->ak0, d->akc, a, NULL);
-        if (rc == 0) rc = write_one(f, "B", o->dtype, d->k, d->n, d->bk0, d->bkr, d->bn0, d->bnc, b, NULL);
+        rc = write_one(f, "A", o->dtype, d->m, d->k, d->am0, d->amr, d->ak0, d->akc, a, &id[1]);
+        if (rc == 0) rc = input_attrs(id[1], o, "A");
+        if (rc == 0) rc = write_one(f, "B", o->dtype, d->k, d->n, d->bk0, d->bkr, d->bn0, d->bnc, b, &id[2]);
+        if (rc == 0) rc = input_attrs(id[2], o, "B");
     }
+    if (rc == 0) rc = scales(f, d, o->save_inputs, id + 3);
+    if (rc == 0) rc = attach(id[0], id[3], id[4]);
+    if (rc == 0 && o->save_inputs) rc = attach(id[1], id[3], id[5]);
+    if (rc == 0 && o->save_inputs) rc = attach(id[2], id[5], id[4]);
+    close_all(id, 6);
     int frc = hpc_h5_finish(f, rc == 0);
     return rc < 0 ? rc : frc;
 }

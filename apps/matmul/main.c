@@ -166,11 +166,12 @@ int main(int argc, char **argv)
                      (long long)st.panels_total);
     test_corrupt(&d, o.dtype, c);
 
-    mm_check_t chk = {0, 0, 1};
+    mm_check_t chk = {0, 0, 1, 0};
     if (o.verify) HPC_CHECK(mm_verify(&d, o.dtype, a, b, c, o.seed, &chk));
     const char *alg = st.alg == HPC_ALG_COUNT ? "none" : hpc_alg_name(st.alg);
     if (o.out.file && chk.pass)
-        hpc_app_agree_rc(mm_write(&o, &d, a, b, c, argc, argv, st.seconds, alg), HPC_EXIT_DATA, "writing the product");
+        hpc_app_agree_rc(mm_write(&o, &d, a, b, c, argc, argv, st.seconds, alg, o.verify ? &chk : NULL),
+                         HPC_EXIT_DATA, "writing the product");
     double base = o.baseline ? baseline(&o) : 0;
     report(&o, &d, &st, &chk, base);
     free(a);

@@ -70,6 +70,15 @@ int64_t mm_panel_end(const mm_dist_t *d, int64_t k0, int64_t nb);
 int mm_a_owner(const mm_dist_t *d, int64_t k);   /* grid column holding A's column k */
 int mm_b_owner(const mm_dist_t *d, int64_t k);   /* grid row holding B's row k */
 
+/* ---- verify.c's verdict (declared here: io.c records it) ---- */
+typedef struct {
+    double residual;          /* max_i |A(Bx) - Cx|_i / bound_i over the vectors */
+    double worst_abs;         /* the largest |A(Bx) - Cx|_i */
+    int pass;
+    double bound;             /* bound_i of the element that gave the residual */
+} mm_check_t;
+#define MM_VERIFY_VECTORS 3
+
 /* ---- io.c ---- */
 /* Fill my blocks of A and B (element values keyed by (seed, matrix,
  * row, column): the same for any grid). */
@@ -81,9 +90,11 @@ int mm_input_shapes(const mm_opts_t *o, int64_t *m, int64_t *k, int64_t *k2, int
                     size_t len);
 /* Collective.  Read my blocks of A and B (converted to dtype). */
 int mm_read_blocks(const mm_opts_t *o, const mm_dist_t *d, void *a, void *b);
-/* Collective.  Write C (and with --save-inputs A and B) to --out. */
+/* Collective.  Write C (and with --save-inputs A and B) to --out, with
+ * the dimension scales row, column (and inner) and, with --verify, the
+ * check's figures (chk; NULL without). */
 int mm_write(const mm_opts_t *o, const mm_dist_t *d, const void *a, const void *b, const void *c,
-             int argc, char **argv, double wall, const char *alg);
+             int argc, char **argv, double wall, const char *alg, const mm_check_t *chk);
 
 /* ---- summa.c ---- */
 typedef struct {
@@ -105,11 +116,6 @@ int mm_summa(const mm_dist_t *d, const mm_opts_t *o, const mm_ops_t *ops, const 
              void *c, mm_stats_t *st);
 
 /* ---- verify.c ---- */
-typedef struct {
-    double residual;          /* max_i |A(Bx) - Cx|_i / bound_i over the vectors */
-    double worst_abs;         /* the largest |A(Bx) - Cx|_i */
-    int pass;
-} mm_check_t;
 
 int mm_verify(const mm_dist_t *d, int dtype, const void *a, const void *b, const void *c,
               int64_t seed, mm_check_t *out);

@@ -119,8 +119,13 @@ const hpc_app_t mm_app = {
     .epilog = "Report: time, GFLOP/s (2 M N K / time), the grid and panel width, the\n"
               "broadcast algorithm, the share of the time spent waiting for panels, peak\n"
               "memory per rank, and with --baseline the efficiency against one process's\n"
-              "GEMM.  Output attributes: shapes, grid, nb, dtype, hpckit version, command\n"
-              "line, wall time.\n"
+              "GEMM.  Output attributes: shapes, grid, nb, dtype, the inputs, hpckit\n"
+              "version, command line, wall time; with --verify its residual, bound and\n"
+              "largest difference.  The output's /row, /column (and /inner with\n"
+              "--save-inputs) are HDF5 dimension scales of C (and A, B): xarray and\n"
+              "netCDF see named dimensions.  An input of HDF5 virtual datasets (such as\n"
+              "hpc-odegen --join's) is read as a plain one; one whose source files are\n"
+              "missing is refused, naming them.\n"
               "\n"
               "Exit status: 0 success; 1 bad data or I/O (a missing file or dataset, a\n"
               "dataset that is not a 2D float matrix, inner dimensions that disagree, an\n"
@@ -146,6 +151,17 @@ static int same_file(const char *x, const char *y)
     return strcmp(x, y) == 0;
 }
 
+/* a name the output file uses itself (or a group above it) */
+static int taken(const char *dset, int inputs)
+{
+    const char *names[5] = {"/row", "/column", "/inner", "/A", "/B"};
+    for (int i = 0; i < (inputs ? 5 : 3); i++) {
+        size_t l = strlen(names[i]);
+        if (!strncmp(dset, names[i], l) && (dset[l] == '\0' || dset[l] == '/')) return 1;
+    }
+    return 0;
+}
+
 static int fail(char *err, size_t len, const char *msg)
 {
     snprintf(err, len, "%s", msg);
@@ -163,6 +179,9 @@ int mm_opts_finish(mm_opts_t *o, char *err, size_t len)
     if (o->out.file && ((o->a.file && same_file(o->out.file, o->a.file)) ||
                         (o->b.file && same_file(o->out.file, o->b.file))))
         return fail(err, len, "--out names an input file: write the product to another file");
+    if (o->out.file && taken(o->out.dset, o->save_inputs))
+        return fail(err, len, "--out FILE:/DSET: /row, /column and /inner (and /A, /B with --save-inputs) are "
+                              "the output's dimension scales and inputs: name C otherwise");
     if (o->share_gpu && o->device != MM_CUDA) return fail(err, len, "--share-gpu needs --device cuda");
     if (o->gen) {
         o->m = dims[0];

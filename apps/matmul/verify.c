@@ -24,7 +24,7 @@
 #include <string.h>
 #include "matmul.h"
 
-#define NVEC 3
+#define NVEC MM_VERIFY_VECTORS
 
 static double get(int dtype, const void *p, int64_t i)
 {
@@ -86,7 +86,10 @@ int mm_verify(const mm_dist_t *d, int dtype, const void *a, const void *b, const
         for (int64_t i = 0; i < d->m; i++) {
             double diff = fabs(ys[i] - zs[i]);
             double bound = gw * ys[len + i] + gam(N, u) * zs[d->m + i] + DBL_MIN;
-            if (diff / bound > out->residual) out->residual = diff / bound;
+            if (diff / bound > out->residual) {
+                out->residual = diff / bound;
+                out->bound = bound;
+            }
             if (diff > out->worst_abs) out->worst_abs = diff;
         }
     }

@@ -1,27 +1,40 @@
 /* join.c - --join N: the shards of a job array made one file.
  *
  * sbatch --array=0-7 batch/odegen.sh --out ode.h5 ... runs hpc-odegen
- * --shard I/8 in each task, into ode-shard000I-of0008.h5; every shard
- * draws the initial conditions of its own global trajectory indices, so
- * the union is one big run's data.  --join 8 --out ode.h5 checks that all
- * eight are complete and were made with the same options, then writes
- * ode.h5 whose datasets are HDF5 virtual datasets over the shards' rows
+ * --shard I/8 --out ode.h5 in each task, which writes
+ * ode-shard000I-of0008.h5 (ode_shard_name); every shard draws the initial
+ * conditions of its own global trajectory indices, so the union is one big
+ * run's data.  --join 8 --out ode.h5 checks that all eight are complete
+ * and were made with the same options, then writes ode.h5 whose
+ * per-trajectory datasets are HDF5 virtual datasets over the shards' rows
  * (relative file names: the folder may be moved as a whole).  Any HDF5
- * reader (h5py, h5dump) sees one /y.  Rank 0 does the work; the others
- * hear the verdict.
+ * reader (h5py, h5dump; libhpc's readers through the serial driver, see
+ * hpc_h5_open) sees one /y.  Where a shard is absent, the virtual
+ * datasets read as their fill values, chosen so that nothing missing
+ * looks valid: NaN for /x0 and /y, status -127 (missing), -1 for the
+ * counts and /traj; libhpc's readers refuse such a file outright.  The
+ * dimension scales are made anew in OUT (a scale's references cannot
+ * point into another file).  Rank 0 does the work; the others hear the
+ * verdict.
  */
 #include "config.h"
 #include "hpc_app.h"
 
 #include <libgen.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "odegen.h"
 
-/* the datasets that hold one row per trajectory */
-static const char *const ROWS[] = {"x0", "y", "stats/nsteps", "stats/nfev", "stats/nrejected", "stats/status"};
+/* the datasets that hold one row per trajectory, and what a row of an
+ * absent shard reads as */
+static const struct {
+    const char *name;
+    double fill;          /* converted to the dataset's type */
+} ROWS[] = {{"x0", NAN}, {"y", NAN}, {"traj", -1}, {"stats/nsteps", -1}, {"stats/nfev", -1},
+            {"stats/nrejected", -1}, {"stats/status", ODE_MISSING}};
 #define NROWS (int)(sizeof ROWS / sizeof ROWS[0])
 
 void ode_shard_name(const char *out, int64_t i, int64_t n, char *buf, size_t len)
@@ -84,7 +97,15 @@ static int read_shard(const char *path, int64_t i, int64_t n, shard_t *s, char *
     return 0;
 }
 
-/* every attribute of object src onto object dst */
+/* the dimension scales' own attributes: object references into the
+ * shard (never valid in another file) and the scale marks, made anew */
+static int scale_attr(const char *name)
+{
+    return !strcmp(name, "DIMENSION_LIST") || !strcmp(name, "REFERENCE_LIST") || !strcmp(name, "CLASS") ||
+           !strcmp(name, "NAME");
+}
+
+/* every attribute of object src onto object dst, but the scales' */
 static herr_t copy_attrs(hid_t src, hid_t dst)
 {
     H5O_info_t oi;
@@ -93,6 +114,10 @@ static herr_t copy_attrs(hid_t src, hid_t dst)
         hid_t a = H5Aopen_by_idx(src, ".", H5_INDEX_NAME, H5_ITER_INC, i, H5P_DEFAULT, H5P_DEFAULT);
         char name[256];
         H5Aget_name(a, sizeof name, name);
+        if (scale_attr(name)) {
+            H5Aclose(a);
+            continue;
+        }
         hid_t t = H5Aget_type(a), sp = H5Aget_space(a), mt = H5Tget_native_type(t, H5T_DIR_DEFAULT);
         hssize_t np = H5Sget_simple_extent_npoints(sp);
         void *buf = calloc(1, H5Tget_size(mt) * (size_t)(np > 0 ? np : 1) + 16);
@@ -106,7 +131,8 @@ static herr_t copy_attrs(hid_t src, hid_t dst)
 }
 
 /* /name over every shard's rows, as one virtual dataset */
-static int virtual_rows(hid_t file, const char *name, const shard_t *sh, int64_t n, const char *const *files)
+static int virtual_rows(hid_t file, const char *name, double fill, const shard_t *sh, int64_t n,
+                        const char *const *files)
 {
     hid_t src = H5Fopen(files[0], H5F_ACC_RDONLY, H5P_DEFAULT);
     hid_t d0 = src < 0 ? -1 : H5Dopen2(src, name, H5P_DEFAULT);
@@ -120,7 +146,7 @@ static int virtual_rows(hid_t file, const char *name, const shard_t *sh, int64_t
     }
     dims[0] = (hsize_t)sh[0].n_total;
     hid_t vspace = H5Screate_simple(nd, dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    herr_t e = 0;
+    herr_t e = H5Pset_fill_value(dcpl, H5T_NATIVE_DOUBLE, &fill);
     for (int64_t i = 0; i < n && e >= 0; i++) {
         hsize_t count[3] = {(hsize_t)sh[i].rows, dims[1], dims[2]};
         hid_t sspace = H5Screate_simple(nd, count, NULL);
@@ -143,12 +169,28 @@ static int virtual_rows(hid_t file, const char *name, const shard_t *sh, int64_t
     return rc;
 }
 
-/* copy /t and the root attributes of shard 0, then fix n and the shard fields */
+/* dataset name of src copied into dst, its attributes but the scales' */
+static herr_t copy_small(hid_t src, hid_t dst, const char *name)
+{
+    hid_t ocpl = H5Pcreate(H5P_OBJECT_COPY);
+    herr_t e = ocpl < 0 ? -1 : H5Pset_copy_object(ocpl, H5O_COPY_WITHOUT_ATTR_FLAG);
+    if (e >= 0) e = H5Ocopy(src, name, dst, name, ocpl, H5P_DEFAULT);
+    if (ocpl >= 0) H5Pclose(ocpl);
+    hid_t s = e < 0 ? -1 : H5Dopen2(src, name, H5P_DEFAULT), d = e < 0 ? -1 : H5Dopen2(dst, name, H5P_DEFAULT);
+    if (s < 0 || d < 0 || copy_attrs(s, d) < 0) e = -1;
+    if (s >= 0) H5Dclose(s);
+    if (d >= 0) H5Dclose(d);
+    return e;
+}
+
+/* copy /t, /component and the root attributes of shard 0, then fix n and
+ * the shard fields */
 static int copy_common(hid_t file, const char *shard0, int64_t n_total, int64_t n)
 {
     hid_t src = H5Fopen(shard0, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (src < 0) return hpc_error_hdf5(__FILE__, __LINE__, "H5Fopen");
-    herr_t e = H5Ocopy(src, "t", file, "t", H5P_DEFAULT, H5P_DEFAULT);
+    herr_t e = copy_small(src, file, "t");
+    if (e >= 0) e = copy_small(src, file, "component");
     if (e >= 0) e = copy_attrs(src, file);
     H5Fclose(src);
     if (e < 0) return hpc_error_hdf5(__FILE__, __LINE__, "copying shard 0's attributes");
@@ -158,6 +200,19 @@ static int copy_common(hid_t file, const char *shard0, int64_t n_total, int64_t 
     HPC_TRY(hpc_h5_attr_set_int64(file, "shards", 1));
     HPC_TRY(hpc_h5_attr_set_int64(file, "joined_shards", n));
     return 0;
+}
+
+/* the joined file's scales, as a single run's */
+static int scales(hid_t file)
+{
+    const char *names[9] = {"traj", "t", "component", "x0", "y", "stats/nsteps", "stats/nfev", "stats/nrejected",
+                            "stats/status"};
+    hid_t d[9];
+    int k = 0;
+    while (k < 9 && (d[k] = H5Dopen2(file, names[k], H5P_DEFAULT)) >= 0) k++;
+    int rc = k < 9 ? hpc_error_hdf5(__FILE__, __LINE__, "H5Dopen2") : ode_scales(d[0], d[1], d[2], d[3], d[4], d + 5);
+    while (k > 0) H5Dclose(d[--k]);
+    return rc;
 }
 
 /* rank 0: check the shards, write OUT; 0 or -1 with a reason */
@@ -183,7 +238,9 @@ static int join(const ode_opts_t *o, int argc, char **argv, char *err, size_t le
     if (rc == 0 && hpc_h5_create(o->out, MPI_COMM_SELF, o->force ? HPC_H5_OVERWRITE : HPC_H5_FAIL_IF_EXISTS, &f) < 0)
         rc = -1, snprintf(err, len, "%s", hpc_last_cause());
     int ok = rc == 0 && copy_common(hpc_h5_id(f), files[0], sh[0].n_total, n) == 0;
-    for (int k = 0; ok && k < NROWS; k++) ok = virtual_rows(hpc_h5_id(f), ROWS[k], sh, n, (const char *const *)files) == 0;
+    for (int k = 0; ok && k < NROWS; k++)
+        ok = virtual_rows(hpc_h5_id(f), ROWS[k].name, ROWS[k].fill, sh, n, (const char *const *)files) == 0;
+    ok = ok && scales(hpc_h5_id(f)) == 0;
     ok = ok && hpc_h5_provenance(f, hpc_h5_id(f), ODEGEN_PROG, argc, argv) == 0;
     if (rc == 0 && !ok) snprintf(err, len, "writing %s: %s", o->out, hpc_last_cause());
     if (f && hpc_h5_finish(f, ok) < 0 && ok) snprintf(err, len, "%s", hpc_last_cause()), ok = 0;

@@ -30,4 +30,9 @@ else
 # a variable set under a conditional is empty, not defaulted, in the other branch
 apps_odegen_hpc_odegen_LDADD = $(LDADD)
 endif
-EXTRA_DIST += apps/odegen/cuda.cu apps/odegen/bench.sh
+EXTRA_DIST += apps/odegen/cuda.cu apps/odegen/bench.sh apps/odegen/readbench.sh
+
+# The reading benchmark (apps/odegen/readbench.sh): a joined job array
+# against a plain file, through MPI-IO and the serial driver.
+noinst_PROGRAMS += apps/odegen/readbench
+apps_odegen_readbench_SOURCES = apps/odegen/readbench.c

@@ -37,6 +37,8 @@ enum {
                                step size is less than spacing between numbers") */
     ODE_NONFINITE = -2,     /* state or derivative became Inf/NaN */
     ODE_MAX_STEPS = -3,     /* --max-steps step attempts used up before t1 */
+    ODE_MISSING = -127,     /* fill value of a joined file: the shard that holds the
+                               row is absent (read without its shard files) */
     ODE_NOT_RUN = -128      /* fill value: chunk not computed yet (only in .partial) */
 };
 

@@ -119,5 +119,9 @@ int ode_out_totals(ode_out_t *w, int64_t *failed, int64_t *steps, int64_t fails_
 /* Collective.  Close, record the run, rename to the final name if all ok. */
 int ode_out_finish(ode_out_t *w, double wall, int ok, int argc, char **argv);
 const char *ode_status_legend(void);
+/* Collective.  The dimension scales traj, t, component, attached to /x0,
+ * /y and the four per-trajectory /stats datasets (nsteps, nfev,
+ * nrejected, status); for output.c and join.c alike. */
+int ode_scales(hid_t traj, hid_t t, hid_t component, hid_t x0, hid_t y, const hid_t stats[4]);
 
 #endif /* ODEGEN_H */

@@ -139,12 +139,16 @@ static const hpc_opt_t options[] = {
              "continue FILE.partial of an interrupted run with the same options (starts afresh "
              "if there is none)"),
     HPC_CALL("shard", 0, NULL, "I/N", take_shard, 0,
-             "compute only shard I of N: trajectories [n I / N, n (I+1) / N), with the initial "
-             "conditions of those indices, into FILE (a Slurm job array: one shard per task; "
-             "--join N makes them one file)"),
+             "compute only shard I of N (0 <= I < N): trajectories [n I / N, n (I+1) / N), with "
+             "the initial conditions of those indices, into FILE-shardIIII-ofNNNN.h5 (FILE less "
+             "its .h5; I and N in four digits: ode.h5 -> ode-shard0003-of0008.h5).  Run it for "
+             "I = 0 .. N-1 (a Slurm job array: one task each, see batch/odegen.sh), then --join N "
+             "with the same --out"),
     HPC_INT("join", 0, &a.join, "N", 1, 1000000, 0,
-            "compute nothing: check the N shard files of FILE (FILE-shardIIII-ofNNNN.h5) and "
-            "write FILE as one dataset over them (HDF5 virtual datasets)"),
+            "compute nothing: check that the N shard files --shard I/N wrote for FILE are complete "
+            "and made with the same options, and write FILE as HDF5 virtual datasets over them "
+            "(a few KiB: the data stays in the shards, which must stay beside FILE; a missing "
+            "one reads as NaN and status -127, and hpckit's programs refuse the file naming it)"),
     HPC_INT("chunk", 0, &a.chunk, "K", 1, 1 << 24, 0,
             "trajectories per work chunk and HDF5 chunk (default: about 2 MiB of output, at most "
             "1024; at most N)"),
@@ -181,10 +185,14 @@ const hpc_app_t ode_app = {
     .help_more = help_more,
     .epilog =
         "File layout: /t [NT]; /x0 [N,D]; /y [N,NT,D] float64 chunked along\n"
-        "trajectories; /stats/nsteps, /stats/nfev, /stats/nrejected [N] int32 (as\n"
-        "scipy counts them); /stats/status [N] int8; /stats/done [chunks] uint8; root\n"
-        "attributes: the options, the command line, hpckit version, rank count, wall\n"
-        "time.\n"
+        "trajectories; /traj [N] int64 (trajectory index), /component [D] int64;\n"
+        "/stats/nsteps, /stats/nfev, /stats/nrejected [N] int32 (as scipy counts\n"
+        "them); /stats/status [N] int8; /stats/done [chunks] uint8 (resume\n"
+        "bookkeeping, attribute 'internal') and its index /stats/chunk; root\n"
+        "attributes: the options, the command line, hpckit version, rank count,\n"
+        "wall time.  /traj, /t, /component and /stats/chunk are HDF5 dimension\n"
+        "scales of the others (xarray and netCDF see dimensions traj, t,\n"
+        "component, chunk); every dataset has a long_name.\n"
         "\n"
         "Status per trajectory (/stats/status); the run goes on after a failure and\n"
         "the rows of /y after it are NaN:\n"
@@ -193,14 +201,16 @@ const hpc_app_t ode_app = {
         "        'Required step size is less than spacing between numbers')\n"
         "    -2  non-finite: the state or its derivative became Inf or NaN\n"
         "    -3  --max-steps step attempts used up\n"
+        "  -127  missing: a joined FILE read without the shard that holds it\n"
         "  -128  not computed yet (only in a FILE.partial)\n"
         "\n"
         "Exit status: 0 success; 1 bad data or I/O (existing output without\n"
         "--force/--resume, unwritable output or not enough space for it, --resume\n"
         "on a file from other options, another run writing the same output, no\n"
-        "usable GPU for --device cuda); 2 bad option or value; 75 stopped by\n"
-        "SIGUSR1, SIGTERM or Ctrl-C with FILE.partial resumable (run again with\n"
-        "--resume); a second Ctrl-C aborts at once (the .partial stays resumable).\n"
+        "usable GPU for --device cuda, --join with a shard missing, unfinished or\n"
+        "made with other options); 2 bad option or value; 75 stopped by SIGUSR1,\n"
+        "SIGTERM or Ctrl-C with FILE.partial resumable (run again with --resume); a\n"
+        "second Ctrl-C aborts at once (the .partial stays resumable).\n"
         "\n"
         "Environment: HPC_PROGRESS=SECONDS: a progress line every SECONDS when\n"
         "stderr is not a terminal (default 60; 0: none); HPC_LOG=info HPC_LOG_ALL=1\n"
@@ -301,6 +311,13 @@ int ode_opts_finish(ode_opts_t *o, char *err, size_t len)
     o->max_steps = a.max_steps;
     o->seed = (uint64_t)a.seed;
     o->out = a.out;
+    /* --shard I/N: the shard's own file, the name --join N looks for */
+    static char shard_out[4200];
+    if (a.shards && a.out) {
+        if (strlen(a.out) > sizeof shard_out - 32) return fail(err, len, "--out: the file name is too long");
+        ode_shard_name(a.out, a.shard, a.shards, shard_out, sizeof shard_out);
+        o->out = shard_out;
+    }
     o->resume = a.resume;
     o->force = a.force;
     o->device = a.device;

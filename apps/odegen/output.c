@@ -2,14 +2,23 @@
  *
  * Layout (N trajectories, NT times, D dims):
  *   /t [NT]  /x0 [N,D]  /y [N,NT,D] float64, /y chunked [chunk,NT,D]
+ *   /traj [N] int64 (global trajectory index)  /component [D] int64
  *   /stats/nsteps /stats/nfev /stats/nrejected [N] int32
  *   /stats/status [N] int8 (fill -128 = not computed yet)
  *   /stats/done [nchunks] uint8: 1 once a chunk's data is on disk
+ *   /stats/chunk [nchunks] int64: the chunk index, done's scale
+ *
+ * /traj, /t and /component are dimension scales attached to the
+ * dimensions of the others, so netCDF and xarray see dimensions traj, t,
+ * component with coordinates (not phony_dim_*); /stats/done is the run's
+ * bookkeeping, marked "internal" by the kit (kept: --resume of a
+ * finished file reads it), with its own scale chunk.
  *
  * The kit's resumable output (hpc_out) does the rest: the options key,
  * the done flags, the lock, resume, the atomic finish.  Every dataset is
- * created with early allocation (no fill writes for /y) before any
- * trajectory is computed, so afterwards only raw data is written.
+ * created with early allocation (no fill writes for /y: its NaN fill is
+ * declared, not written) and the scales attached before any trajectory
+ * is computed, so afterwards only raw data is written.
  */
 #include "config.h"
 #include "hpc_app.h"
@@ -20,17 +29,35 @@
 #include <string.h>
 #include "odegen.h"
 
+#define NDATA 7    /* the datasets written by the run; then the indices */
+#define NDSETS 9
+
 struct ode_out {
     hpc_out_t *out;
-    hid_t t, x0, y, nsteps, nfev, nrej, status;
+    hid_t t, x0, y, nsteps, nfev, nrej, status, traj, component;
     const ode_opts_t *o;
 };
+
+int ode_scales(hid_t traj, hid_t t, hid_t component, hid_t x0, hid_t y, const hid_t stats[4])
+{
+    HPC_TRY(hpc_h5_scale_set(traj, "traj"));
+    HPC_TRY(hpc_h5_scale_set(t, "t"));
+    HPC_TRY(hpc_h5_scale_set(component, "component"));
+    HPC_TRY(hpc_h5_scale_attach(x0, traj, 0));
+    HPC_TRY(hpc_h5_scale_attach(x0, component, 1));
+    HPC_TRY(hpc_h5_scale_attach(y, traj, 0));
+    HPC_TRY(hpc_h5_scale_attach(y, t, 1));
+    HPC_TRY(hpc_h5_scale_attach(y, component, 2));
+    for (int i = 0; i < 4; i++) HPC_TRY(hpc_h5_scale_attach(stats[i], traj, 0));
+    return 0;
+}
 
 const char *ode_status_legend(void)
 {
     return "0 ok (reached t1), -1 step size underflow (below 10 ulp of t, scipy's "
            "'Required step size is less than spacing between numbers'), -2 non-finite "
            "state or derivative (Inf/NaN), -3 --max-steps attempts used up, "
+           "-127 missing (a joined file read without the shard that holds it), "
            "-128 not computed (only in a .partial file)";
 }
 
@@ -89,29 +116,70 @@ typedef struct {
     H5T_class_t cls;
     size_t size;
     int nd;
+    const char *long_name;
 } dset_t;
 
-static void dsets(dset_t d[7])
+static void dsets(dset_t d[NDSETS])
 {
-    const dset_t all[7] = {
-        {"t", H5T_IEEE_F64LE, H5T_FLOAT, 8, 1},       {"x0", H5T_IEEE_F64LE, H5T_FLOAT, 8, 2},
-        {"y", H5T_IEEE_F64LE, H5T_FLOAT, 8, 3},       {"stats/nsteps", H5T_STD_I32LE, H5T_INTEGER, 4, 1},
-        {"stats/nfev", H5T_STD_I32LE, H5T_INTEGER, 4, 1}, {"stats/nrejected", H5T_STD_I32LE, H5T_INTEGER, 4, 1},
-        {"stats/status", H5T_STD_I8LE, H5T_INTEGER, 1, 1}};
+    const dset_t all[NDSETS] = {
+        {"t", H5T_IEEE_F64LE, H5T_FLOAT, 8, 1, "time"},
+        {"x0", H5T_IEEE_F64LE, H5T_FLOAT, 8, 2, "initial state x(t0)"},
+        {"y", H5T_IEEE_F64LE, H5T_FLOAT, 8, 3, "state x(t) on the output grid (NaN after a failure)"},
+        {"stats/nsteps", H5T_STD_I32LE, H5T_INTEGER, 4, 1, "accepted steps"},
+        {"stats/nfev", H5T_STD_I32LE, H5T_INTEGER, 4, 1, "right-hand side evaluations"},
+        {"stats/nrejected", H5T_STD_I32LE, H5T_INTEGER, 4, 1, "rejected step attempts"},
+        {"stats/status", H5T_STD_I8LE, H5T_INTEGER, 1, 1, "integration status (see legend)"},
+        {"traj", H5T_STD_I64LE, H5T_INTEGER, 8, 1,
+         "trajectory index (its initial state is drawn from the stream (seed, index))"},
+        {"component", H5T_STD_I64LE, H5T_INTEGER, 8, 1, "state component"}};
     memcpy(d, all, sizeof all);
 }
 
 static hid_t *handle(ode_out_t *w, int i)
 {
-    hid_t *h[7] = {&w->t, &w->x0, &w->y, &w->nsteps, &w->nfev, &w->nrej, &w->status};
+    hid_t *h[NDSETS] = {&w->t, &w->x0, &w->y, &w->nsteps, &w->nfev, &w->nrej, &w->status, &w->traj, &w->component};
     return h[i];
 }
 
 static void dims_of(const ode_opts_t *o, int i, hsize_t dims[3])
 {
     hsize_t n = (hsize_t)o->n, nt = (hsize_t)o->nt, d = (hsize_t)o->dim;
-    const hsize_t all[7][3] = {{nt}, {n, d}, {n, nt, d}, {n}, {n}, {n}, {n}};
+    const hsize_t all[NDSETS][3] = {{nt}, {n, d}, {n, nt, d}, {n}, {n}, {n}, {n}, {n}, {d}};
     memcpy(dims, all[i], sizeof all[i]);
+}
+
+/* /stats/chunk, the scale of the kit's done flags (a named dimension for
+ * xarray: h5netcdf refuses a group with an unnamed one) */
+static int chunk_scale(ode_out_t *w)
+{
+    hpc_h5file_t *f = hpc_out_file(w->out);
+    hsize_t n = (hsize_t)((w->o->n + w->o->chunk - 1) / w->o->chunk);
+    hid_t c, done;
+    HPC_TRY(hpc_h5_index(f, "stats/chunk", (int64_t)n, 0, &c));
+    int rc = hpc_h5_describe(c, "work chunk: trajectories [c K, (c+1) K) of this file, K the root attribute "
+                                  "chunk", NULL);
+    if (!rc) rc = hpc_h5_scale_set(c, "chunk");
+    if (!rc && !(rc = hpc_h5_dataset_open(f, "stats/done", 1, &n, &done))) {
+        rc = hpc_h5_scale_attach(done, c, 0);
+        H5Dclose(done);
+    }
+    H5Dclose(c);
+    return rc;
+}
+
+/* the coordinates' values, the dimension scales, long_name everywhere */
+static int write_coords(ode_out_t *w, const double *tgrid)
+{
+    const ode_opts_t *o = w->o;
+    hpc_h5file_t *f = hpc_out_file(w->out);
+    HPC_TRY(hpc_h5_write_rows(w->t, H5T_NATIVE_DOUBLE, 0, hpc_rank() == 0 ? (hsize_t)o->nt : 0, tgrid));
+    HPC_TRY(hpc_h5_index(f, "traj", o->n, o->first, &w->traj));
+    HPC_TRY(hpc_h5_index(f, "component", o->dim, 0, &w->component));
+    HPC_TRY(ode_scales(w->traj, w->t, w->component, w->x0, w->y, (hid_t[]){w->nsteps, w->nfev, w->nrej, w->status}));
+    dset_t d[NDSETS];
+    dsets(d);
+    for (int i = 0; i < NDSETS; i++) HPC_TRY(hpc_h5_describe(*handle(w, i), d[i].long_name, NULL));
+    return 0;
 }
 
 static int create_layout(ode_out_t *w, const double *tgrid, const double *vec, int argc, char **argv)
@@ -120,15 +188,22 @@ static int create_layout(ode_out_t *w, const double *tgrid, const double *vec, i
     hpc_h5file_t *f = hpc_out_file(w->out);
     hsize_t cy[3] = {(hsize_t)o->chunk, (hsize_t)o->nt, (hsize_t)o->dim};
     const int8_t not_run = ODE_NOT_RUN;
-    dset_t d[7];
+    const double nan = NAN;
+    dset_t d[NDSETS];
     dsets(d);
-    for (int i = 0; i < 7; i++) {
+    for (int i = 0; i < NDATA; i++) {
         hsize_t dims[3];
         dims_of(o, i, dims);
-        HPC_TRY(hpc_h5_dataset_create(f, d[i].name, d[i].type, d[i].nd, dims, i == 2 ? cy : NULL,
-                                      HPC_H5_ALLOC_EARLY, i == 6 ? &not_run : NULL, handle(w, i)));
+        /* x0 and y declare NaN as their fill (missing never reads as a
+         * value) without writing it: every row is written once computed,
+         * and a .partial's rows not yet computed have status -128 */
+        const void *fill = i == 6 ? (const void *)&not_run : i == 1 || i == 2 ? (const void *)&nan : NULL;
+        int flags = HPC_H5_ALLOC_EARLY | (i == 1 || i == 2 ? HPC_H5_FILL_NEVER : 0);
+        HPC_TRY(hpc_h5_dataset_create(f, d[i].name, d[i].type, d[i].nd, dims, i == 2 ? cy : NULL, flags,
+                                      fill, handle(w, i)));
     }
-    HPC_TRY(hpc_h5_write_rows(w->t, H5T_NATIVE_DOUBLE, 0, hpc_rank() == 0 ? (hsize_t)o->nt : 0, tgrid));
+    HPC_TRY(write_coords(w, tgrid));
+    HPC_TRY(chunk_scale(w));
     HPC_TRY(write_attrs(w, hpc_h5_id(f), vec));
     HPC_TRY(hpc_out_ready(w->out, argc, argv));
     return 0;
@@ -138,9 +213,9 @@ static int create_layout(ode_out_t *w, const double *tgrid, const double *vec, i
 static int open_layout(ode_out_t *w)
 {
     hpc_h5file_t *f = hpc_out_file(w->out);
-    dset_t d[7];
+    dset_t d[NDSETS];
     dsets(d);
-    for (int i = 0; i < 7; i++) {
+    for (int i = 0; i < NDSETS; i++) {
         hsize_t dims[3];
         dims_of(w->o, i, dims);
         HPC_TRY(hpc_h5_dataset_open(f, d[i].name, d[i].nd, dims, handle(w, i)));
@@ -151,7 +226,7 @@ static int open_layout(ode_out_t *w)
 
 static void close_datasets(ode_out_t *w)
 {
-    for (int i = 0; i < 7; i++)
+    for (int i = 0; i < NDSETS; i++)
         if (*handle(w, i) >= 0) {
             H5Dclose(*handle(w, i));
             *handle(w, i) = H5I_INVALID_HID;
@@ -164,10 +239,10 @@ ode_out_t *ode_out_open(const ode_opts_t *o, int argc, char **argv, const double
     ode_out_t *w = calloc(1, sizeof *w);
     if (!w) hpc_app_fatal(HPC_EXIT_DATA, "out of memory");
     w->o = o;
-    for (int i = 0; i < 7; i++) *handle(w, i) = H5I_INVALID_HID;
+    for (int i = 0; i < NDSETS; i++) *handle(w, i) = H5I_INVALID_HID;
     int64_t nchunks = (o->n + o->chunk - 1) / o->chunk;
     /* what the finished file will take: the data, and a little metadata */
-    double bytes = (double)o->n * ((double)o->nt * o->dim * 8 + o->dim * 8 + 13) + 65536;
+    double bytes = (double)o->n * ((double)o->nt * o->dim * 8 + o->dim * 8 + 21) + (double)nchunks * 9 + 65536;
     int mode = o->resume ? HPC_OUT_RESUME : o->force ? HPC_OUT_FORCE : HPC_OUT_NEW;
     int rc = hpc_out_open(o->out, hpc_comm_world(), mode, hpc_app_key(), nchunks, "stats/done", bytes,
                           &w->out);

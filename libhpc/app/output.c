@@ -124,6 +124,12 @@ static int create(hpc_out_t *o, const look_t *l, int mode, const char *done_name
     hsize_t n = (hsize_t)o->nparts;
     HPC_TRY(hpc_h5_dataset_create(o->f, done_name, H5T_STD_U8LE, 1, &n, NULL, HPC_H5_ALLOC_EARLY,
                                   &zero, &o->done_d));
+    /* kept in the finished file (--resume reads it to say "complete", and
+     * deleting a dataset would not give its space back), but marked as
+     * the run's bookkeeping, not data */
+    HPC_TRY(hpc_h5_attr_set_string(o->done_d, "internal",
+                                   "resume bookkeeping, not data: 1 once a part's rows are on disk "
+                                   "(all 1 in a finished file)"));
     o->state = HPC_OUT_CREATED;
     return 0;
 }
