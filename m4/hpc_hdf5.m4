@@ -31,11 +31,13 @@ AC_DEFUN([HPC_CHECK_HDF5], [
 #include <hdf5_hl.h>]], [[return H5DSset_scale(-1, "x") < 0;]])], [hpc_h5_hl=yes; break])
   done
   AS_IF([test "$hpc_h5_hl" = yes],
-        [AC_MSG_RESULT([${hpc_try:-in HDF5_LIBS}]); AS_IF([test -n "$hpc_try"], [HDF5_LIBS="$hpc_try $HDF5_LIBS"])],
+        [AC_MSG_RESULT([${hpc_try:-in HDF5_LIBS}]); AS_IF([test -n "$hpc_try"], [HDF5_LIBS="$hpc_try $HDF5_LIBS"])
+         HPC_PC_HDF5_HL=$hpc_try],
         [AC_MSG_RESULT([no]); AC_MSG_ERROR([HDF5's high-level library (hdf5_hl) not found beside the parallel HDF5: apt-get install $hpc_h5_pkg (or add it to HDF5_LIBS)])])
   CPPFLAGS=$hpc_save_CPPFLAGS; LIBS=$hpc_save_LIBS
   AC_PATH_PROGS([H5DUMP], [h5dump], [])
   AC_SUBST([HPC_PC_HDF5_REQUIRES])
   AC_SUBST([HPC_PC_HDF5_CFLAGS])
   AC_SUBST([HPC_PC_HDF5_LIBS])
+  AC_SUBST([HPC_PC_HDF5_HL])
 ])
