@@ -33,7 +33,9 @@
 # reports 1,2,5, so which shard a task holds cannot be known - submit
 # --array=0-2 instead.  To redo one shard (a task that failed), name it:
 # sbatch batch/odegen.sh --shard 3/8 --out ode.h5 ..., then
-# sbatch batch/odegen.sh --join 8 --out ode.h5.
+# sbatch batch/odegen.sh --join 8 --out ode.h5.  HPC_ODEGEN_JOIN=0 in the
+# tasks' environment: no join job (pipeline.sh submits its own, so the
+# next step can depend on it).
 set -u
 HPC_BATCH_DIR=${HPC_BATCH_DIR:-}
 for d in "$HPC_BATCH_DIR" "$(dirname "$0")" "${SLURM_SUBMIT_DIR:-.}/batch"; do [ -f "$d/common.sh" ] && . "$d/common.sh" && break; done
@@ -64,7 +66,7 @@ if [ "$join" = 0 ] && [ -n "${SLURM_ARRAY_TASK_COUNT:-}" ] && [ "${SLURM_ARRAY_T
     sn=$(array_shard) || exit 2
     shard=${sn% *} n=${sn#* }
     args+=(--shard "$shard/$n")
-    if [ "$shard" = 0 ] && [ "${SLURM_RESTART_COUNT:-0}" = 0 ]; then
+    if [ "$shard" = 0 ] && [ "${SLURM_RESTART_COUNT:-0}" = 0 ] && [ "${HPC_ODEGEN_JOIN:-1}" != 0 ]; then
         jid=$(sbatch --parsable --dependency=afterok:$SLURM_ARRAY_JOB_ID --job-name="${SLURM_JOB_NAME}-join" \
                --nodes=1 --ntasks-per-node=1 --cpus-per-task=1 --time=00:10:00 --output="${SLURM_JOB_NAME}-join-%j.out" \
                --chdir="$hpc_top" "${HPC_BATCH_DIR:-$hpc_top/batch}/odegen.sh" --join "$n" --out "$out") &&

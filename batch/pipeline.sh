@@ -6,9 +6,13 @@
 # other on local cores.
 #
 #   batch/pipeline.sh [--run DIR] [--chain odegen,train,matmul] [--local]
-#                     [--odegen "ARGS"] [--train "ARGS"] [--matmul "ARGS"]
+#                     [--odegen "ARGS"] [--odegen-array N]
+#                     [--train "ARGS"] [--matmul "ARGS"]
 #                     [--sbatch "SBATCH-OPTIONS for every step"]
 #
+# --odegen-array N: the dataset as a job array of N shards (--array=0-N-1)
+# and a join job after it; the next step waits for the join, and reads
+# the joined file like a plain one.
 # Each step's own options replace its defaults:
 #   odegen: --out DIR/ode.h5 -n 20000           (the classic example)
 #   train:  --data DIR/ode.h5 --out DIR/train --epochs 2
@@ -22,22 +26,27 @@ type hpc_prog >/dev/null 2>&1 || { echo "batch: common.sh not found: run BUILD/b
 here=$(cd "$here" && pwd)
 
 run=runs/pipeline-$(date +%Y%m%d-%H%M%S) chain=odegen,train,matmul local=0
-odegen_args= train_args= matmul_args= sbatch_args=
+odegen_args= train_args= matmul_args= sbatch_args= odegen_array=0
 while [ $# -gt 0 ]; do
     case $1 in
     --run) run=$2; shift ;;
     --chain) chain=$2; shift ;;
     --local) local=1 ;;
     --odegen) odegen_args=$2; shift ;;
+    --odegen-array) odegen_array=$2; shift ;;
     --train) train_args=$2; shift ;;
     --matmul) matmul_args=$2; shift ;;
     --sbatch) sbatch_args=$2; shift ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) echo "pipeline.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
     shift
 done
 command -v sbatch >/dev/null 2>&1 || local=1
+[[ $odegen_array =~ ^[0-9]{1,4}$ ]] && [ "$odegen_array" -ge 0 ] ||
+    { echo "pipeline.sh: --odegen-array takes a number of shards, not '$odegen_array'" >&2; exit 2; }
+[ "$odegen_array" -le 1 ] || [ "$local" = 0 ] ||
+    { echo "pipeline.sh: --odegen-array needs Slurm (a job array); without it run odegen whole" >&2; exit 2; }
 mkdir -p "$run" && run=$(cd "$run" && pwd) || { echo "pipeline.sh: cannot make $run" >&2; exit 1; }
 : "${odegen_args:=--out $run/ode.h5 -n 20000}"
 : "${train_args:=--data $run/ode.h5 --out $run/train --epochs 2}"
@@ -56,6 +65,20 @@ for step in ${chain//,/ }; do
         echo "== $step: $args"
         # shellcheck disable=SC2086
         RUN_DIR=$run/$step bash "$here/$step.sh" $args || { echo "== $step failed" >&2; exit 1; }
+    elif [ "$step" = odegen ] && [ "$odegen_array" -gt 1 ]; then
+        # the shards, then the join (submitted here, not by task 0, so the
+        # next step can wait for it)
+        # shellcheck disable=SC2086
+        prev=$(RUN_DIR=$run/$step HPC_ODEGEN_JOIN=0 sbatch --parsable --chdir="$run" --output="$run/$step-%A_%a.out" \
+               $sbatch_args --array=0-$((odegen_array - 1)) ${prev:+--dependency=afterok:$prev} --job-name="hpc-$step" \
+               "$here/$step.sh" $args) || { echo "pipeline.sh: sbatch of $step failed" >&2; exit 1; }
+        echo "== $step: job array $prev, $odegen_array shards${args:+ ($args)}"
+        out=$(hpc_option out o $args)
+        # shellcheck disable=SC2086
+        prev=$(RUN_DIR=$run/$step-join sbatch --parsable --chdir="$run" --output="$run/$step-join-%j.out" $sbatch_args \
+               --nodes=1 --ntasks-per-node=1 --dependency=afterok:$prev --job-name="hpc-$step-join" \
+               "$here/$step.sh" --join "$odegen_array" --out "$out") || { echo "pipeline.sh: sbatch of the join failed" >&2; exit 1; }
+        echo "== $step-join: job $prev (--join $odegen_array --out $out)"
     else
         # shellcheck disable=SC2086
         prev=$(RUN_DIR=$run/$step sbatch --parsable --chdir="$run" --output="$run/$step-%j.out" $sbatch_args \

@@ -87,5 +87,10 @@ TESTS += tests/progress.sh tests/interrupt.sh
 # Slurm end to end: a private slurmctld + slurmd started by the test.
 dist_check_SCRIPTS += tests/slurm_info.sh tests/slurm_odegen.sh tests/slurm_batch.sh
 TESTS += tests/slurm_info.sh tests/slurm_odegen.sh tests/slurm_batch.sh
+# slurm_workflow.sh: the README's workflow from an install in the user's
+# folder: odegen job array -> join -> train (equal to an un-sharded run) ->
+# the Python module -> --init-from a PyTorch model; and through pipeline.sh
+dist_check_SCRIPTS += tests/slurm_workflow.sh
+TESTS += tests/slurm_workflow.sh
 EXTRA_DIST += tests/slurm/cluster.sh
 
