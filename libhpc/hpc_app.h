@@ -142,6 +142,11 @@ HPC_EXPORT void hpc_app_agree(int status, const char *fmt, ...) HPC_PRINTF(2, 3)
 /* The same for a libhpc result: rc < 0 fails with status and the error's
  * cause (hpc_last_cause), after "what: " when what is not NULL. */
 HPC_EXPORT void hpc_app_agree_rc(int rc, int status, const char *what);
+/* --device cuda: every rank has a usable GPU (hpc_gpu_unavailable) and
+ * the program's GPU module (hpc_dlmodule: its n symbols into fns), or
+ * every rank exits HPC_EXIT_USAGE after one line from the first rank that
+ * lacks them, naming what is missing (the loader's message).  Collective. */
+HPC_EXPORT void hpc_app_gpu_module(const char *module, const char *const *symbols, void **fns, int n);
 /* Every rank knows (same input): rank 0 prints "NAME: message", every
  * rank exits with status.  Collective. */
 HPC_EXPORT void hpc_app_exit(int status, const char *fmt, ...) HPC_NORETURN HPC_PRINTF(2, 3);
@@ -190,8 +195,6 @@ HPC_EXPORT void hpc_progress_end(hpc_progress_t *p);
 HPC_EXPORT void hpc_format_bytes(double bytes, char *buf, size_t len);
 /* "1.23M" */
 HPC_EXPORT void hpc_format_count(double v, char *buf, size_t len);
-/* The command line joined with spaces (malloc'd), for provenance. */
-HPC_EXPORT char *hpc_cmdline(int argc, char **argv);
 /* s with control characters escaped (\n, \t, \xNN), into buf. */
 HPC_EXPORT const char *hpc_escape(const char *s, char *buf, size_t len);
 

@@ -306,6 +306,14 @@ HPC_EXPORT int hpc_coll_simulate(hpc_coll_t c, hpc_alg_t a, size_t count, hpc_dt
 /* Where the machine-dependent pieces stand (for hpc-info): 1/0. */
 HPC_EXPORT int hpc_coll_cuda_aware(void);
 
+/* Device buffers for programs that do not link the CUDA runtime
+ * themselves (hpc-collbench --mem cuda), through libhpc's GPU module:
+ * zeroed device memory of bytes; free; a synchronous copy between any
+ * memory kinds.  HPC_ERR_NOGPU, naming what is missing, without a GPU. */
+HPC_EXPORT int hpc_coll_dev_alloc(size_t bytes, void **out);
+HPC_EXPORT void hpc_coll_dev_free(void *p);
+HPC_EXPORT int hpc_coll_dev_memcpy(void *dst, const void *src, size_t bytes);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,5 +1,7 @@
 /* parse.c - strict parsing of numbers from the command line and the
- * environment: the whole string, no overflow, one clear error. */
+ * environment: the whole string, no overflow, one clear error; and the
+ * reverse, a command line joined back into one string (the HDF5
+ * provenance and the app kit record it). */
 #include "config.h"
 #include <ctype.h>
 #include <errno.h>
@@ -58,3 +60,19 @@ int hpc_parse_size(const char *s, size_t *out)
     return 0;
 }
 
+
+char *hpc_cmdline(int argc, char **argv)
+{
+    size_t len = 1;
+    for (int i = 0; i < argc; i++) len += strlen(argv[i]) + 1;
+    char *s = malloc(len), *p = s;
+    if (!s) return NULL;
+    *s = '\0';
+    for (int i = 0; i < argc; i++) {
+        size_t n = strlen(argv[i]);
+        memcpy(p, argv[i], n);
+        p += n;
+        *p++ = i + 1 < argc ? ' ' : '\0';
+    }
+    return s;
+}

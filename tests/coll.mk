@@ -51,6 +51,19 @@ tests_coll_mix_SOURCES = tests/coll_mix.c
 tests_coll_topo_SOURCES = tests/coll_topo.c
 tests_coll_split_SOURCES = tests/coll_ops.c tests/coll_testlib.h
 tests_coll_split_CPPFLAGS = $(AM_CPPFLAGS) -DCOLL_SPLIT
+# the tests that look inside (test_hooks.h) link libhpc's objects
+tests_coll_ops_LDADD = $(HPC_TESTING_LDADD)
+tests_coll_split_LDADD = $(HPC_TESTING_LDADD)
+tests_coll_errors_LDADD = $(HPC_TESTING_LDADD)
+tests_coll_pool_LDADD = $(HPC_TESTING_LDADD)
+tests_coll_registry_LDADD = $(HPC_TESTING_LDADD)
+tests_coll_request_free_LDADD = $(HPC_TESTING_LDADD)
+tests_coll_topo_LDADD = $(HPC_TESTING_LDADD)
+# coll_stream makes streams and kernels of its own: the CUDA runtime
+tests_coll_stream_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
+if HAVE_CUDA
+tests_coll_stream_LDADD = $(LDADD) $(CUDA_LDFLAGS) $(CUDA_LIBS)
+endif
 TESTS += tests/coll_ops-np1.mpi tests/coll_ops-np2.mpi tests/coll_ops-np3.mpi tests/coll_ops-np4.mpi \
 	 tests/coll_ops-np5.mpi \
 	 tests/coll_ops-np7.mpi \

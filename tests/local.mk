@@ -14,7 +14,10 @@ AM_TESTS_ENVIRONMENT = \
 	MPIEXEC_WRAP='$(abs_top_builddir)/tests/mpiexec-wrap'; \
 	PYTHON_SCI='$(PYTHON_SCI)'; H5DUMP='$(H5DUMP)'; GNUPLOT='$(GNUPLOT)'; \
 	HPC_MPI_FLAVOR='$(HPC_MPI_FLAVOR)'; MPIEXEC='$(MPIEXEC)'; HELP2MAN='$(HELP2MAN)'; \
-	export top_srcdir top_builddir MPIEXEC_WRAP PYTHON_SCI H5DUMP GNUPLOT HPC_MPI_FLAVOR MPIEXEC HELP2MAN;
+	HPC_MODULE_DIR='$(abs_top_builddir)/$(HPC_MODULE_LINKS)'; HAVE_CUDA_BUILD='$(hpc_have_cuda)'; \
+	HDF5_LIBS='$(HDF5_LIBS)'; \
+	export top_srcdir top_builddir MPIEXEC_WRAP PYTHON_SCI H5DUMP GNUPLOT HPC_MPI_FLAVOR MPIEXEC HELP2MAN \
+	       HPC_MODULE_DIR HAVE_CUDA_BUILD HDF5_LIBS;
 
 # Stamps: one per (program, rank count); kept (.PRECIOUS) so make does not
 # delete them as intermediates.
@@ -30,13 +33,21 @@ DISTCLEANFILES += tests/mpiexec-wrap
 EXTRA_DIST += tests/mpiexec-wrap.in tests/testlib.h tests/testlib.sh tests/testenv.sh
 
 # Unit tests: one process, no launcher needed (singleton MPI init).
+# Those that look inside (hpc_testing.h, test_hooks.h, gpu_ops.h) link
+# libhpc's objects from the convenience libraries, not the installed
+# libraries, which export no test hook.  (The harness points them at the
+# build tree's modules, HPC_MODULE_DIR: statically linked, they cannot
+# find them beside libhpc-core.)
 check_PROGRAMS += tests/test_rng tests/test_err tests/test_launch tests/test_gpu_bind tests/test_dl
 TESTS += tests/test_rng tests/test_err tests/test_launch tests/test_gpu_bind tests/test_dl
+tests_test_launch_LDADD = $(HPC_TESTING_LDADD)
+tests_test_gpu_bind_LDADD = $(HPC_TESTING_LDADD)
 
 # The RNG in a CUDA kernel against the CPU (skips without a GPU).
 check_PROGRAMS += tests/test_rng_cuda
 TESTS += tests/test_rng_cuda
 EXTRA_DIST += tests/rng_cuda.cu
+tests_test_rng_cuda_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
 if HAVE_CUDA
 tests_test_rng_cuda_LDADD = tests/rng_cuda.lo $(LDADD) $(CUDA_LDFLAGS) $(CUDA_LIBS)
 EXTRA_tests_test_rng_cuda_DEPENDENCIES = tests/rng_cuda.lo
@@ -49,6 +60,7 @@ endif
 
 # MPI tests at 1..4 ranks.
 check_PROGRAMS += tests/test_env tests/test_h5 tests/test_app
+tests_test_env_LDADD = $(HPC_TESTING_LDADD)
 TESTS += tests/test_env-np1.mpi tests/test_env-np2.mpi tests/test_env-np3.mpi tests/test_env-np4.mpi \
 	 tests/test_h5-np1.mpi tests/test_h5-np2.mpi tests/test_h5-np3.mpi tests/test_h5-np4.mpi \
 	 tests/test_app-np1.mpi tests/test_app-np2.mpi tests/test_app-np3.mpi tests/test_app-np4.mpi

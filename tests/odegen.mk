@@ -16,6 +16,7 @@ check_PROGRAMS += tests/odegen_unit
 tests_odegen_unit_SOURCES = tests/odegen_unit.c tests/odegen_lane1.c \
 	apps/odegen/solver.c apps/odegen/systems.c
 tests_odegen_unit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/apps/odegen
+tests_odegen_unit_CFLAGS = $(apps_odegen_hpc_odegen_CFLAGS)
 TESTS += tests/odegen_unit
 ODEGEN_TESTS = tests/odegen_scipy.sh tests/odegen_ranks.sh tests/odegen_resume.sh \
 	tests/odegen_errors.sh tests/odegen_hostile.sh tests/odegen_status.sh tests/odegen_shards.sh \
