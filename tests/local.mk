@@ -73,6 +73,12 @@ TESTS += tests/app_kit.sh tests/programs_env.sh tests/symbols.sh
 
 # Program-level tests (scripts).
 dist_check_SCRIPTS += tests/info.sh tests/gpu.sh
+# Load anywhere (issue 20): cpu_node.sh runs the build as a CPU node's
+# install without the GPU modules, and with them but the CUDA runtime and
+# NCCL hidden from the loader; needed.sh asserts every library's and
+# program's NEEDED list and RUNPATH (readelf)
+dist_check_SCRIPTS += tests/cpu_node.sh tests/needed.sh
+TESTS += tests/cpu_node.sh tests/needed.sh
 # install.sh: make install DESTDIR, the prefix moved, then used with no
 # LD_LIBRARY_PATH: RUNPATHs, a user program through pkg-config, man pages,
 # guides, the modulefile
