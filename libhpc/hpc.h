@@ -221,6 +221,9 @@ HPC_EXPORT int hpc_parse_int64(const char *s, int64_t *out);
 HPC_EXPORT int hpc_parse_double(const char *s, int allow_inf, double *out);
 /* A size with optional K/M/G suffix (binary): "8M" -> 8388608. */
 HPC_EXPORT int hpc_parse_size(const char *s, size_t *out);
+/* Exactly n integers, each separated from the next by one character of
+ * seps ("3:250", "4/16"), each as hpc_parse_int64 takes it. */
+HPC_EXPORT int hpc_parse_int64s(const char *s, const char *seps, int64_t *out, int n);
 /* The command line joined with spaces (malloc'd), for provenance. */
 HPC_EXPORT char *hpc_cmdline(int argc, char **argv);
 

@@ -142,6 +142,13 @@ HPC_EXPORT void hpc_app_agree(int status, const char *fmt, ...) HPC_PRINTF(2, 3)
 /* The same for a libhpc result: rc < 0 fails with status and the error's
  * cause (hpc_last_cause), after "what: " when what is not NULL. */
 HPC_EXPORT void hpc_app_agree_rc(int rc, int status, const char *what);
+/* A program's test hook, HPC_<PROG>_TEST_<WHAT> (how the tests reach a
+ * point no option reaches: stop rank R at step S, ...): 0 where var is
+ * unset or empty, else n, with the n integers it holds (separated by ':'
+ * or ',') in vals.  A malformed value is one line and exit 2, as a bad
+ * setting is: never read as 0 or ignored.  Every rank reads the same
+ * environment: call it where every rank does. */
+HPC_EXPORT int hpc_app_test_hook(const char *var, int n, int64_t *vals);
 /* --device cuda: every rank has a usable GPU (hpc_gpu_unavailable) and
  * the program's GPU module (hpc_dlmodule: its n symbols into fns), or
  * every rank exits HPC_EXIT_USAGE after one line from the first rank that

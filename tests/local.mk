@@ -70,6 +70,10 @@ TESTS += tests/test_env-np1.mpi tests/test_env-np2.mpi tests/test_env-np3.mpi te
 check_PROGRAMS += tests/app_demo
 dist_check_SCRIPTS += tests/app_kit.sh tests/programs_env.sh tests/symbols.sh
 TESTS += tests/app_kit.sh tests/programs_env.sh tests/symbols.sh
+# The layers (core, coll, h5, app, programs; the drop-in, the modules)
+# from the objects' symbols, and that a call upward is caught
+dist_check_SCRIPTS += tests/layers.sh
+TESTS += tests/layers.sh
 
 # Program-level tests (scripts).
 dist_check_SCRIPTS += tests/info.sh tests/gpu.sh

@@ -65,14 +65,14 @@ static int take_normal(const char *v, void *dest, char *err, size_t len)
 static int take_shard(const char *v, void *dest, char *err, size_t len)
 {
     (void)dest;
-    long long i, n;
-    char extra;
-    if (sscanf(v, "%lld/%lld%c", &i, &n, &extra) != 2 || n < 1 || i < 0 || i >= n || n > 1000000) {
+    int64_t in[2];
+    if (hpc_parse_int64s(v, "/", in, 2) < 0 || in[1] < 1 || in[0] < 0 || in[0] >= in[1] || in[1] > 1000000) {
+        hpc_error_clear();
         snprintf(err, len, "expected I/N with 0 <= I < N (array task I of N)");
         return -1;
     }
-    a.shard = i;
-    a.shards = n;
+    a.shard = in[0];
+    a.shards = in[1];
     return 0;
 }
 

@@ -176,6 +176,18 @@ void hpc_app_exit(int status, const char *fmt, ...)
     leave(status);
 }
 
+int hpc_app_test_hook(const char *var, int n, int64_t *vals)
+{
+    const char *s = getenv(var);
+    if (!s || !*s) return 0;
+    if (hpc_parse_int64s(s, ":,", vals, n) < 0) {
+        char esc[128];
+        hpc_app_exit(HPC_EXIT_USAGE, "%s='%s': expected %d integer%s separated by ':'", var,
+                     hpc_escape(s, esc, sizeof esc), n, n > 1 ? "s" : "");
+    }
+    return n;
+}
+
 void hpc_app_fatal(int status, const char *fmt, ...)
 {
     va_list ap;
