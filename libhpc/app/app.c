@@ -182,8 +182,9 @@ int hpc_app_test_hook(const char *var, int n, int64_t *vals)
     if (!s || !*s) return 0;
     if (hpc_parse_int64s(s, ":,", vals, n) < 0) {
         char esc[128];
-        hpc_app_exit(HPC_EXIT_USAGE, "%s='%s': expected %d integer%s separated by ':'", var,
-                     hpc_escape(s, esc, sizeof esc), n, n > 1 ? "s" : "");
+        if (n == 1) hpc_app_exit(HPC_EXIT_USAGE, "%s='%s': expected an integer", var, hpc_escape(s, esc, sizeof esc));
+        hpc_app_exit(HPC_EXIT_USAGE, "%s='%s': expected %d integers separated by ':'", var,
+                     hpc_escape(s, esc, sizeof esc), n);
     }
     return n;
 }
