@@ -124,8 +124,9 @@ const hpc_app_t mm_app = {
               "\n"
               "Exit status: 0 success; 1 bad data or I/O (a missing file or dataset, a\n"
               "dataset that is not a 2D float matrix, inner dimensions that disagree, an\n"
-              "existing output without --force, --verify failed, no usable GPU); 2 bad\n"
-              "option or value.\n",
+              "existing output without --force, --verify failed); 2 bad option or value, or\n"
+              "--device cuda where a rank lacks a GPU, the CUDA module or cuBLAS (the line\n"
+              "names what is missing).\n",
     .guide = "matmul.md"};
 
 size_t mm_esize(int dtype)

@@ -232,7 +232,8 @@ const hpc_app_t train_app = {
         "range, a damaged checkpoint, --resume without one or with other options, the\n"
         "loss became NaN or infinite: the last good checkpoint is kept); 2 bad option or\n"
         "value (layer sizes that do not fit the data, a batch smaller than the rank\n"
-        "count, stages that do not fit the layers or ranks); 75 stopped by SIGUSR1 or\n"
+        "count, stages that do not fit the layers or ranks, --device cuda where a rank\n"
+        "lacks a GPU, the CUDA module or cuBLAS); 75 stopped by SIGUSR1 or\n"
         "SIGTERM with RUNDIR/checkpoint.h5 written: run again with --resume.\n",
     .guide = "train.md"};
 
