@@ -83,6 +83,14 @@ dist_check_SCRIPTS += tests/info.sh tests/gpu.sh
 # program's NEEDED list and RUNPATH (readelf)
 dist_check_SCRIPTS += tests/cpu_node.sh tests/needed.sh
 TESTS += tests/cpu_node.sh tests/needed.sh
+# The GPU validation in one command (issue 20): tests/device-check.sh BUILD
+# (a build tree, or the folder tests/device-pack.sh makes for a machine with
+# only the NVIDIA driver); device_pack.sh runs both here: the pack is
+# complete, and without a GPU the check ends with 77 after running every
+# step as far as it can
+EXTRA_DIST += tests/device-check.sh tests/device-pack.sh
+dist_check_SCRIPTS += tests/device_pack.sh
+TESTS += tests/device_pack.sh
 # install.sh: make install DESTDIR, the prefix moved, then used with no
 # LD_LIBRARY_PATH: RUNPATHs, a user program through pkg-config, man pages,
 # guides, the modulefile
