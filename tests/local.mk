@@ -42,6 +42,11 @@ check_PROGRAMS += tests/test_rng tests/test_err tests/test_launch tests/test_gpu
 TESTS += tests/test_rng tests/test_err tests/test_launch tests/test_gpu_bind tests/test_dl
 tests_test_launch_LDADD = $(HPC_TESTING_LDADD)
 tests_test_gpu_bind_LDADD = $(HPC_TESTING_LDADD)
+# What libhpc makes of the CUDA runtime's statuses (a fake runtime), and
+# the device tests' skip-or-fail verdict
+check_PROGRAMS += tests/test_gpu_status
+TESTS += tests/test_gpu_status
+tests_test_gpu_status_LDADD = $(HPC_TESTING_LDADD)
 
 # The RNG in a CUDA kernel against the CPU (skips without a GPU).
 check_PROGRAMS += tests/test_rng_cuda

@@ -146,9 +146,9 @@ int coll_dev_alloc(size_t bytes, int kind, void **out)
  * wait for the kernel, which waits for the host, which is in the free: a
  * deadlock.  So frees are kept back while any flag slot is busy and made
  * once none is (coll_dev_free_deferred, called as requests progress). */
-enum { NDEFER = 64 };
-static struct { void *p; int kind; } deferred[NDEFER];
-static int ndeferred;
+typedef struct { void *p; int kind; } deferred_t;
+static deferred_t *deferred;
+static int ndeferred, capdeferred;
 
 static void free_now(const hpc_gpu_ops_t *g, void *p, int kind)
 {
@@ -175,13 +175,24 @@ void coll_dev_free(void *p, int kind)
 {
     const hpc_gpu_ops_t *g = hpc_gpu_ops();
     if (!p || !g) return;
-    if (coll_dev_flags_busy() && ndeferred < NDEFER) {
+    if (coll_dev_flags_busy()) {
+        if (ndeferred == capdeferred) {
+            int cap = capdeferred ? 2 * capdeferred : 16;
+            deferred_t *d = realloc(deferred, (size_t)cap * sizeof *d);
+            if (!d) {
+                /* no memory to remember it: keep it for good rather than
+                 * risk the deadlock (a leak, and a warning) */
+                hpc_warn("a %s buffer is not freed: no memory to defer its free", kind == 1 ? "pinned" : "device");
+                return;
+            }
+            deferred = d;
+            capdeferred = cap;
+        }
         deferred[ndeferred].p = p;
         deferred[ndeferred].kind = kind;
         ndeferred++;
         return;
     }
-    /* (a full list: the oldest waits are the likeliest to be over) */
     free_now(g, p, kind);
     coll_dev_free_deferred();
 }

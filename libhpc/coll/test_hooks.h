@@ -47,6 +47,17 @@ int hpc_coll_test_choose(MPI_Comm comm, hpc_coll_t c, size_t bytes, hpc_alg_t *o
 /* Requests in flight (freed ones included). */
 int hpc_coll_test_in_flight(void);
 
+/* The device side's frees and stream-wait flags (devsync.c, device.c):
+ * park a stream-wait kernel on stream (its slot in *slot), let it go,
+ * the slots still busy, device frees kept back, and the progress that
+ * makes them once no slot is busy.  kind: 1 pinned host, 2 device. */
+int hpc_coll_test_flag_wait(void *stream, int *slot);
+void hpc_coll_test_flag_set(int slot);
+int hpc_coll_test_flags_busy(void);
+void hpc_coll_test_dev_free(void *p, int kind);
+int hpc_coll_test_frees_pending(void);
+void hpc_coll_test_free_deferred(void);
+
 /* Read the HPC_* settings again (they are read once, on first use), for
  * tests that change them with setenv. */
 void hpc_coll_test_reload_settings(void);
