@@ -1,8 +1,8 @@
 /* cuda.cu - the GPU device of hpc-train: the table of dev.h with cuBLAS
  * GEMMs and small CUDA kernels, everything on the legacy default stream,
  * which libhpc's collectives wait for before they reduce a device buffer
- * (NCCL runs on a stream of its own, so a bucket's allreduce overlaps the
- * rest of backward).
+ * (an event; NCCL runs on a non-blocking stream of its own, so a bucket's
+ * allreduce overlaps the rest of backward, which does not wait for it).
  *
  * The kernels compute what the CPU's compute, in the same order where it
  * matters (the bias gradient sums rows in order; sums of losses and
@@ -310,6 +310,13 @@ static void sync(void)
     check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
 }
 
+/* the legacy stream only: libhpc's NCCL and copies run on non-blocking
+ * streams, which this does not wait for */
+static void sync_compute(void)
+{
+    check(cudaStreamSynchronize(0), "cudaStreamSynchronize (legacy stream)");
+}
+
 static train_dev_t gpu;
 
 /* The module's one export: the GPU device, or -1 with the reason in err
@@ -357,6 +364,7 @@ extern "C" HPC_DL_EXPORT int train_cuda_open(void (*fatal_fn)(const char *), con
     gpu.sgd = sgd;
     gpu.adam = adam;
     gpu.sync = sync;
+    gpu.sync_compute = sync_compute;
     *out = &gpu;
     return 0;
 }

@@ -71,6 +71,10 @@ typedef struct train_dev {
     void (*sgd)(size_t n, float *p, const float *g, float *buf, const opt_step_t *h);
     void (*adam)(size_t n, float *p, const float *g, float *m, float *v, const opt_step_t *h);
     void (*sync)(void);                                /* work queued so far is done */
+    /* the work this table queued (on the GPU: the legacy default stream)
+     * is done - not libhpc's collectives, which run on streams of their
+     * own; NULL where nothing is queued (the CPU) */
+    void (*sync_compute)(void);
 } train_dev_t;
 
 const train_dev_t *train_dev_cpu(void);
