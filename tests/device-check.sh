@@ -12,9 +12,11 @@
 #     (ldd; only the driver's libcuda.so.1 may be missing without a GPU)
 #   - hpc-info: the GPU stack it found, the GPU bound to each rank
 #   - every device test of make check: test_rng_cuda, coll_device and
-#     coll_stream at 1 and 2 ranks, gpu.sh, odegen_cuda.sh, train_cuda.sh,
-#     and the GPU logic's unit tests (fake runtime statuses, NCCL's
-#     in-progress handling, deferred frees, odegen's 64-bit layout)
+#     coll_stream at 1 and 2 ranks, coll_registry (its device rows), gpu.sh,
+#     odegen_cuda.sh, train_cuda.sh, and the GPU logic's unit tests that
+#     run anywhere (fake runtime statuses, NCCL's in-progress handling,
+#     deferred frees, the legacy-stream gates, odegen's 64-bit layout);
+#     with a GPU, a device test that skips is a failure
 #   - hpc-info --selftest --device at 1 and 2 ranks
 #   - hpc-collbench --mem cuda --check: NCCL and every own algorithm
 #   - hpc-odegen --device cuda against the CPU (statistics equal, values
@@ -128,9 +130,12 @@ elif [ "$ngpu" -ge 1 ] && grep -q ' none$' "$W/out"; then row "hpc-info" FAIL "G
 else row "hpc-info" pass "$stack"; fi
 
 # ---- 3. the device tests of make check ------------------------------- #
-for t in tests/test_gpu_status tests/coll_nccl_stub-np1.mpi tests/coll_nccl_stub-np2.mpi tests/coll_devfree \
-         tests/odegen_layout tests/test_rng_cuda tests/coll_device-np1.mpi tests/coll_device-np2.mpi \
-         tests/coll_stream-np1.mpi tests/coll_stream-np2.mpi tests/gpu.sh tests/odegen_cuda.sh tests/train_cuda.sh; do
+for t in tests/test_gpu_status tests/coll_nccl_stub-np1.mpi tests/coll_nccl_stub-np2.mpi tests/coll_devfree-np1.mpi \
+         tests/coll_gate-np2.mpi tests/odegen_layout tests/test_rng_cuda tests/coll_device-np1.mpi \
+         tests/coll_device-np2.mpi tests/coll_stream-np1.mpi tests/coll_stream-np2.mpi tests/coll_registry-np3.mpi \
+         tests/gpu.sh tests/odegen_cuda.sh tests/train_cuda.sh; do
+    # (its host rows are make check's: here only its device rows count)
+    [ "$t" = tests/coll_registry-np3.mpi ] && [ "$ngpu" = 0 ] && { row "$t" skip "no GPU: its device rows need one"; continue; }
     case $t in
     *.mpi) prog=${t%-np*}; [ -x "$B/$prog" ] || { row "$t" FAIL "not built"; continue; }
            ( cd "$B" && run "$t" "$MPIEXEC_WRAP" "$t" ) ;;
@@ -141,7 +146,7 @@ for t in tests/test_gpu_status tests/coll_nccl_stub-np1.mpi tests/coll_nccl_stub
     rc=$?
     v=$(verdict $rc)
     [ "$v" = skip ] && [ "$ngpu" -ge 1 ] && [ "$HAVE_CUDA_BUILD" = yes ] && case $t in
-        tests/test_gpu_status|tests/coll_nccl_stub*|tests/coll_devfree|tests/odegen_layout) ;;
+        tests/test_gpu_status|tests/coll_nccl_stub*|tests/coll_devfree*|tests/coll_gate*|tests/odegen_layout) ;;
         *) v=FAIL ;;   # a GPU is there: a device test that skips has failed to see it
         esac
     row "$t" "$v" "$( [ "$v" = pass ] && tail -n 1 "$W/out" | cut -c1-90 || why)"
