@@ -63,6 +63,11 @@ else
 tests_test_rng_cuda_LDADD = $(LDADD)
 endif
 
+# OpenBLAS's threads set by hpc_init, without libhpc linking OpenBLAS
+check_PROGRAMS += tests/test_blas_threads
+tests_test_blas_threads_LDADD = $(LDADD) $(BLAS_LIBS)
+TESTS += tests/test_blas_threads-np1.mpi tests/test_blas_threads-np2.mpi
+
 # MPI tests at 1..4 ranks.
 check_PROGRAMS += tests/test_env tests/test_h5 tests/test_app
 tests_test_env_LDADD = $(HPC_TESTING_LDADD)
