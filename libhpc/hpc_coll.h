@@ -267,7 +267,10 @@ HPC_EXPORT int hpc_ireduce_scatter_stream(const void *sendbuf, void *recvbuf, si
  * waits until the host has completed it - so this rank must keep calling
  * libhpc (hpc_test, any collective) until then.  On the legacy default
  * stream (NULL) the host waits instead.  req stays the caller's to
- * complete or free; a completed request has nothing left to wait for. */
+ * complete or free; a completed request has nothing left to wait for.
+ * While such a kernel may run, do not cudaFree, cudaFreeHost or
+ * synchronise the device yourself: that waits for the kernel, which waits
+ * for the host - a deadlock (libhpc holds its own frees back until then). */
 HPC_EXPORT int hpc_request_stream_wait(hpc_request_t *req, hpc_stream_t stream);
 
 /* ------------------------------------------------------------------ */
