@@ -25,6 +25,11 @@ static int overridden;
 
 static void load(void)
 {
+#ifndef HPC_HAVE_CUDA
+    /* configure found no CUDA: no module was built or installed */
+    snprintf(why, sizeof why, "this hpckit was built without CUDA (configure --with-cuda)");
+    return;
+#endif
     char dir[1024];
     if (hpc_dl_module_dir(dir, sizeof dir) < 0) {
         snprintf(why, sizeof why, "no GPU module: %s", dir);

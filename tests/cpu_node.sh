@@ -87,8 +87,10 @@ device_requests() {
 
 step "A. no modules: the CPU works, device requests name the missing module"
 RUN=
-cpu_runs "libhpc-cuda.so: cannot open shared object file"
-device_requests "libhpc-cuda.so: cannot open shared object file"
+if [ "${HAVE_CUDA_BUILD:-no}" = yes ]; then missing="libhpc-cuda.so: cannot open shared object file"
+else missing="built without CUDA"; fi
+cpu_runs "$missing"
+device_requests "$missing"
 
 step "B. the modules, but the CUDA runtime and NCCL hidden from the loader"
 if [ "${HAVE_CUDA_BUILD:-no}" != yes ]; then

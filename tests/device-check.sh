@@ -83,6 +83,7 @@ TMO=${DEVICE_CHECK_TIMEOUT:-600}
 ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 [ "$ngpu" -ge 1 ] 2>/dev/null || ngpu=$(ls -d /proc/driver/nvidia/gpus/* 2>/dev/null | wc -l)
 echo "device-check: $where; $ngpu GPU(s)$( [ "$ngpu" -ge 1 ] && nvidia-smi -L 2>/dev/null | head -n 1 | sed 's/^/: /')"
+[ "$HAVE_CUDA_BUILD" = yes ] || echo "device-check: note: this build has no CUDA (configure found no nvcc): every GPU step refuses"
 
 # ---- the table ------------------------------------------------------ #
 : > "$W/table"
@@ -98,7 +99,7 @@ verdict() {
     if [ "$1" = 0 ]; then echo pass
     elif [ "$1" = 77 ]; then echo skip
     elif [ "$ngpu" = 0 ] && [ "$1" = 2 ] && grep -q -e 'no NVIDIA driver' -e 'no CUDA device' -e 'cannot be loaded' \
-             -e 'needs a newer NVIDIA driver' "$W/err"; then echo no-GPU
+             -e 'needs a newer NVIDIA driver' -e 'built without CUDA' "$W/err"; then echo no-GPU
     else echo FAIL
     fi
 }
