@@ -108,7 +108,12 @@ run() {   # run NAME CMD...: a step, its output in $W/out and $W/err
     shift
     timeout -k 10 "$TMO" "$@" > "$W/out" 2> "$W/err"
 }
-why() { grep -v '^$' "$W/err" "$W/out" 2>/dev/null | sed 's/^[^:]*://' | tail -n 1 | cut -c1-90; }
+# the one line a program refuses with, else the last one that says anything
+# (not a launcher's banner of dashes)
+why() {
+    { grep -h -m1 '^hpc-[a-z]*: ' "$W/err" "$W/out" 2>/dev/null ||
+      cat "$W/err" "$W/out" 2>/dev/null | grep -v '^[[:space:]-]*$' | tail -n 1; } | head -n 1 | cut -c1-90
+}
 
 # ---- 1. every ELF file finds its libraries --------------------------- #
 missing=
