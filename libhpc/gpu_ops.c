@@ -27,7 +27,7 @@ static void load(void)
 {
 #ifndef HPC_HAVE_CUDA
     /* configure found no CUDA: no module was built or installed */
-    snprintf(why, sizeof why, "this hpckit was built without CUDA (configure --with-cuda)");
+    snprintf(why, sizeof why, "no CUDA: this hpckit was built without it (configure --with-cuda)");
     return;
 #endif
     char dir[1024];

@@ -77,6 +77,9 @@ EXTRA_DIST += tests/fake_gpu.h
 tests_coll_stream_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
 if HAVE_CUDA
 tests_coll_stream_LDADD = $(LDADD) $(CUDA_LDFLAGS) $(CUDA_LIBS)
+else
+# (set under a conditional, a variable is empty in the other branch)
+tests_coll_stream_LDADD = $(LDADD)
 endif
 TESTS += tests/coll_ops-np1.mpi tests/coll_ops-np2.mpi tests/coll_ops-np3.mpi tests/coll_ops-np4.mpi \
 	 tests/coll_ops-np5.mpi \

@@ -88,7 +88,7 @@ device_requests() {
 step "A. no modules: the CPU works, device requests name the missing module"
 RUN=
 if [ "${HAVE_CUDA_BUILD:-no}" = yes ]; then missing="libhpc-cuda.so: cannot open shared object file"
-else missing="built without CUDA"; fi
+else missing="no CUDA: this hpckit was built without it"; fi
 cpu_runs "$missing"
 device_requests "$missing"
 

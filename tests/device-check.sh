@@ -99,7 +99,7 @@ verdict() {
     if [ "$1" = 0 ]; then echo pass
     elif [ "$1" = 77 ]; then echo skip
     elif [ "$ngpu" = 0 ] && [ "$1" = 2 ] && grep -q -e 'no NVIDIA driver' -e 'no CUDA device' -e 'cannot be loaded' \
-             -e 'needs a newer NVIDIA driver' -e 'built without CUDA' "$W/err"; then echo no-GPU
+             -e 'needs a newer NVIDIA driver' -e 'was built without it' "$W/err"; then echo no-GPU
     else echo FAIL
     fi
 }

@@ -31,6 +31,16 @@ int main(void)
     char why[512];
     int broken = -1;
 
+    /* no module: nothing, with the reason; errors by number */
+    hpc_gpu_ops_set(NULL, 1);
+    hpc_gpu_count_reset();
+    EXPECT(hpc_gpu_count() == 0 && !hpc_have_cuda() && !hpc_have_nccl(), "no table, yet a GPU stack");
+    EXPECT(hpc_gpu_unavailable() && hpc_gpu_unavailable()[0], "no table: no reason given");
+    EXPECT(!strncmp(hpc_gpu_stack(), "none (", 6), "no table: stack '%s'", hpc_gpu_stack());
+    EXPECT(!strcmp(hpc_gpu_status_text(35, why, sizeof why), "CUDA error 35"), "no table: '%s'", why);
+
+    /* the fake runtime (its error names) */
+    fake_install();
     /* the pure verdicts */
     EXPECT(hpc_gpu_count_status(GPU_OK, 2, 12080, why, sizeof why, &broken) == 2 && !broken && !why[0],
            "two devices: %s", why);
@@ -44,16 +54,7 @@ int main(void)
     EXPECT(hpc_gpu_count_status(999, 0, 13000, why, sizeof why, &broken) == 0 && broken &&
                strstr(why, "cannot count"), "another error: broken %d, '%s'", broken, why);
 
-    /* no module: nothing, with the reason; errors by number */
-    hpc_gpu_ops_set(NULL, 1);
-    hpc_gpu_count_reset();
-    EXPECT(hpc_gpu_count() == 0 && !hpc_have_cuda() && !hpc_have_nccl(), "no table, yet a GPU stack");
-    EXPECT(hpc_gpu_unavailable() && hpc_gpu_unavailable()[0], "no table: no reason given");
-    EXPECT(!strncmp(hpc_gpu_stack(), "none (", 6), "no table: stack '%s'", hpc_gpu_stack());
-    EXPECT(!strcmp(hpc_gpu_status_text(35, why, sizeof why), "CUDA error 35"), "no table: '%s'", why);
-
     /* the fake runtime: a device */
-    fake_install();
     count_as(GPU_OK, 1, 12080);
     EXPECT(hpc_gpu_count() == 1 && hpc_gpu_unavailable() == NULL, "one device: %d, %s", hpc_gpu_count(),
            hpc_gpu_unavailable());
