@@ -3,7 +3,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <cblas.h>
+#include <dlfcn.h>
 #include "internal.h"
 
 int hpc_affinity_cores(int *ncores, char *list, size_t len)
@@ -45,5 +45,8 @@ void hpc_threads_apply(int n)
     snprintf(buf, sizeof buf, "%d", n);
     /* for OpenMP runtimes loaded later; OpenBLAS already read its env */
     setenv("OMP_NUM_THREADS", buf, 1);
-    openblas_set_num_threads(n);
+    /* OpenBLAS where the program loaded it (hpc-matmul, hpc-train): looked
+     * up, not linked, so that libhpc needs no BLAS */
+    void (*set)(int) = (void (*)(int))dlsym(RTLD_DEFAULT, "openblas_set_num_threads");
+    if (set) set(n);
 }

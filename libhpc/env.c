@@ -42,14 +42,6 @@ int hpc_initialized(void)
     return hpc_env_global != NULL;
 }
 
-const char *hpc_host_hint(void)
-{
-    static char host[256];
-    if (hpc_env_global) return hpc_env_global->hostname;
-    if (!host[0] && gethostname(host, sizeof host - 1) != 0) strcpy(host, "?");
-    return host;
-}
-
 static int build_comms(hpc_env_t *e)
 {
     HPC_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &e->world));

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "internal.h"
 
 #define HPC_ERRMSG_LEN 2048
@@ -39,6 +40,15 @@ int hpc_err_rank(void)
     MPI_Finalized(&down);
     if (up && !down && MPI_Comm_rank(MPI_COMM_WORLD, &r) == MPI_SUCCESS) return r;
     return -1;
+}
+
+/* The host for message prefixes: what env.c records too (gethostname),
+ * asked here so that this file needs nothing above it. */
+const char *hpc_host_hint(void)
+{
+    static char host[256];
+    if (!host[0] && gethostname(host, sizeof host - 1) != 0) strcpy(host, "?");
+    return host;
 }
 
 static const char *const names[] = {

@@ -4,16 +4,16 @@
  * can see, so CUDA_VISIBLE_DEVICES and Slurm's per-task GPU binding just
  * work.  HPC_GPU_BIND overrides: none | local | exclusive | list:I,J,...
  * The choice is pure (tested against simulated device counts); the bind
- * itself runs before MPI_Init and before any other CUDA call.
+ * itself runs before MPI_Init and before any other CUDA call, through the
+ * GPU module (gpu_ops.h): without it, or without a device, there is
+ * nothing to bind and hpc_gpu_unavailable() says why.
  */
 #include "config.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
-#ifdef HPC_HAVE_CUDA
-#include <cuda_runtime_api.h>
-#endif
+#include "gpu_ops.h"
 
 static int parse_list(const char *s, hpc_gpu_policy_t *p)
 {
@@ -83,52 +83,97 @@ int hpc_gpu_choose(const hpc_gpu_policy_t *p, int local_rank, int local_size, in
     return 0;
 }
 
-#ifdef HPC_HAVE_CUDA
+/* ---- through the GPU module (gpu_ops.h) ---------------------------- */
+
 int hpc_error_cuda(int err, const char *file, int line, const char *call)
 {
-    return hpc_error_set(HPC_ERR_CUDA, file, line, call, "%s (%s)",
-                         cudaGetErrorString((cudaError_t)err), cudaGetErrorName((cudaError_t)err));
+    char text[256];
+    return hpc_error_set(HPC_ERR_CUDA, file, line, call, "%s", hpc_gpu_status_text(err, text, sizeof text));
 }
 
-int hpc_gpu_count(void)
+/* What hpc_gpu_count found: the count, and why it is 0 where it is. */
+static int counted = -1;
+static char count_why[768];
+
+/* Pure: the count and the reason for a status of cudaGetDeviceCount.
+ * Only cudaErrorNoDevice means "no GPU"; any other error (a runtime newer
+ * than the driver: cudaErrorInsufficientDriver) is a broken GPU stack,
+ * which the caller warns about rather than taking it for a CPU node. */
+int hpc_gpu_count_status(int status, int n, int driver, char *why, size_t len, int *broken)
 {
-    int n = 0;
-    /* no driver or no device is "0 GPUs", not an error */
-    if (cudaGetDeviceCount(&n) != cudaSuccess) {
-        cudaGetLastError();
+    *broken = 0;
+    why[0] = '\0';
+    if (status == GPU_OK && n > 0) return n;
+    if (status == GPU_OK || status == GPU_ERR_NO_DEVICE) {
+        snprintf(why, len, "no CUDA device is visible%s",
+                 getenv("CUDA_VISIBLE_DEVICES") ? " (CUDA_VISIBLE_DEVICES is set)" : "");
         return 0;
     }
-    return n;
-}
-
-int hpc_gpu_bind(const hpc_gpu_policy_t *p, int local_rank, int local_size, hpc_gpu_info_t *info)
-{
-    int dev;
-    memset(info, 0, sizeof *info);
-    info->index = -1;
-    HPC_TRY(hpc_gpu_choose(p, local_rank < 0 ? 0 : local_rank, local_size, hpc_gpu_count(), &dev));
-    if (dev < 0) return 0;
-    cudaError_t e = cudaSetDevice(dev);
-    if (e != cudaSuccess) return hpc_error_cuda(e, __FILE__, __LINE__, "cudaSetDevice");
-    struct cudaDeviceProp prop;
-    e = cudaGetDeviceProperties(&prop, dev);
-    if (e != cudaSuccess) return hpc_error_cuda(e, __FILE__, __LINE__, "cudaGetDeviceProperties");
-    info->index = dev;
-    snprintf(info->name, sizeof info->name, "%.95s", prop.name);
-    info->total_mem = prop.totalGlobalMem;
-    e = cudaDeviceGetPCIBusId(info->pci_bus_id, sizeof info->pci_bus_id, dev);
-    if (e != cudaSuccess) return hpc_error_cuda(e, __FILE__, __LINE__, "cudaDeviceGetPCIBusId");
+    /* the runtime says "insufficient driver" where there is none at all
+     * (driver version 0): a CPU node with the CUDA libraries, not an error */
+    if (status == GPU_ERR_INSUFFICIENT_DRIVER && driver == 0) {
+        snprintf(why, len, "no NVIDIA driver is installed (libcuda.so.1 not found)");
+        return 0;
+    }
+    char text[256];
+    hpc_gpu_status_text(status, text, sizeof text);
+    *broken = 1;
+    if (status == GPU_ERR_INSUFFICIENT_DRIVER)
+        snprintf(why, len, "the CUDA runtime needs a newer NVIDIA driver than this node's (%d.%d): %s",
+                 driver / 1000, driver % 1000 / 10, text);
+    else
+        snprintf(why, len, "the CUDA runtime cannot count the GPUs: %s", text);
     return 0;
-}
-#else
-int hpc_error_cuda(int err, const char *file, int line, const char *call)
-{
-    return hpc_error_set(HPC_ERR_UNSUPPORTED, file, line, call, "CUDA error %d in a build without CUDA", err);
 }
 
 int hpc_gpu_count(void)
 {
-    return 0;
+    if (counted >= 0) return counted;
+    const hpc_gpu_ops_t *g = hpc_gpu_ops();
+    if (!g) {
+        snprintf(count_why, sizeof count_why, "%s", hpc_gpu_ops_why());
+        return counted = 0;
+    }
+    int n = 0, broken = 0, driver = 0;
+    int st = g->device_count(&n);
+    if (st != GPU_OK) g->last_error();
+    g->driver_version(&driver);
+    counted = hpc_gpu_count_status(st, n, driver, count_why, sizeof count_why, &broken);
+    if (broken) hpc_warn("%s", count_why);
+    return counted;
+}
+
+const char *hpc_gpu_unavailable(void)
+{
+    return hpc_gpu_count() > 0 ? NULL : count_why;
+}
+
+/* Tests that swap the GPU table count again. */
+void hpc_gpu_count_reset(void)
+{
+    counted = -1;
+    count_why[0] = '\0';
+}
+
+const char *hpc_gpu_stack(void)
+{
+    static char line[1024];
+    const hpc_gpu_ops_t *g = hpc_gpu_ops();
+    if (!g) {
+        snprintf(line, sizeof line, "none (%s)", hpc_gpu_ops_why());
+        return line;
+    }
+    int rt = 0, drv = 0, nc = 0;
+    g->runtime_version(&rt);
+    g->driver_version(&drv);
+    size_t k = (size_t)snprintf(line, sizeof line, "CUDA runtime %d.%d, ", rt / 1000, rt % 1000 / 10);
+    if (drv) k += (size_t)snprintf(line + k, sizeof line - k, "driver %d.%d", drv / 1000, drv % 1000 / 10);
+    else k += (size_t)snprintf(line + k, sizeof line - k, "no NVIDIA driver");
+    if (g->nccl_version && g->nccl_version(&nc) == HPC_NCCL_OK && k < sizeof line)
+        k += (size_t)snprintf(line + k, sizeof line - k, ", NCCL %d.%d.%d", nc / 10000, nc / 100 % 100,
+                              nc % 100);
+    if (k < sizeof line) snprintf(line + k, sizeof line - k, " (%s)", hpc_gpu_ops_path());
+    return line;
 }
 
 int hpc_gpu_bind(const hpc_gpu_policy_t *p, int local_rank, int local_size, hpc_gpu_info_t *info)
@@ -136,8 +181,13 @@ int hpc_gpu_bind(const hpc_gpu_policy_t *p, int local_rank, int local_size, hpc_
     int dev;
     memset(info, 0, sizeof *info);
     info->index = -1;
-    /* still validate the policy: exclusive/list without GPUs is an error */
-    HPC_TRY(hpc_gpu_choose(p, local_rank < 0 ? 0 : local_rank, local_size, 0, &dev));
+    /* without GPUs the policy is still checked: exclusive/list is an error */
+    HPC_TRY(hpc_gpu_choose(p, local_rank < 0 ? 0 : local_rank, local_size, hpc_gpu_count(), &dev));
+    if (dev < 0) return 0;
+    const hpc_gpu_ops_t *g = hpc_gpu_ops();
+    HPC_CUDA(g->set_device(dev));
+    HPC_CUDA(g->device_info(dev, info->name, sizeof info->name, &info->total_mem));
+    HPC_CUDA(g->pci_bus_id(dev, info->pci_bus_id, (int)sizeof info->pci_bus_id));
+    info->index = dev;
     return 0;
 }
-#endif

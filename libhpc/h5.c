@@ -1062,7 +1062,7 @@ int hpc_h5_provenance(hpc_h5file_t *f, hid_t obj, const char *program, int argc,
     }
     /* attribute writes are collective: every rank must pass rank 0's time */
     MPI_Bcast(when, sizeof when, MPI_CHAR, 0, f->comm);
-    char *cmd = hpc_cmdline_join(argc, argv);
+    char *cmd = hpc_cmdline(argc, argv);
     if (!cmd) return HPC_ERR(HPC_ERR_NOMEM, "command line");
     int rc = hpc_h5_attr_set_string(obj, "program", program);
     if (!rc) rc = hpc_h5_attr_set_string(obj, "command_line", cmd);

@@ -48,8 +48,14 @@ extern "C" {
 /* Version                                                             */
 /* ------------------------------------------------------------------ */
 HPC_EXPORT const char *hpc_version(void);   /* "0.2.0" */
-HPC_EXPORT int hpc_have_cuda(void);         /* 1 if built with CUDA */
-HPC_EXPORT int hpc_have_nccl(void);         /* 1 if built with NCCL */
+/* The GPU stack is a module libhpc opens at run time (PREFIX/lib/hpckit/
+ * libhpc-cuda.so, see hpc_dl.h), not a library it links: 1 if that module
+ * and the CUDA runtime it needs are loaded, and NCCL in it. */
+HPC_EXPORT int hpc_have_cuda(void);
+HPC_EXPORT int hpc_have_nccl(void);
+/* One line for reports: "CUDA runtime 13.0, driver 12.8, NCCL 2.27.3
+ * (PATH of the module)", or "none (why)". */
+HPC_EXPORT const char *hpc_gpu_stack(void);
 
 /* ------------------------------------------------------------------ */
 /* Errors (err.c)                                                      */
@@ -196,8 +202,15 @@ HPC_EXPORT int hpc_gpu(void);
 HPC_EXPORT const char *hpc_gpu_name(void);
 HPC_EXPORT const char *hpc_gpu_pci_bus_id(void);
 HPC_EXPORT size_t hpc_gpu_memory(void);
-/* Number of CUDA devices this process sees (0 without CUDA or driver). */
+/* Number of CUDA devices this process sees: 0 without the GPU module,
+ * the driver or a device.  Only "no device" is taken for a CPU node: any
+ * other error of the runtime (one newer than the driver) is warned once. */
 HPC_EXPORT int hpc_gpu_count(void);
+/* NULL if this process can use a GPU, else one line saying what is
+ * missing: the module or a library it needs (the loader's words), a
+ * driver recent enough, a visible device.  Programs refuse a device path
+ * with it (exit 2). */
+HPC_EXPORT const char *hpc_gpu_unavailable(void);
 
 /* ------------------------------------------------------------------ */
 /* Strict parsing (parse.c): the whole string, no overflow; 0 or        */
@@ -208,6 +221,11 @@ HPC_EXPORT int hpc_parse_int64(const char *s, int64_t *out);
 HPC_EXPORT int hpc_parse_double(const char *s, int allow_inf, double *out);
 /* A size with optional K/M/G suffix (binary): "8M" -> 8388608. */
 HPC_EXPORT int hpc_parse_size(const char *s, size_t *out);
+/* Exactly n integers, each separated from the next by one character of
+ * seps ("3:250", "4/16"), each as hpc_parse_int64 takes it. */
+HPC_EXPORT int hpc_parse_int64s(const char *s, const char *seps, int64_t *out, int n);
+/* The command line joined with spaces (malloc'd), for provenance. */
+HPC_EXPORT char *hpc_cmdline(int argc, char **argv);
 
 /* ------------------------------------------------------------------ */
 /* Timers (timer.c)                                                    */

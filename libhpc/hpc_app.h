@@ -145,6 +145,18 @@ HPC_EXPORT void hpc_app_agree(int status, const char *fmt, ...) HPC_PRINTF(2, 3)
 /* The same for a libhpc result: rc < 0 fails with status and the error's
  * cause (hpc_last_cause), after "what: " when what is not NULL. */
 HPC_EXPORT void hpc_app_agree_rc(int rc, int status, const char *what);
+/* A program's test hook, HPC_<PROG>_TEST_<WHAT> (how the tests reach a
+ * point no option reaches: stop rank R at step S, ...): 0 where var is
+ * unset or empty, else n, with the n integers it holds (separated by ':'
+ * or ',') in vals.  A malformed value is one line and exit 2, as a bad
+ * setting is: never read as 0 or ignored.  Every rank reads the same
+ * environment: call it where every rank does. */
+HPC_EXPORT int hpc_app_test_hook(const char *var, int n, int64_t *vals);
+/* --device cuda: every rank has a usable GPU (hpc_gpu_unavailable) and
+ * the program's GPU module (hpc_dlmodule: its n symbols into fns), or
+ * every rank exits HPC_EXIT_USAGE after one line from the first rank that
+ * lacks them, naming what is missing (the loader's message).  Collective. */
+HPC_EXPORT void hpc_app_gpu_module(const char *module, const char *const *symbols, void **fns, int n);
 /* Every rank knows (same input): rank 0 prints "NAME: message", every
  * rank exits with status.  Collective.  HPC_EXIT_STOPPED under MPICH's
  * mpiexec ends through MPI_Abort from rank 0 once all ranks got here:
@@ -233,8 +245,6 @@ HPC_EXPORT void hpc_progress_end(hpc_progress_t *p);
 HPC_EXPORT void hpc_format_bytes(double bytes, char *buf, size_t len);
 /* "1.23M" */
 HPC_EXPORT void hpc_format_count(double v, char *buf, size_t len);
-/* The command line joined with spaces (malloc'd), for provenance. */
-HPC_EXPORT char *hpc_cmdline(int argc, char **argv);
 /* s with control characters escaped (\n, \t, \xNN), into buf. */
 HPC_EXPORT const char *hpc_escape(const char *s, char *buf, size_t len);
 

@@ -280,7 +280,10 @@ HPC_EXPORT int hpc_ireduce_scatter_stream(const void *sendbuf, void *recvbuf, si
  * waits until the host has completed it - so this rank must keep calling
  * libhpc (hpc_test, any collective) until then.  On the legacy default
  * stream (NULL) the host waits instead.  req stays the caller's to
- * complete or free; a completed request has nothing left to wait for. */
+ * complete or free; a completed request has nothing left to wait for.
+ * While such a kernel may run, do not cudaFree, cudaFreeHost or
+ * synchronise the device yourself: that waits for the kernel, which waits
+ * for the host - a deadlock (libhpc holds its own frees back until then). */
 HPC_EXPORT int hpc_request_stream_wait(hpc_request_t *req, hpc_stream_t stream);
 
 /* ------------------------------------------------------------------ */
@@ -318,6 +321,14 @@ HPC_EXPORT int hpc_coll_simulate(hpc_coll_t c, hpc_alg_t a, size_t count, hpc_dt
 
 /* Where the machine-dependent pieces stand (for hpc-info): 1/0. */
 HPC_EXPORT int hpc_coll_cuda_aware(void);
+
+/* Device buffers for programs that do not link the CUDA runtime
+ * themselves (hpc-collbench --mem cuda), through libhpc's GPU module:
+ * zeroed device memory of bytes; free; a synchronous copy between any
+ * memory kinds.  HPC_ERR_NOGPU, naming what is missing, without a GPU. */
+HPC_EXPORT int hpc_coll_dev_alloc(size_t bytes, void **out);
+HPC_EXPORT void hpc_coll_dev_free(void *p);
+HPC_EXPORT int hpc_coll_dev_memcpy(void *dst, const void *src, size_t bytes);
 
 #ifdef __cplusplus
 }

@@ -20,9 +20,23 @@ extern "C" {
 
 /* Open library `name` (a soname: "libcublas.so.13") once and resolve its n
  * symbols into fns[] (in order).  0, or -1 with why (dlerror's text, or
- * the first missing symbol) in why[len]; fns is untouched then. */
+ * the first missing symbol) in why[len]; fns is untouched then, and the
+ * library closed again. */
 HPC_DL_EXPORT int hpc_dlsyms(const char *name, const char *const *symbols, void **fns, int n,
                              char *why, unsigned long len);
+
+/* hpckit's modules: code that needs the GPU stack (the CUDA runtime,
+ * NCCL), kept out of libhpc and the programs so that both start on any
+ * node.  They live in one folder: PREFIX/lib/hpckit beside an installed
+ * libhpc-core (found from where the loaded libhpc-core is, so a moved
+ * prefix works), libhpc/.libs/hpckit in a build tree, or HPC_MODULE_DIR.
+ * 0 with the folder in dir, or -1 with the reason there. */
+HPC_DL_EXPORT int hpc_dl_module_dir(char *dir, unsigned long len);
+/* Open module (a name without ".so": "hpc-train-cuda") from that folder
+ * and resolve its symbols, as hpc_dlsyms does; why names the file and
+ * what the loader said (a missing module, or a library it needs). */
+HPC_DL_EXPORT int hpc_dlmodule(const char *module, const char *const *symbols, void **fns, int n,
+                               char *why, unsigned long len);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,7 @@
 /* hpc_testing.h - test hooks of libhpc: the pure parts of rank setup that
- * the tests feed simulated environments.  Not installed; exported (with
- * the hpc_ prefix) only so that the tests can link the shared library. */
+ * the tests feed simulated environments.  Not installed, not exported:
+ * the tests link libhpc's objects from a convenience library
+ * (libhpc/libtesting.la), not the installed libraries. */
 #ifndef HPC_TESTING_H
 #define HPC_TESTING_H
 
@@ -23,7 +24,7 @@ typedef struct {
  * the inner launcher is the one that counts).  Variables that contradict
  * themselves (rank >= size) give HPC_ERR_ARG naming them; *out is then
  * untouched. */
-HPC_EXPORT int hpc_launch_parse(char *const *envp, hpc_launch_t *out);
+int hpc_launch_parse(char *const *envp, hpc_launch_t *out);
 
 /* GPU binding policy (gpu.c). */
 typedef enum { HPC_GPU_BIND_LOCAL = 0, HPC_GPU_BIND_NONE, HPC_GPU_BIND_LIST,
@@ -36,11 +37,18 @@ typedef struct {
 } hpc_gpu_policy_t;
 
 /* Parse HPC_GPU_BIND: NULL/""/"local", "none", "exclusive", "list:0,2,1". */
-HPC_EXPORT int hpc_gpu_policy_parse(const char *s, hpc_gpu_policy_t *out);
+int hpc_gpu_policy_parse(const char *s, hpc_gpu_policy_t *out);
 /* Device for this local rank given ndev visible devices; -1 = none.
  * EXCLUSIVE with local_size > ndev is an error (ranks would share a GPU). */
-HPC_EXPORT int hpc_gpu_choose(const hpc_gpu_policy_t *p, int local_rank, int local_size,
-                              int ndev, int *dev);
+int hpc_gpu_choose(const hpc_gpu_policy_t *p, int local_rank, int local_size,
+                   int ndev, int *dev);
+/* The device count and the reason it is 0, for a status of
+ * cudaGetDeviceCount (gpu_ops.h's numbers) and the driver's version
+ * (cudaDriverGetVersion: 0 = no driver); *broken: an error other than
+ * "no device" or "no driver", which hpc_gpu_count warns about. */
+int hpc_gpu_count_status(int status, int n, int driver, char *why, size_t len, int *broken);
+/* Forget the count (a test swapped the GPU table). */
+void hpc_gpu_count_reset(void);
 
 #ifdef __cplusplus
 }

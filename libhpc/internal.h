@@ -5,6 +5,13 @@
 #include "hpc.h"
 #include "hpc_testing.h"
 
+/* libhpc-core's private interface to libhpc.so: the few internal
+ * functions the upper layers (h5.c, the app kit) call in the lower ones,
+ * across the two libraries.  Exported (hpc_ names) for that alone: not
+ * API, no header of them is installed, and tests/symbols.sh knows them
+ * by this mark. */
+#define HPC_PRIVATE HPC_EXPORT
+
 /* The process-wide environment (env.c); its fields are reached from
  * outside only through the getters of hpc.h. */
 typedef struct hpc_gpu_info {
@@ -33,22 +40,23 @@ typedef struct hpc_env {
 extern hpc_env_t *hpc_env_global;
 /* After a failed hpc_init: 1 where this rank's own start-up failed (it
  * holds the reason), 0 where another rank's did. */
-int hpc_init_failed_here(void);
+HPC_PRIVATE int hpc_init_failed_here(void);
 
 /* err.c is a leaf: it never calls back into the environment.  env.c
  * tells it the rank to put in messages once it is known (the launcher's
  * before MPI_Init, MPI's after); -1 = unknown. */
 void hpc_err_set_rank(int rank);
-int hpc_err_rank(void);
+HPC_PRIVATE int hpc_err_rank(void);
 /* Rank for message prefixes: the same as hpc_err_rank(). */
 static inline int hpc_rank_hint(void) { return hpc_err_rank(); }
-const char *hpc_host_hint(void);
+/* Host for message prefixes (err.c, from gethostname). */
+HPC_PRIVATE const char *hpc_host_hint(void);
 /* HPC_TIMEOUT in seconds, 0 = no watchdog (coll/settings.c): every wait
  * libhpc makes on other ranks, collective or app kit, is bounded by it. */
-double coll_timeout(void);
+HPC_PRIVATE double hpc_coll_timeout(void);
 /* 0 if the tuning file at path is valid as a whole (coll/select.c), else
  * -1 with its first bad line in err: "HPC_COLL_TUNING=F: line N: why". */
-int coll_tuning_check(const char *path, char *err, size_t len);
+HPC_PRIVATE int hpc_coll_tuning_check(const char *path, char *err, size_t len);
 
 /* affinity.c */
 /* Cores this process may run on: count and a "0-3,8" list. */
@@ -80,13 +88,11 @@ typedef struct {
     int k;                   /* blocks: ranks per node */
 } hpc_node_split_t;
 /* s: the variable's value (NULL or "" = none); HPC_ERR_ARG, one line */
-int hpc_node_split_parse(const char *s, hpc_node_split_t *out);
+HPC_PRIVATE int hpc_node_split_parse(const char *s, hpc_node_split_t *out);
 /* The ranks of comm on this node (real, cut by HPC_NODE_SPLIT), ordered
  * as in comm.  Collective over comm. */
 int hpc_comm_split_node(MPI_Comm comm, MPI_Comm *node);
 
-/* util (app/parse.c): the command line joined with spaces, malloc'd. */
-char *hpc_cmdline_join(int argc, char **argv);
 
 /* h5_vds.c (rank 0, inside hpc_h5_open): 1 if the file at path holds
  * virtual datasets and every source they map is there, 0 if it holds

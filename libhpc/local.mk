@@ -1,26 +1,51 @@
-# libhpc/local.mk - the shared library, its headers and pkg-config file.
-# Layers (docs/architecture.md): the core (hpc.h), parallel HDF5
-# (hpc_h5.h), the app kit (hpc_app.h, libhpc/app/); the collectives
-# (hpc_coll.h) have their own fragment.  hpc_testing.h is not installed.
-lib_LTLIBRARIES += libhpc/libhpc.la
+# libhpc/local.mk - libhpc: its layers, the libraries made of them, its
+# headers and pkg-config file.
+#
+# The layers (docs/architecture.md; tests/layers.sh checks them from the
+# objects' symbols) and where each goes:
+#   core  hpc.h: start-up, environment, errors, log, parsing, timers,
+#         modules (libhpc/*.c)                      } libhpc-core.so: MPI
+#   coll  hpc_coll.h: collectives (coll/local.mk)   } and libc only
+#   h5    hpc_h5.h: parallel HDF5 (h5.c)            } libhpc.so: + HDF5,
+#   app   hpc_app.h: the app kit (app/*.c)          } libhpc-core
+#   the GPU module PREFIX/lib/hpckit/libhpc-cuda.so: every CUDA runtime
+#         and NCCL call of libhpc (cuda/module.c, coll/cuda.cu), opened
+#         at run time (gpu_ops.h) - libhpc needs no CUDA to start
+# Each layer's objects are built once, into a convenience library: the
+# installed libraries are made of them, and the tests that look inside
+# (test hooks, never exported) link them statically (libtesting.la).
+# hpc_testing.h and gpu_ops.h are not installed.
 include_HEADERS += libhpc/hpc.h libhpc/hpc_rng.h libhpc/hpc_coll.h libhpc/hpc_h5.h libhpc/hpc_app.h libhpc/hpc_dl.h
+noinst_LTLIBRARIES += libhpc/libcore.la libhpc/libio.la libhpc/libtesting.la
 
-libhpc_libhpc_la_SOURCES = \
+# hidden by default: only what the public headers mark HPC_EXPORT is exported
+HPC_LIB_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
+# where libhpc-core finds its modules: configure's pkglibdir relative to
+# its libdir ("hpckit"), so that a moved prefix finds them too
+HPC_LIB_TO_MODULES = $(shell realpath -m --relative-to=$(libdir) $(pkglibdir) 2>/dev/null || echo hpckit)
+
+libhpc_libcore_la_SOURCES = \
 	libhpc/version.c \
 	libhpc/err.c \
 	libhpc/log.c \
 	libhpc/launch.c \
 	libhpc/gpu.c \
+	libhpc/gpu_ops.c \
 	libhpc/affinity.c \
 	libhpc/env.c \
 	libhpc/node.c \
 	libhpc/timer.c \
 	libhpc/parse.c \
 	libhpc/dl.c \
+	libhpc/internal.h \
+	libhpc/gpu_ops.h \
+	libhpc/hpc_testing.h
+libhpc_libcore_la_CFLAGS = $(HPC_LIB_CFLAGS)
+libhpc_libcore_la_CPPFLAGS = $(AM_CPPFLAGS) -DHPC_LIB_TO_MODULES='"$(HPC_LIB_TO_MODULES)"'
+
+libhpc_libio_la_SOURCES = \
 	libhpc/h5.c \
 	libhpc/h5_vds.c \
-	libhpc/internal.h \
-	libhpc/hpc_testing.h \
 	libhpc/app/app_internal.h \
 	libhpc/app/app.c \
 	libhpc/app/opts.c \
@@ -35,15 +60,61 @@ libhpc_libhpc_la_SOURCES = \
 	libhpc/app/ckpt.c \
 	libhpc/app/same.c \
 	libhpc/app/file.c \
-	libhpc/app/mem.c
-# hidden by default: only what the public headers mark HPC_EXPORT is exported
-libhpc_libhpc_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
+	libhpc/app/mem.c \
+	libhpc/app/gpu_module.c
+libhpc_libio_la_CFLAGS = $(HPC_LIB_CFLAGS)
 # where --help finds the guides: configure's docdir, and the same folder
 # relative to an installed program's (for a prefix moved as a whole)
 HPC_BIN_TO_DOC = $(shell realpath -m --relative-to=$(bindir) $(docdir) 2>/dev/null || echo ../share/doc/$(PACKAGE))
-libhpc_libhpc_la_CPPFLAGS = $(AM_CPPFLAGS) -DHPC_DOCDIR='"$(docdir)"' -DHPC_BIN_TO_DOC='"$(HPC_BIN_TO_DOC)"'
-libhpc_libhpc_la_LDFLAGS = -version-info $(HPC_LT_VERSION) -no-undefined $(CUDA_LDFLAGS) $(NCCL_LDFLAGS)
-libhpc_libhpc_la_LIBADD = $(HDF5_LIBS) $(BLAS_LIBS) $(NCCL_LIBS) $(CUDA_LIBS) -lm
+libhpc_libio_la_CPPFLAGS = $(AM_CPPFLAGS) -DHPC_DOCDIR='"$(docdir)"' -DHPC_BIN_TO_DOC='"$(HPC_BIN_TO_DOC)"'
+
+# libhpc-core.so: the core and the collectives; MPI and the C runtime
+lib_LTLIBRARIES += libhpc/libhpc-core.la
+libhpc_libhpc_core_la_SOURCES =
+libhpc_libhpc_core_la_LIBADD = libhpc/libcore.la -lm
+libhpc_libhpc_core_la_LDFLAGS = -version-info $(HPC_LT_VERSION) -no-undefined -Wl,--no-undefined
+
+# libhpc.so: parallel HDF5 and the app kit, on libhpc-core (RUNPATH
+# $ORIGIN: it finds libhpc-core beside itself in a moved prefix)
+lib_LTLIBRARIES += libhpc/libhpc.la
+libhpc_libhpc_la_SOURCES =
+libhpc_libhpc_la_LIBADD = libhpc/libio.la libhpc/libhpc-core.la $(HDF5_LIBS) -lm
+libhpc_libhpc_la_LDFLAGS = -version-info $(HPC_LT_VERSION) -no-undefined -Wl,--no-undefined \
+	-Wl,--enable-new-dtags -Wl,-rpath,'$$ORIGIN'
+
+# the test hooks (coll/test_hooks.c, hpc_testing.h's functions are in
+# libcore.la): linked into the tests with the layers' objects, never
+# installed (tests/symbols.sh: none is exported)
+libhpc_libtesting_la_SOURCES = libhpc/coll/test_hooks.c libhpc/coll/test_hooks.h
+libhpc_libtesting_la_CFLAGS = $(HPC_LIB_CFLAGS)
+HPC_TESTING_LDADD = libhpc/libtesting.la libhpc/libio.la libhpc/libcore.la $(HDF5_LIBS) -lm
+
+# the GPU module: only it links the CUDA runtime and NCCL (with their
+# RUNPATH); -module: a plugin opened with dlopen, no version suffix
+if HAVE_CUDA
+pkglib_LTLIBRARIES += libhpc/libhpc-cuda.la
+libhpc_libhpc_cuda_la_SOURCES = libhpc/cuda/module.c libhpc/coll/cuda.cu
+libhpc_libhpc_cuda_la_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS) $(NCCL_CPPFLAGS)
+libhpc_libhpc_cuda_la_CFLAGS = $(HPC_LIB_CFLAGS)
+libhpc_libhpc_cuda_la_LIBADD = $(NCCL_LIBS) $(CUDA_LIBS)
+libhpc_libhpc_cuda_la_LDFLAGS = $(HPC_MODULE_LDFLAGS) $(NCCL_LDFLAGS)
+endif
+
+# A build tree holds its modules where an install does, relative to
+# libhpc-core: libhpc/.libs/hpckit/ (links to each module), so programs
+# run from the build tree find them as installed ones do.
+HPC_MODULE_LINKS = libhpc/.libs/$(HPC_LIB_TO_MODULES)
+all-local: hpc-module-links
+hpc-module-links: $(lib_LTLIBRARIES) $(pkglib_LTLIBRARIES)
+	@$(MKDIR_P) $(HPC_MODULE_LINKS); \
+	for m in $(pkglib_LTLIBRARIES); do \
+	  so=$$(dirname $$m)/.libs/$$(basename $$m .la).so; \
+	  ln -sf "$$(realpath -m --relative-to=$(HPC_MODULE_LINKS) $$so)" $(HPC_MODULE_LINKS)/; \
+	done
+clean-local: hpc-module-links-clean
+hpc-module-links-clean:
+	rm -rf $(HPC_MODULE_LINKS)
+.PHONY: hpc-module-links hpc-module-links-clean
 
 pkgconfigdir = $(libdir)/pkgconfig
 pkgconfig_DATA = libhpc/libhpc.pc

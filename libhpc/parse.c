@@ -1,5 +1,7 @@
 /* parse.c - strict parsing of numbers from the command line and the
- * environment: the whole string, no overflow, one clear error. */
+ * environment: the whole string, no overflow, one clear error; and the
+ * reverse, a command line joined back into one string (the HDF5
+ * provenance and the app kit record it). */
 #include "config.h"
 #include <ctype.h>
 #include <errno.h>
@@ -58,3 +60,40 @@ int hpc_parse_size(const char *s, size_t *out)
     return 0;
 }
 
+
+int hpc_parse_int64s(const char *s, const char *seps, int64_t *out, int n)
+{
+    if (!s || !seps || n < 1) return HPC_ERR(HPC_ERR_ARG, "empty list");
+    int64_t v[16];
+    if (n > 16) return HPC_ERR(HPC_ERR_ARG, "more than 16 numbers asked for");
+    char buf[256];
+    const char *p = s;
+    for (int i = 0; i < n; i++) {
+        size_t k = i + 1 < n ? strcspn(p, seps) : strlen(p);
+        if (k >= sizeof buf || (i + 1 < n && !p[k]))
+            return HPC_ERR(HPC_ERR_ARG, "'%s' is not %d integers separated by '%s'", s, n, seps);
+        memcpy(buf, p, k);
+        buf[k] = '\0';
+        if (hpc_parse_int64(buf, &v[i]) < 0)
+            return HPC_ERR(HPC_ERR_ARG, "'%s' is not %d integers separated by '%s'", s, n, seps);
+        p += k + (i + 1 < n);
+    }
+    memcpy(out, v, (size_t)n * sizeof *out);
+    return 0;
+}
+
+char *hpc_cmdline(int argc, char **argv)
+{
+    size_t len = 1;
+    for (int i = 0; i < argc; i++) len += strlen(argv[i]) + 1;
+    char *s = malloc(len), *p = s;
+    if (!s) return NULL;
+    *s = '\0';
+    for (int i = 0; i < argc; i++) {
+        size_t n = strlen(argv[i]);
+        memcpy(p, argv[i], n);
+        p += n;
+        *p++ = i + 1 < argc ? ' ' : '\0';
+    }
+    return s;
+}

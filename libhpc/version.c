@@ -1,6 +1,7 @@
-/* version.c - what this libhpc is and what it was built with. */
+/* version.c - what this libhpc is, and what GPU stack it found. */
 #include "config.h"
 #include "hpc.h"
+#include "gpu_ops.h"
 
 const char *hpc_version(void)
 {
@@ -9,18 +10,11 @@ const char *hpc_version(void)
 
 int hpc_have_cuda(void)
 {
-#ifdef HPC_HAVE_CUDA
-    return 1;
-#else
-    return 0;
-#endif
+    return hpc_gpu_ops() != NULL;
 }
 
 int hpc_have_nccl(void)
 {
-#ifdef HPC_HAVE_NCCL
-    return 1;
-#else
-    return 0;
-#endif
+    const hpc_gpu_ops_t *g = hpc_gpu_ops();
+    return g && g->nccl_init;
 }

@@ -34,7 +34,10 @@ AC_DEFUN([HPC_CHECK_CUDA], [
       NVCC="$hpc_cuda_dir/bin/nvcc"
       CUDA_CPPFLAGS="-I$hpc_cuda_dir/include"
       CUDA_LDFLAGS="-L$hpc_cuda_libdir -Wl,-rpath,$hpc_cuda_libdir"
-      CUDA_LIBS="-lcublas -lcudart -lstdc++"
+      # the runtime (and the C++ runtime nvcc's host code needs) only, and
+      # only for the modules (PREFIX/lib/hpckit): cuBLAS is opened at run
+      # time (hpc_dlsyms), never linked
+      CUDA_LIBS="-lcudart -lstdc++"
       AS_IF([test -z "$NVCC_ARCH"],
             [NVCC_ARCH="-gencode=arch=compute_80,code=sm_80 -gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_90,code=compute_90"])
       AC_DEFINE([HPC_HAVE_CUDA], [1], [Define to 1 if built with CUDA])
@@ -48,5 +51,6 @@ AC_DEFUN([HPC_CHECK_CUDA], [
   AC_SUBST([CUDA_CPPFLAGS])
   AC_SUBST([CUDA_LDFLAGS])
   AC_SUBST([CUDA_LIBS])
+  AC_SUBST([hpc_have_cuda])
   AM_CONDITIONAL([HAVE_CUDA], [test "x$hpc_have_cuda" = xyes])
 ])

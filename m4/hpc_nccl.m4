@@ -35,5 +35,6 @@ AC_DEFUN([HPC_CHECK_NCCL], [
   AC_SUBST([NCCL_CPPFLAGS])
   AC_SUBST([NCCL_LDFLAGS])
   AC_SUBST([NCCL_LIBS])
+  AC_SUBST([hpc_have_nccl])
   AM_CONDITIONAL([HAVE_NCCL], [test "x$hpc_have_nccl" = xyes])
 ])

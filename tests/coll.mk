@@ -51,6 +51,36 @@ tests_coll_mix_SOURCES = tests/coll_mix.c
 tests_coll_topo_SOURCES = tests/coll_topo.c
 tests_coll_split_SOURCES = tests/coll_ops.c tests/coll_testlib.h
 tests_coll_split_CPPFLAGS = $(AM_CPPFLAGS) -DCOLL_SPLIT
+# the tests that look inside (test_hooks.h) link libhpc's objects
+tests_coll_ops_LDADD = $(HPC_TESTING_LDADD)
+tests_coll_split_LDADD = $(HPC_TESTING_LDADD)
+tests_coll_errors_LDADD = $(HPC_TESTING_LDADD)
+tests_coll_pool_LDADD = $(HPC_TESTING_LDADD)
+tests_coll_registry_LDADD = $(HPC_TESTING_LDADD)
+tests_coll_request_free_LDADD = $(HPC_TESTING_LDADD)
+tests_coll_topo_LDADD = $(HPC_TESTING_LDADD)
+# The device logic without a GPU: a fake runtime behind libhpc's GPU table
+# (tests/fake_gpu.h; hooks, so they link libhpc's objects):
+#   coll_nccl_stub  NCCL's nonblocking communicator through a stub: calls
+#                   back to back go in one at a time, in order (1, 2 ranks)
+#   coll_devfree    frees wait for stream-wait kernels; slots come back
+#   coll_gate       CUDA-aware MPI and staged copies wait for the legacy
+#                   stream's event (2, 3 ranks)
+check_PROGRAMS += tests/coll_nccl_stub tests/coll_devfree tests/coll_gate
+tests_coll_nccl_stub_LDADD = $(HPC_TESTING_LDADD)
+tests_coll_devfree_LDADD = $(HPC_TESTING_LDADD)
+tests_coll_gate_LDADD = $(HPC_TESTING_LDADD)
+TESTS += tests/coll_nccl_stub-np1.mpi tests/coll_nccl_stub-np2.mpi tests/coll_devfree-np1.mpi \
+	tests/coll_gate-np2.mpi tests/coll_gate-np3.mpi
+EXTRA_DIST += tests/fake_gpu.h
+# coll_stream makes streams and kernels of its own: the CUDA runtime
+tests_coll_stream_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
+if HAVE_CUDA
+tests_coll_stream_LDADD = $(LDADD) $(CUDA_LDFLAGS) $(CUDA_LIBS)
+else
+# (set under a conditional, a variable is empty in the other branch)
+tests_coll_stream_LDADD = $(LDADD)
+endif
 TESTS += tests/coll_ops-np1.mpi tests/coll_ops-np2.mpi tests/coll_ops-np3.mpi tests/coll_ops-np4.mpi \
 	 tests/coll_ops-np5.mpi \
 	 tests/coll_ops-np7.mpi \

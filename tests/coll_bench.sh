@@ -75,7 +75,7 @@ st=$?
 if [ $st -eq 0 ]; then
     grep -q 'WRONG' $tmp/out && { echo "FAIL: --mem cuda: wrong results"; cat $tmp/out; fail=1; }
     echo "ok: --mem cuda (GPU present)"
-elif [ $st -eq 1 ] && grep -q 'no GPU' $tmp/err && [ "$(grep -c . $tmp/err)" -eq 1 ]; then
+elif [ $st -eq 2 ] && grep -q '^hpc-collbench: --mem cuda: rank 0 ([^)]*): no' $tmp/err && [ "$(grep -c . $tmp/err)" -eq 1 ]; then
     echo "ok: --mem cuda -> $(cat $tmp/err)"
 else
     echo "FAIL: --mem cuda: exit $st"; cat $tmp/out $tmp/err; fail=1

@@ -14,9 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef HPC_HAVE_CUDA
-#include <cuda_runtime_api.h>
-#endif
 
 /* rank 0 host memory, the others device memory, auto: 0 if it could not
  * be set up (no GPU on every rank, or NCCL refused), else it hangs - or
@@ -31,9 +28,7 @@ static int kindmix(int rank)
     }
     static float host[1 << 16];
     void *buf = host;
-#ifdef HPC_HAVE_CUDA
-    if (rank != 0 && cudaMalloc(&buf, sizeof host) != cudaSuccess) return -1;
-#endif
+    if (rank != 0 && hpc_coll_dev_alloc(sizeof host, &buf) < 0) return -1;
     return hpc_allreduce(HPC_IN_PLACE, buf, 1 << 16, HPC_FLOAT32, HPC_SUM, MPI_COMM_WORLD, HPC_ALG_AUTO);
 }
 #include <unistd.h>

@@ -145,10 +145,16 @@ static void check_auto(void)
             }
 }
 
+static int gpus_listed;
+
 static void check_selftest(MPI_Comm comm, int rank)
 {
-    int gpu = hpc_have_cuda() && hpc_gpu_count() > 0, all = 0;
+    int gpu = hpc_gpu_count() > 0, all = 0;
     MPI_Allreduce(&gpu, &all, 1, MPI_INT, MPI_MIN, comm);
+    /* a GPU listed that a CUDA build does not see: the device rows would
+     * be left out quietly - a failure */
+    EXPECT(test_gpu_verdict(gpus_listed, TEST_CUDA_BUILT, hpc_gpu_count()) != 1,
+           "rank %d: a GPU is listed, libhpc sees none: %s", rank, hpc_gpu_unavailable());
     for (int i = 0; i < nrows; i++) {
         int ncases = -1, nfail = -1;
         int e = hpc_coll_test_row_selftest(comm, i, 1, &ncases, &nfail);
@@ -164,6 +170,7 @@ static void check_selftest(MPI_Comm comm, int rank)
 
 int main(int argc, char **argv)
 {
+    gpus_listed = test_gpus_listed();    /* before MPI: it may fork nvidia-smi */
     MPI_Init(&argc, &argv);
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

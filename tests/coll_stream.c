@@ -22,7 +22,11 @@
 #include <cuda_runtime_api.h>
 #endif
 
-enum { N = 1000 };
+/* elements per rank: 1000 on the host; on the device more than a
+ * pipeline segment (128 KiB) and a kernel grid's stride (4096 blocks of
+ * 256 threads), so that pipelined and grid-stride paths run */
+static size_t N = 1000;
+enum { N_HOST = 1000, N_DEV = (1 << 20) + 1000 };
 static int rank, p;
 
 static double in_val(int r, size_t i)
@@ -82,7 +86,7 @@ static const hpc_coll_t colls[] = {HPC_COLL_ALLREDUCE, HPC_COLL_BCAST, HPC_COLL_
 
 static void host_part(int gpu)
 {
-    static double in[N * 8], out[N * 8];
+    static double in[N_HOST * 8], out[N_HOST * 8];
     for (size_t k = 0; k < sizeof colls / sizeof colls[0]; k++) {
         hpc_coll_t c = colls[k];
         size_t ni, no;
@@ -141,6 +145,7 @@ static void device_case(hpc_coll_t c, hpc_alg_t alg, cudaStream_t s1, cudaStream
 
 static void device_part(void)
 {
+    N = N_DEV;
     cudaStream_t s1, s2;
     cudaStreamCreate(&s1);
     cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking);
@@ -172,12 +177,16 @@ static void device_part(void)
 
 int main(int argc, char **argv)
 {
+    int listed = test_gpus_listed();     /* before MPI: it may fork nvidia-smi */
     /* hpc_init binds each rank's GPU (local rank % devices) */
     HPC_CHECK(hpc_init(&argc, &argv));
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
-    int gpu = hpc_have_cuda() && hpc_gpu_count() > 0, all = 0;
+    int gpu = hpc_gpu_count() > 0, all = 0;
     MPI_Allreduce(&gpu, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    /* a GPU listed that a CUDA build does not see: a failure, not a skip */
+    EXPECT(test_gpu_verdict(listed, TEST_CUDA_BUILT, hpc_gpu_count()) != 1,
+           "rank %d: a GPU is listed, libhpc sees none: %s", rank, hpc_gpu_unavailable());
     host_part(gpu);
 #ifdef HPC_HAVE_CUDA
     if (all) device_part();

@@ -5,21 +5,24 @@ info=$top_builddir/apps/info/hpc-info
 tmp=${TMPDIR:-/tmp}/hpc_gpu_test.$$
 mkdir -p "$tmp"; trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; cat "$tmp"/out "$tmp"/err 2>/dev/null; exit 1; }
-py=${PYTHON_SCI:-python3}
 
 # skip only where there is nothing to bind: no device, or a CPU-only build;
 # with a device and CUDA, a rank without a GPU index is a failure
 ndev=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 [ "$ndev" -ge 1 ] || { echo "SKIP: no GPU (nvidia-smi -L lists none)"; exit 77; }
+[ "${HAVE_CUDA_BUILD:-no}" = yes ] || { echo "SKIP: built without CUDA"; exit 77; }
 "$info" >"$tmp/out" 2>"$tmp/err" || fail "hpc-info"
-grep -q 'CUDA yes' "$tmp/out" || { echo "SKIP: libhpc built without CUDA"; exit 77; }
+# a GPU and a build with CUDA: the module must load and see it
+grep -q 'CUDA yes' "$tmp/out" || fail "a GPU is listed but libhpc's CUDA module did not load: $(grep '^GPU stack' "$tmp/out")"
 "$info" --json >"$tmp/out" 2>"$tmp/err" || fail "hpc-info --json"
 grep -q '"index": 0' "$tmp/out" || fail "a GPU is present but hpc-info reports none"
 
-# gpus LIST: the device index each of the 3 ranks reports
+# gpus LIST: the device index each of the 3 ranks reports (one JSON line
+# per rank: no Python needed on a GPU machine)
 gpus() {
     $MPIEXEC_WRAP -n 3 "$info" --json >"$tmp/out" 2>"$tmp/err" || return 1
-    $py -c 'import json,sys; d=json.load(open(sys.argv[1])); print(",".join(str(r["gpu"]["index"]) if r["gpu"] else "none" for r in d["ranks"]))' "$tmp/out"
+    sed -n 's/^ *{"rank": .*"gpu": \(null\|{"index": \([0-9]*\)\).*/\2/p' "$tmp/out" |
+        sed 's/^$/none/' | tr '\n' ',' | sed 's/,$//'
 }
 got=$(CUDA_VISIBLE_DEVICES=0 gpus) || fail "one visible device"
 [ "$got" = "0,0,0" ] || fail "CUDA_VISIBLE_DEVICES=0: $got"

@@ -80,7 +80,11 @@ pattern="--device goes with --selftest"
 check_bad "--device alone" "$info" --device
 pattern="choose one"
 check_bad "--json --verbose" "$info" --json --selftest -v
-# the user asked for device buffers: no GPU is a failure, not a quiet skip
-pattern="^hpc-info: --device: "
-CUDA_VISIBLE_DEVICES= want=1 check_bad "--selftest --device without a GPU" $MPIEXEC_WRAP -n 2 "$info" --selftest --device
+# the user asked for device buffers: no GPU is a request this node cannot
+# serve (exit 2, as a bad option), not a quiet skip; the line says why
+pattern="^hpc-info: --device: rank 0 ([^)]*): no "
+CUDA_VISIBLE_DEVICES= check_bad "--selftest --device without a GPU" $MPIEXEC_WRAP -n 2 "$info" --selftest --device
+pattern="^hpc-info: HPC_COLL_ALLREDUCE=nccl: rank 0 ([^)]*): no "
+CUDA_VISIBLE_DEVICES= HPC_COLL_ALLREDUCE=nccl check_bad "HPC_COLL_ALLREDUCE=nccl without a GPU" \
+    $MPIEXEC_WRAP -n 2 "$info"
 echo "info.sh: all checks passed"

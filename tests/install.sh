@@ -3,8 +3,11 @@
 # the prefix moved whole to another folder (as a site copies a tree or a
 # user a home directory), and everything used from there with no
 # LD_LIBRARY_PATH:
-#   - the programs and libhpc-mpi.so carry a RUNPATH relative to their own
-#     place ($ORIGIN), and resolve libhpc.so from the moved prefix;
+#   - the programs, libhpc.so and libhpc-mpi.so carry a RUNPATH relative
+#     to their own place ($ORIGIN), and resolve libhpc.so and
+#     libhpc-core.so from the moved prefix;
+#   - the GPU modules (lib/hpckit, in a build with CUDA) are installed, and
+#     libhpc-core finds its own there, beside itself in the moved prefix;
 #   - a user program built with plain cc and `pkg-config --cflags --libs
 #     libhpc` (MPI and HDF5 come with it) links and runs on 2 ranks;
 #   - a man page for every program, the guides in share/doc/hpckit, and
@@ -19,22 +22,48 @@ prefix=$(sed -n "s/^prefix = //p" "$top_builddir/Makefile")
 mv "$T/stage$prefix" "$T/moved"
 P=$T/moved
 progs="hpc-info hpc-collbench hpc-odegen hpc-matmul hpc-train"
-unset LD_LIBRARY_PATH
+# the harness points at the build tree's modules: not here
+unset LD_LIBRARY_PATH HPC_MODULE_DIR
 
 step "RUNPATH relative to \$ORIGIN, libhpc found in the moved prefix"
 for p in $progs; do
     [ -x "$P/bin/$p" ] || fail "$p not installed"
     readelf -d "$P/bin/$p" | grep -q 'RUNPATH.*\$ORIGIN/\.\./lib' || { readelf -d "$P/bin/$p" | grep PATH; fail "$p: no \$ORIGIN RUNPATH"; }
-    ldd "$P/bin/$p" | grep -q "libhpc.so.* => $P/\(bin/\.\./\)\{0,1\}lib/" || { ldd "$P/bin/$p"; fail "$p does not find libhpc in $P/lib"; }
+    for l in libhpc libhpc-core; do
+        ldd "$P/bin/$p" | grep -q "$l.so.* => $P/\(bin/\.\./\)\{0,1\}lib/" || { ldd "$P/bin/$p"; fail "$p does not find $l in $P/lib"; }
+    done
 done
-readelf -d "$P/lib/libhpc-mpi.so" | grep -q 'RUNPATH.*\$ORIGIN' || fail "libhpc-mpi.so: no \$ORIGIN RUNPATH"
-# (libtool puts the configured libdir ahead of $ORIGIN in the drop-in's
+for l in libhpc-mpi.so libhpc.so; do
+    readelf -d "$P/lib/$l" | grep -q 'RUNPATH.*\$ORIGIN' || fail "$l: no \$ORIGIN RUNPATH"
+done
+# (libtool puts the configured libdir ahead of $ORIGIN in the libraries'
 # RUNPATH: only where nothing is installed there is the moved one found)
-if [ ! -e "$prefix/lib/libhpc.so.1" ]; then
-    ldd "$P/lib/libhpc-mpi.so" | grep -q "libhpc.so.* => $P/lib/" || fail "libhpc-mpi.so does not find libhpc beside itself"
+if [ ! -e "$prefix/lib/libhpc-core.so.1" ]; then
+    for l in libhpc-mpi.so libhpc.so; do
+        ldd "$P/lib/$l" | grep -q "libhpc-core.so.* => $P/lib/" || fail "$l does not find libhpc-core beside itself"
+    done
 fi
 "$P/bin/hpc-info" --version > "$T/version" 2>&1 || { cat "$T/version"; fail "hpc-info --version from the moved prefix"; }
 grep -q "hpckit" "$T/version" || fail "hpc-info --version says: $(cat "$T/version")"
+
+step "the GPU modules in lib/hpckit, found from the moved prefix"
+if [ "${HAVE_CUDA_BUILD:-no}" = yes ]; then
+    for m in libhpc-cuda hpc-odegen-cuda hpc-matmul-cuda hpc-train-cuda; do
+        [ -f "$P/lib/hpckit/$m.so" ] || fail "$m.so not installed in lib/hpckit"
+    done
+    # libhpc-core opens its module where it is itself: the moved prefix
+    "$P/bin/hpc-info" > "$T/info.out" 2>&1 || { cat "$T/info.out"; fail "hpc-info from the moved prefix"; }
+    grep -q "^GPU stack: .*($P/lib/hpckit/libhpc-cuda.so)" "$T/info.out" ||
+        { cat "$T/info.out"; fail "hpc-info does not report the module of the moved prefix"; }
+    # and none of the moved prefix's modules wants the build tree
+    for m in "$P"/lib/hpckit/*.so; do
+        LD_LIBRARY_PATH= ldd "$m" | grep -q "not found" && { ldd "$m"; fail "$m: a library not found"; }
+    done
+else
+    [ ! -d "$P/lib/hpckit" ] || [ -z "$(ls "$P/lib/hpckit")" ] || fail "modules installed by a build without CUDA"
+    "$P/bin/hpc-info" > "$T/info.out" 2>&1 || fail "hpc-info from the moved prefix"
+    grep -q "^GPU stack: none (" "$T/info.out" || { cat "$T/info.out"; fail "hpc-info's GPU stack line"; }
+fi
 
 step "a user program: cc + pkg-config --cflags --libs libhpc, 2 ranks"
 pc=pkg-config

@@ -14,7 +14,10 @@ AM_TESTS_ENVIRONMENT = \
 	MPIEXEC_WRAP='$(abs_top_builddir)/tests/mpiexec-wrap'; \
 	PYTHON_SCI='$(PYTHON_SCI)'; H5DUMP='$(H5DUMP)'; GNUPLOT='$(GNUPLOT)'; \
 	HPC_MPI_FLAVOR='$(HPC_MPI_FLAVOR)'; MPIEXEC='$(MPIEXEC)'; HELP2MAN='$(HELP2MAN)'; \
-	export top_srcdir top_builddir MPIEXEC_WRAP PYTHON_SCI H5DUMP GNUPLOT HPC_MPI_FLAVOR MPIEXEC HELP2MAN;
+	HPC_MODULE_DIR='$(abs_top_builddir)/$(HPC_MODULE_LINKS)'; HAVE_CUDA_BUILD='$(hpc_have_cuda)'; \
+	HDF5_LIBS='$(HDF5_LIBS)'; \
+	export top_srcdir top_builddir MPIEXEC_WRAP PYTHON_SCI H5DUMP GNUPLOT HPC_MPI_FLAVOR MPIEXEC HELP2MAN \
+	       HPC_MODULE_DIR HAVE_CUDA_BUILD HDF5_LIBS;
 
 # Stamps: one per (program, rank count); kept (.PRECIOUS) so make does not
 # delete them as intermediates.
@@ -30,13 +33,26 @@ DISTCLEANFILES += tests/mpiexec-wrap
 EXTRA_DIST += tests/mpiexec-wrap.in tests/testlib.h tests/testlib.sh tests/testenv.sh
 
 # Unit tests: one process, no launcher needed (singleton MPI init).
+# Those that look inside (hpc_testing.h, test_hooks.h, gpu_ops.h) link
+# libhpc's objects from the convenience libraries, not the installed
+# libraries, which export no test hook.  (The harness points them at the
+# build tree's modules, HPC_MODULE_DIR: statically linked, they cannot
+# find them beside libhpc-core.)
 check_PROGRAMS += tests/test_rng tests/test_err tests/test_launch tests/test_gpu_bind tests/test_dl
 TESTS += tests/test_rng tests/test_err tests/test_launch tests/test_gpu_bind tests/test_dl
+tests_test_launch_LDADD = $(HPC_TESTING_LDADD)
+tests_test_gpu_bind_LDADD = $(HPC_TESTING_LDADD)
+# What libhpc makes of the CUDA runtime's statuses (a fake runtime), and
+# the device tests' skip-or-fail verdict
+check_PROGRAMS += tests/test_gpu_status
+TESTS += tests/test_gpu_status
+tests_test_gpu_status_LDADD = $(HPC_TESTING_LDADD)
 
 # The RNG in a CUDA kernel against the CPU (skips without a GPU).
 check_PROGRAMS += tests/test_rng_cuda
 TESTS += tests/test_rng_cuda
 EXTRA_DIST += tests/rng_cuda.cu
+tests_test_rng_cuda_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
 if HAVE_CUDA
 tests_test_rng_cuda_LDADD = tests/rng_cuda.lo $(LDADD) $(CUDA_LDFLAGS) $(CUDA_LIBS)
 EXTRA_tests_test_rng_cuda_DEPENDENCIES = tests/rng_cuda.lo
@@ -47,9 +63,15 @@ else
 tests_test_rng_cuda_LDADD = $(LDADD)
 endif
 
+# OpenBLAS's threads set by hpc_init, without libhpc linking OpenBLAS
+check_PROGRAMS += tests/test_blas_threads
+tests_test_blas_threads_LDADD = $(LDADD) $(BLAS_LIBS)
+TESTS += tests/test_blas_threads-np1.mpi tests/test_blas_threads-np2.mpi
+
 # MPI tests at 1..4 ranks.  test_h5_vds: a file of virtual datasets (a
 # joined job array) read through every reader, missing sources refused.
 check_PROGRAMS += tests/test_env tests/test_h5 tests/test_h5_vds tests/test_app
+tests_test_env_LDADD = $(HPC_TESTING_LDADD)
 TESTS += tests/test_env-np1.mpi tests/test_env-np2.mpi tests/test_env-np3.mpi tests/test_env-np4.mpi \
 	 tests/test_h5-np1.mpi tests/test_h5-np2.mpi tests/test_h5-np3.mpi tests/test_h5-np4.mpi \
 	 tests/test_h5_vds-np1.mpi tests/test_h5_vds-np2.mpi tests/test_h5_vds-np3.mpi tests/test_h5_vds-np4.mpi \
@@ -60,9 +82,27 @@ TESTS += tests/test_env-np1.mpi tests/test_env-np2.mpi tests/test_env-np3.mpi te
 check_PROGRAMS += tests/app_demo
 dist_check_SCRIPTS += tests/app_kit.sh tests/programs_env.sh tests/symbols.sh
 TESTS += tests/app_kit.sh tests/programs_env.sh tests/symbols.sh
+# The layers (core, coll, h5, app, programs; the drop-in, the modules)
+# from the objects' symbols, and that a call upward is caught
+dist_check_SCRIPTS += tests/layers.sh
+TESTS += tests/layers.sh
 
 # Program-level tests (scripts).
 dist_check_SCRIPTS += tests/info.sh tests/gpu.sh
+# Load anywhere (issue 20): cpu_node.sh runs the build as a CPU node's
+# install without the GPU modules, and with them but the CUDA runtime and
+# NCCL hidden from the loader; needed.sh asserts every library's and
+# program's NEEDED list and RUNPATH (readelf)
+dist_check_SCRIPTS += tests/cpu_node.sh tests/needed.sh
+TESTS += tests/cpu_node.sh tests/needed.sh
+# The GPU validation in one command (issue 20): tests/device-check.sh BUILD
+# (a build tree, or the folder tests/device-pack.sh makes for a machine with
+# only the NVIDIA driver); device_pack.sh runs both here: the pack is
+# complete, and without a GPU the check ends with 77 after running every
+# step as far as it can
+EXTRA_DIST += tests/device-check.sh tests/device-pack.sh
+dist_check_SCRIPTS += tests/device_pack.sh
+TESTS += tests/device_pack.sh
 # install.sh: make install DESTDIR, the prefix moved, then used with no
 # LD_LIBRARY_PATH: RUNPATHs, a user program through pkg-config, man pages,
 # guides, the modulefile

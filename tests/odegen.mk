@@ -25,7 +25,18 @@ check_PROGRAMS += tests/odegen_unit
 tests_odegen_unit_SOURCES = tests/odegen_unit.c tests/odegen_lane1.c \
 	apps/odegen/solver.c apps/odegen/systems.c
 tests_odegen_unit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/apps/odegen
+tests_odegen_unit_CFLAGS = $(apps_odegen_hpc_odegen_CFLAGS)
 TESTS += tests/odegen_unit
+#   odegen_layout    the GPU's scratch layout (stride 65,536, dim 2,000:
+#                    offsets past 2^31) on the CPU, against the CPU engine
+check_PROGRAMS += tests/odegen_layout
+tests_odegen_layout_SOURCES = tests/odegen_layout.c tests/odegen_lane1.c \
+	apps/odegen/solver.c apps/odegen/systems.c
+tests_odegen_layout_CPPFLAGS = $(tests_odegen_unit_CPPFLAGS)
+# -fwrapv: a 32-bit index that overflows wraps, as it does on the GPU,
+# instead of being undefined behaviour the optimiser may hide
+tests_odegen_layout_CFLAGS = $(tests_odegen_unit_CFLAGS) -fwrapv
+TESTS += tests/odegen_layout
 ODEGEN_TESTS = tests/odegen_scipy.sh tests/odegen_ranks.sh tests/odegen_resume.sh \
 	tests/odegen_errors.sh tests/odegen_hostile.sh tests/odegen_status.sh tests/odegen_shards.sh \
 	tests/odegen_join_read.sh tests/odegen_batch_array.sh tests/odegen_xarray.sh tests/odegen_cuda.sh

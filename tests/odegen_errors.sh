@@ -68,9 +68,16 @@ OUT=$T/dam.h5
 echo "not HDF5" > "$OUT.partial"
 expect 1 "--resume on a damaged .partial" -n 64 --resume --out "$OUT"
 
-# --device cuda where there is no GPU (or no CUDA in this build): one line, exit 1
+# a malformed test hook is refused as a bad setting is, never read as 0
+HPC_ODEGEN_TEST_KILL=1:2x expect2 2 "malformed HPC_ODEGEN_TEST_KILL" -n 64 --out "$OUT"
+grep -q "HPC_ODEGEN_TEST_KILL='1:2x'" "$T/stderr" || fail "the line does not name HPC_ODEGEN_TEST_KILL"
+HPC_ODEGEN_TEST_PACE=10ms expect 2 "malformed HPC_ODEGEN_TEST_PACE" -n 64 --out "$OUT"
+expect 2 "--shard with trailing junk" --shard 1/4x -n 64 --out "$OUT"
+
+# --device cuda where there is no GPU (or no CUDA module): a request this
+# node cannot serve, one line naming what is missing, exit 2
 if ! nvidia-smi -L > /dev/null 2>&1; then
     OUT=$T/gpu.h5
-    expect2 1 "--device cuda without a GPU" --device cuda -n 10 --out "$OUT"
+    expect2 2 "--device cuda without a GPU" --device cuda -n 10 --out "$OUT"
 fi
 echo "odegen_errors: all bad inputs rejected cleanly"

@@ -18,3 +18,14 @@ void ode_solve_lane1(const ode_prob_t *p, int64_t n, const double *x0, double *y
     for (int64_t i = 0; i < n; i++)
         dp45_solve(p, 1, x0 + i * p->dim, yout + i * p->nt * p->dim, stat + i, scratch, 1);
 }
+
+/* One trajectory as GPU thread `lane` of `stride` threads computes it:
+ * its scratch at base + lane, stride apart (cuda.cu's layout). */
+void ode_solve_lane_at(const ode_prob_t *p, const double *x0, double *yout, ode_stat_t *stat, double *base,
+                       ode_ix_t stride, ode_ix_t lane);
+
+void ode_solve_lane_at(const ode_prob_t *p, const double *x0, double *yout, ode_stat_t *stat, double *base,
+                       ode_ix_t stride, ode_ix_t lane)
+{
+    dp45_solve(p, 1, x0, yout, stat, base + lane, stride);
+}

@@ -17,10 +17,14 @@ trap 'slurm_stop; rm -rf "$T"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1   # CI runs as root
 
 step "make install into $T/inst"
-# a prefix other than configure's: libtool refuses to relink libhpc-mpi.so
-# (it links the installed libhpc) into it, and these scripts do not use it
-make -C "$top_builddir" install prefix="$T/inst" lib_LTLIBRARIES=libhpc/libhpc.la > "$T/install.log" 2>&1 \
-    || { tail "$T/install.log"; fail "make install"; }
+# a prefix other than configure's: libtool refuses to relink a library
+# that links another of ours (libhpc.so, libhpc-mpi.so, the GPU modules:
+# they link the installed libhpc-core) into it, so only libhpc-core is
+# installed by make, libhpc.so copied beside it from the build (it finds
+# libhpc-core through LD_LIBRARY_PATH, below); the scripts need no more
+make -C "$top_builddir" install prefix="$T/inst" lib_LTLIBRARIES=libhpc/libhpc-core.la pkglib_LTLIBRARIES= \
+    > "$T/install.log" 2>&1 || { tail "$T/install.log"; fail "make install"; }
+cp -P "$top_builddir"/libhpc/.libs/libhpc.so* "$T/inst/lib/" || fail "copying libhpc.so"
 B=$T/inst/share/hpckit/batch
 # the programs' run path is the configured prefix's, not this one's
 export LD_LIBRARY_PATH=$T/inst/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}

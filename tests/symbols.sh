@@ -1,17 +1,40 @@
 #!/bin/sh
-# symbols.sh - libhpc.so exports only hpc_* symbols: everything else is
-# hidden (-fvisibility=hidden, HPC_EXPORT on the public declarations), so
-# internal names can change without breaking programs linked to it.
-lib=${top_builddir:-.}/libhpc/.libs/libhpc.so
-[ -f "$lib" ] || { echo "SKIP: no $lib (static build?)"; exit 77; }
+# symbols.sh - what libhpc exports: in libhpc-core.so and libhpc.so only
+# hpc_* symbols (everything else is hidden: -fvisibility=hidden,
+# HPC_EXPORT on the public declarations), so internal names can change
+# without breaking programs linked to them; and no test hook
+# (test_hooks.h, hpc_testing.h, gpu_ops.h's test entry: the tests link
+# libhpc's objects instead).  The only exports no installed header
+# declares are libhpc-core's private interface to libhpc.so, marked
+# HPC_PRIVATE in internal.h.
+B=${top_builddir:-.}/libhpc/.libs
+S=${top_srcdir:-.}/libhpc
+for l in libhpc-core.so libhpc.so; do
+    [ -f "$B/$l" ] || { echo "SKIP: no $B/$l (static build?)"; exit 77; }
+done
 command -v nm >/dev/null 2>&1 || { echo "SKIP: no nm"; exit 77; }
-all=$(nm -D --defined-only "$lib" | awk '{print $3}')
+fail() { echo "FAIL: $*"; exit 1; }
+all=$(for l in libhpc-core.so libhpc.so; do nm -D --defined-only "$B/$l" | awk '{print $3}'; done | sort)
 bad=$(echo "$all" | grep -v '^hpc_' | grep -v '^$')
+[ -z "$bad" ] || fail "libhpc exports non-hpc_ symbols: $bad"
 n=$(echo "$all" | grep -c '^hpc_')
-if [ -n "$bad" ]; then
-    echo "FAIL: libhpc.so exports non-hpc_ symbols:"
-    echo "$bad"
-    exit 1
-fi
-[ "$n" -gt 100 ] || { echo "FAIL: only $n hpc_ symbols exported"; exit 1; }
-echo "symbols: $n exported symbols, all hpc_*"
+[ "$n" -gt 100 ] || fail "only $n hpc_ symbols exported"
+dup=$(echo "$all" | uniq -d)
+[ -z "$dup" ] || fail "exported by both libraries: $dup"
+
+# the test hooks: every function their headers declare, none exported
+hooks=$(sed -n 's/^[a-z].*[ *]\(hpc_[a-z0-9_]*\)(.*/\1/p' "$S/coll/test_hooks.h" "$S/hpc_testing.h" "$S/gpu_ops.h" | sort -u)
+nh=$(echo "$hooks" | grep -c .)
+[ "$nh" -ge 13 ] || fail "found only $nh test hooks in the headers (the pattern broke?): $hooks"
+leak=$(echo "$all" | grep -Fx "$hooks")
+[ -z "$leak" ] || fail "test hooks exported: $leak"
+
+# exported but in no installed header: exactly the HPC_PRIVATE ones
+public=$(cat "$S"/hpc.h "$S"/hpc_rng.h "$S"/hpc_coll.h "$S"/hpc_h5.h "$S"/hpc_app.h "$S"/hpc_dl.h |
+         grep -o 'hpc_[a-z0-9_]*' | sort -u)
+private=$(sed -n 's/^HPC_PRIVATE .*[ *]\(hpc_[a-z0-9_]*\)(.*/\1/p' "$S/internal.h" | sort -u)
+extra=$(echo "$all" | grep -vFx "$public" | grep -vFx "$private")
+[ -z "$extra" ] || fail "exported, but in no installed header and not HPC_PRIVATE: $extra"
+np=$(echo "$private" | grep -c .)
+for p in $private; do echo "$all" | grep -qx "$p" || fail "HPC_PRIVATE $p is not exported"; done
+echo "symbols: $n exported symbols, all hpc_*; $np private to libhpc.so, no test hook of $nh"

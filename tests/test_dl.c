@@ -1,8 +1,13 @@
 /* test_dl - hpc_dlsyms: a library's functions resolved at run time (libm's
  * cos and sin, called and checked), a missing symbol and a missing library
- * refused with a reason and the output untouched. */
+ * refused with a reason and the output untouched, and a library refused
+ * for a missing symbol not left loaded (issue 23.9: it leaked its handle);
+ * hpc_dlmodule and the module folder (HPC_MODULE_DIR, else beside
+ * libhpc-core). */
 #include "config.h"
+#include <dlfcn.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "hpc_dl.h"
 #include "testlib.h"
@@ -21,5 +26,29 @@ int main(void)
     EXPECT(keep[0] == &keep && keep[1] == &keep, "output written on failure");
     EXPECT(hpc_dlsyms("libno-such-library.so.7", two, keep, 2, why, sizeof why) == -1 && why[0],
            "missing library accepted");
+    /* a library nothing here loads (one of glibc's own), refused for a
+     * missing symbol: closed again, not kept */
+    static const char *const none[] = {"no_such_function_here"};
+    const char *lib = "libBrokenLocale.so.1";
+    if (dlopen(lib, RTLD_NOW | RTLD_NOLOAD)) {
+        printf("note: %s is loaded already: the leak check cannot see anything\n", lib);
+    } else {
+        void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+        if (h) {
+            dlclose(h);
+            EXPECT(hpc_dlsyms(lib, none, keep, 1, why, sizeof why) == -1, "%s has no_such_function_here?", lib);
+            EXPECT(dlopen(lib, RTLD_NOW | RTLD_NOLOAD) == NULL, "%s stays loaded after a refused hpc_dlsyms", lib);
+        } else {
+            printf("note: no %s here: the leak check is skipped\n", lib);
+        }
+    }
+    /* modules: from HPC_MODULE_DIR; a missing one named with the loader's words */
+    char dir[1024];
+    setenv("HPC_MODULE_DIR", "/nonexistent/hpckit", 1);
+    EXPECT(hpc_dl_module_dir(dir, sizeof dir) == 0 && !strcmp(dir, "/nonexistent/hpckit"), "HPC_MODULE_DIR: %s", dir);
+    EXPECT(hpc_dlmodule("hpc-nothing-cuda", two, keep, 2, why, sizeof why) == -1 &&
+               strstr(why, "/nonexistent/hpckit/hpc-nothing-cuda.so"), "a missing module: %s", why);
+    unsetenv("HPC_MODULE_DIR");
+    EXPECT(hpc_dl_module_dir(dir, sizeof dir) == 0 && strstr(dir, "/hpckit"), "beside libhpc-core: %s", dir);
     return test_result();
 }

@@ -76,6 +76,17 @@ int main(int argc, char **argv)
     EXPECT(hpc_parse_size("1GB", &s) == 0 && s == 1u << 30, "1GB");
     EXPECT(hpc_parse_size("-1", &s) == HPC_ERR_ARG, "negative size");
     EXPECT(hpc_parse_size("3Q", &s) == HPC_ERR_ARG, "bad suffix");
+    int64_t two[2] = {-5, -5};
+    EXPECT(hpc_parse_int64s("3:250", ":,", two, 2) == 0 && two[0] == 3 && two[1] == 250, "3:250");
+    EXPECT(hpc_parse_int64s("4/-16", "/", two, 2) == 0 && two[0] == 4 && two[1] == -16, "4/-16");
+    two[0] = two[1] = 7;
+    EXPECT(hpc_parse_int64s("3:", ":", two, 2) == HPC_ERR_ARG, "3: (second missing)");
+    EXPECT(hpc_parse_int64s("3:4:5", ":", two, 2) == HPC_ERR_ARG, "3:4:5 (one too many)");
+    EXPECT(hpc_parse_int64s("3:4x", ":", two, 2) == HPC_ERR_ARG, "3:4x (trailing junk)");
+    EXPECT(hpc_parse_int64s("3", ":", two, 2) == HPC_ERR_ARG, "3 (no separator)");
+    EXPECT(hpc_parse_int64s("3;4", ":", two, 2) == HPC_ERR_ARG, "3;4 (another separator)");
+    EXPECT(two[0] == 7 && two[1] == 7, "output written on failure");
+    EXPECT(hpc_parse_int64s("12", ":", two, 1) == 0 && two[0] == 12, "one number");
     hpc_error_clear();
 
     /* the cause alone, for one-line messages */

@@ -16,9 +16,10 @@ int test_rng_cuda_draw(uint64_t seed, int n, int per, double *host);
 int main(void)
 {
 #ifdef HPC_HAVE_CUDA
-    if (hpc_gpu_count() < 1) {
-        printf("SKIP: no GPU\n");
-        return 77;
+    int v = test_gpu_verdict(test_gpus_listed(), TEST_CUDA_BUILT, hpc_gpu_count());
+    if (v) {
+        printf("%s: %s\n", v == 1 ? "FAIL: a GPU is listed, libhpc sees none" : "SKIP: no GPU", hpc_gpu_unavailable());
+        return v;
     }
     const int n = 4096, per = 64;
     double *gpu = malloc(sizeof(double) * n * per);

@@ -17,6 +17,44 @@ static int test_failures;
         }                                                                   \
     } while (0)
 
+/* Device tests: skip only where there is nothing to test on.  listed:
+ * GPUs the system lists (test_gpus_listed); cuda_built: this build has
+ * CUDA (its modules); counted: what libhpc sees (hpc_gpu_count).  0 run,
+ * 77 skip (no GPU listed, or no CUDA in this build), 1 fail: a GPU the
+ * system lists that a CUDA build does not see is a broken GPU stack (a
+ * runtime newer than the driver, a module that does not load), never a
+ * reason to skip. */
+static inline int test_gpu_verdict(int listed, int cuda_built, int counted)
+{
+    if (counted > 0) return 0;
+    return listed > 0 && cuda_built ? 1 : 77;
+}
+
+/* GPUs the system lists: /proc/driver/nvidia/gpus/ (the driver's own),
+ * else nvidia-smi -L; 0 without a driver. */
+#include <dirent.h>
+static inline int test_gpus_listed(void)
+{
+    int n = 0;
+    DIR *d = opendir("/proc/driver/nvidia/gpus");
+    if (d) {
+        for (struct dirent *e; (e = readdir(d));) n += e->d_name[0] != '.';
+        closedir(d);
+        if (n) return n;
+    }
+    FILE *f = popen("nvidia-smi -L 2>/dev/null", "r");
+    char line[512];
+    while (f && fgets(line, sizeof line, f)) n += line[0] == 'G' && line[1] == 'P' && line[2] == 'U';
+    if (f) pclose(f);
+    return n;
+}
+
+#ifdef HPC_HAVE_CUDA
+#define TEST_CUDA_BUILT 1
+#else
+#define TEST_CUDA_BUILT 0
+#endif
+
 static inline int test_result(void)
 {
     if (test_failures) fprintf(stderr, "%d check(s) failed\n", test_failures);

@@ -22,6 +22,7 @@ tests_train_unit_SOURCES = tests/train_unit.c apps/train/model.c apps/train/laye
 	apps/train/loss.c apps/train/optim.c apps/train/sched.c apps/train/cpu.c
 tests_train_unit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/apps/train -I$(top_srcdir)/tests
 tests_train_unit_CFLAGS = $(TRAIN_CFLAGS)
+tests_train_unit_LDADD = $(LDADD) $(BLAS_LIBS)
 TESTS += tests/train_unit
 #   pipe_unit        the pipeline's arithmetic: weight prediction and
 #                    gap-aware against serial references, the balanced
@@ -31,6 +32,7 @@ tests_pipe_unit_SOURCES = tests/pipe_unit.c apps/train/pipe_wp.c apps/train/pipe
 	apps/train/layer.c
 tests_pipe_unit_CPPFLAGS = $(tests_train_unit_CPPFLAGS)
 tests_pipe_unit_CFLAGS = $(TRAIN_CFLAGS)
+tests_pipe_unit_LDADD = $(LDADD) $(BLAS_LIBS)
 TESTS += tests/pipe_unit
 #   train_ranks.sh   1 to 4 ranks (uneven slices), --accum, --preload: the
 #                    same losses over 200 steps within 1e-5

@@ -101,8 +101,12 @@ expect 1 "--resume from a corrupt checkpoint" $ok --resume
 KEEP=
 rm -rf "$RUN"
 
+# a malformed test hook is refused as a bad setting is, never read as 0
+HPC_TRAIN_TEST_STOP=0:5.5 expect2 2 "malformed HPC_TRAIN_TEST_STOP" $ok
+grep -q "HPC_TRAIN_TEST_STOP='0:5.5'" "$T/stderr" || fail "the line does not name HPC_TRAIN_TEST_STOP"
+HPC_TRAIN_TEST_WINDOW=two expect 2 "malformed HPC_TRAIN_TEST_WINDOW" $ok
 if ! nvidia-smi -L > /dev/null 2>&1; then
-    expect2 1 "--device cuda without a GPU" $ok --device cuda
+    expect2 2 "--device cuda without a GPU" $ok --device cuda
 fi
 
 # --check-sync: one rank's parameters drift after step 5 (test hook); the

@@ -22,10 +22,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#ifdef HPC_HAVE_CUDA
-#include <cuda_runtime_api.h>
-#endif
-
 typedef struct {
     hpc_coll_t coll;
     hpc_alg_t algs[HPC_ALG_COUNT];
@@ -171,20 +167,12 @@ static const hpc_app_t app = {
 
 static int rank, nranks;
 
-/* ---- buffers ------------------------------------------------------- */
+/* ---- buffers: device ones through libhpc (no CUDA runtime linked) --- */
 static void *buf_alloc(size_t bytes, int dev)
 {
     void *p = NULL;
     if (bytes == 0) bytes = 64;
-#ifdef HPC_HAVE_CUDA
-    if (dev) {
-        if (cudaMalloc(&p, bytes) != cudaSuccess) return NULL;
-        cudaMemset(p, 0, bytes);
-        return p;
-    }
-#else
-    (void)dev;
-#endif
+    if (dev) return hpc_coll_dev_alloc(bytes, &p) == 0 ? p : NULL;
     if (posix_memalign(&p, 4096, bytes)) return NULL;
     memset(p, 0, bytes);
     return p;
@@ -192,41 +180,20 @@ static void *buf_alloc(size_t bytes, int dev)
 
 static void buf_free(void *p, int dev)
 {
-#ifdef HPC_HAVE_CUDA
-    if (dev) {
-        cudaFree(p);
-        return;
-    }
-#else
-    (void)dev;
-#endif
-    free(p);
+    if (dev) hpc_coll_dev_free(p);
+    else free(p);
 }
 
 static void to_buf(void *dst, const void *src, size_t bytes, int dev)
 {
-#ifdef HPC_HAVE_CUDA
-    if (dev) {
-        cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice);
-        return;
-    }
-#else
-    (void)dev;
-#endif
-    memcpy(dst, src, bytes);
+    if (dev) HPC_CHECK(hpc_coll_dev_memcpy(dst, src, bytes));
+    else memcpy(dst, src, bytes);
 }
 
 static void from_buf(void *dst, const void *src, size_t bytes, int dev)
 {
-#ifdef HPC_HAVE_CUDA
-    if (dev) {
-        cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost);
-        return;
-    }
-#else
-    (void)dev;
-#endif
-    memcpy(dst, src, bytes);
+    if (dev) HPC_CHECK(hpc_coll_dev_memcpy(dst, src, bytes));
+    else memcpy(dst, src, bytes);
 }
 
 /* ---- element values for --check ------------------------------------ */
@@ -696,7 +663,7 @@ static void check_sizes_and_outputs(void)
 }
 
 /* What only makes sense once all options are in. */
-static void check_options(MPI_Comm comm)
+static void check_options(void)
 {
     check_sizes_and_outputs();
     if (o.root >= nranks)
@@ -708,9 +675,10 @@ static void check_options(MPI_Comm comm)
             hpc_app_exit(HPC_EXIT_USAGE, "-a: %s has no algorithm '%s' (it has %s)", hpc_coll_name(o.coll),
                          hpc_alg_name(o.algs[i]), hpc_coll_alg_names(o.coll, has, sizeof has));
     if (o.device) {
-        int have = hpc_gpu_count() > 0, all = 0;
-        HPC_CHECK(hpc_allreduce(&have, &all, 1, HPC_INT32, HPC_MIN, comm, HPC_ALG_NATIVE));
-        if (!all) hpc_app_exit(HPC_EXIT_DATA, "--mem cuda: no GPU on %s", have ? "some ranks" : "this node");
+        /* what this node lacks (the CUDA module, a library it needs, a
+         * device): a request it cannot serve, one line, exit 2 */
+        const char *no = hpc_gpu_unavailable();
+        hpc_app_agree(no ? HPC_EXIT_USAGE : 0, "--mem cuda: rank %d (%s): %s", rank, hpc_hostname(), no);
     }
     double need = 0;
     for (int c = 0; c < HPC_COLL_COUNT; c++)
@@ -813,7 +781,7 @@ int main(int argc, char **argv)
     rank = hpc_rank();
     nranks = hpc_size();
     if (o.simulate) return simulate_main();
-    check_options(comm);
+    check_options();
     /* rank 0 gathers the tables in memory; they are written at the end */
     char *csv_text = NULL, *tune_text = NULL;
     size_t csv_len = 0, tune_len = 0;

@@ -26,7 +26,7 @@ static const hpc_opt_t options[] = {
              "also run every collective with every algorithm, blocking and nonblocking, at small "
              "sizes with several types and operations, against MPI's own; exit 1 if any case fails"),
     HPC_FLAG("device", 0, &with_device, 0,
-             "with --selftest: also device (GPU) buffers; exit 1 without a usable GPU on every rank"),
+             "with --selftest: also device (GPU) buffers; exit 2 without a usable GPU on every rank"),
     HPC_FLAG("verbose", 'v', &verbose, 0, "with --selftest: one line per case, not only failures"),
     HPC_OPTS_END};
 
@@ -37,7 +37,9 @@ static const hpc_app_t app = {
     .about = "Show how the ranks of a job were placed: one row per rank with its host, node "
              "id, local rank, the CPU cores it may run on, the BLAS/OpenMP threads libhpc chose "
              "for it (u: set by the user), and the GPU it is bound to (index, name, PCI bus id) "
-             "or \"none\".  Then the MPI library, the launcher detected, and warnings: ranks "
+             "or \"none\".  Then the MPI library, the launcher detected, the GPU stack (CUDA "
+             "runtime and driver versions, NCCL, the module libhpc opened; or why there is "
+             "none), and warnings: ranks "
              "sharing a GPU, ranks sharing cores, launcher and MPI disagreeing.  Run it like "
              "the job it stands for.",
     .opts = options,
@@ -54,8 +56,8 @@ static const hpc_app_t app = {
               "--selftest its counts as \"selftest\" (run without --json to see which cases\n"
               "failed).\n"
               "\n"
-              "Exit status: 0 success, 1 failure (self-test failures, --device without a GPU),\n"
-              "2 bad usage.\n",
+              "Exit status: 0 success, 1 failure (self-test failures), 2 bad usage (and\n"
+              "--device without a usable GPU on every rank: the line names what is missing).\n",
     .guide = "README.md"};
 
 static void describe(rank_rec_t *r)
@@ -120,6 +122,8 @@ static void print_table(const rank_rec_t *r, int n, const char *mpi, const char 
     printf("libhpc:    %s (CUDA %s, NCCL %s, CUDA-aware MPI %s)\n", hpc_version(),
            hpc_have_cuda() ? "yes" : "no", hpc_have_nccl() ? "yes" : "no",
            hpc_coll_cuda_aware() ? "yes" : "no");
+    /* rank 0's view: the runtime and driver versions, or why there is none */
+    printf("GPU stack: %s\n", hpc_gpu_stack());
     for (int i = 0; i < nw; i++) printf("warning: %s\n", w[i]);
 }
 
@@ -147,6 +151,8 @@ static void print_json(const rank_rec_t *r, int n, const char *mpi, const char *
     printf(", \"build\": {\"cuda\": %s, \"nccl\": %s}, \"cuda_aware_mpi\": %s",
            hpc_have_cuda() ? "true" : "false", hpc_have_nccl() ? "true" : "false",
            hpc_coll_cuda_aware() ? "true" : "false");
+    printf(", \"gpu_stack\": ");
+    json_str(hpc_gpu_stack());
     printf(", \"ranks\": [\n");
     for (int i = 0; i < n; i++) {
         printf("  {\"rank\": %d, \"host\": ", r[i].rank);
@@ -178,19 +184,13 @@ static void print_json(const rank_rec_t *r, int n, const char *mpi, const char *
     printf("}\n");
 }
 
-/* --device asks for GPU buffers: every rank must have one, or say who not */
+/* --device asks for GPU buffers: every rank must have one, or the first
+ * without says what it lacks (a request this node cannot serve: exit 2) */
 static void require_gpus(void)
 {
-    int mine = hpc_have_cuda() && hpc_gpu() >= 0 ? hpc_size() : hpc_rank(), first = 0;
-    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, hpc_comm_world());
-    if (first == hpc_size()) return;
-    char host[64] = "";
-    if (hpc_rank() == first) snprintf(host, sizeof host, "%.63s", hpc_hostname());
-    MPI_Bcast(host, sizeof host, MPI_CHAR, first, hpc_comm_world());
-    if (!hpc_have_cuda())
-        hpc_app_exit(HPC_EXIT_DATA, "--device: this libhpc was built without CUDA (configure --with-cuda)");
-    hpc_app_exit(HPC_EXIT_DATA, "--device: rank %d on %s has no usable GPU (see the gpu column of hpc-info)",
-                 first, host);
+    const char *no = hpc_gpu_unavailable();
+    if (!no && hpc_gpu() < 0) no = "not bound to a GPU (HPC_GPU_BIND)";
+    hpc_app_agree(no ? HPC_EXIT_USAGE : 0, "--device: rank %d (%s): %s", hpc_rank(), hpc_hostname(), no);
 }
 
 int main(int argc, char **argv)

@@ -14,11 +14,14 @@
 
 int main(int argc, char **argv)
 {
+    int64_t v[3] = {0, 0, 3};
+    for (int i = 1; i < argc && i < 4; i++)
+        if (hpc_parse_int64(argv[i], &v[i - 1]) < 0 || v[i - 1] < 1 || v[i - 1] > 1000000) argc = 0;
     if (argc < 3) {
-        fprintf(stderr, "usage: dgemm_bench N THREADS [REPS [float32]]\n");
+        fprintf(stderr, "usage: dgemm_bench N THREADS [REPS [float32]] (positive integers)\n");
         return 2;
     }
-    int n = atoi(argv[1]), th = atoi(argv[2]), reps = argc > 3 ? atoi(argv[3]) : 3;
+    int n = (int)v[0], th = (int)v[1], reps = (int)v[2];
     int f32 = argc > 4 && !strcmp(argv[4], "float32");
     size_t es = f32 ? 4 : 8, nn = (size_t)n * n;
     char *a = malloc(nn * es), *b = malloc(nn * es), *c = malloc(nn * es);

@@ -7,7 +7,9 @@
  * Row-major C = A B is column-major C^T = B^T A^T: cuBLAS gets the
  * operands swapped and no transposes.  cuBLAS is opened at run time, for
  * --device cuda only (hpc_dlsyms): linked, it would cost every CPU run
- * about 200 MiB of resident memory.
+ * about 200 MiB of resident memory.  This file is a module of its own,
+ * hpckit/hpc-matmul-cuda.so (gpu_load.c opens it), so that hpc-matmul
+ * needs no CUDA runtime to start.
  */
 #include <cuda_runtime_api.h>
 #include <cublas_v2.h>
@@ -110,7 +112,13 @@ static const char *g_why(void) { return why; }
 
 static const mm_ops_t ops = {"cuda", g_alloc, g_release, g_upload, g_download, g_pack, g_gemm, g_sync, g_why};
 
-extern "C" const mm_ops_t *mm_gpu_ops(void)
+/* The module's one export: the operations, once cuBLAS is open and its
+ * stream made; NULL with the reason in err[len] where not. */
+extern "C" HPC_DL_EXPORT const mm_ops_t *matmul_cuda_ops(char *err, size_t len)
 {
+    if (start() < 0) {
+        snprintf(err, len, "%s", why);
+        return NULL;
+    }
     return &ops;
 }

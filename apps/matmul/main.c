@@ -63,9 +63,9 @@ static const mm_ops_t *gpu_ops(const mm_opts_t *o)
  * multiply, so the tests can see --verify catch a wrong element. */
 static void test_corrupt(const mm_dist_t *d, int dtype, void *c)
 {
-    const char *s = getenv("HPC_MATMUL_TEST_CORRUPT");
-    long long i, j;
-    if (!s || sscanf(s, "%lld,%lld", &i, &j) != 2) return;
+    int64_t ij[2];
+    if (hpc_app_test_hook("HPC_MATMUL_TEST_CORRUPT", 2, ij) != 2) return;
+    int64_t i = ij[0], j = ij[1];
     if (i < d->am0 || i >= d->am0 + d->amr || j < d->bn0 || j >= d->bn0 + d->bnc) return;
     int64_t at = (i - d->am0) * d->bnc + (j - d->bn0);
     if (dtype == MM_F32) ((float *)c)[at] += 1.0f;

@@ -25,8 +25,11 @@ typedef struct {
     const char *(*why)(void);
 } mm_ops_t;
 
-/* The GPU's operations (gpu.cu), or NULL in a build without CUDA
- * (gpu_none.c).  dtype: 0 float64, 1 float32. */
+/* The GPU's operations: gpu.cu, the module hpckit/hpc-matmul-cuda.so,
+ * whose matmul_cuda_ops() this is, opened by gpu_load.c.  Collective:
+ * without a GPU, the module or cuBLAS on some rank, every rank exits 2
+ * with one line.  dtype: 0 float64, 1 float32. */
+#define MM_CUDA_MODULE "hpc-matmul-cuda"
 const mm_ops_t *mm_gpu_ops(void);
 
 #endif

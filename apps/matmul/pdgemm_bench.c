@@ -39,12 +39,16 @@ static double *local(int rows, int cols, int nb, int ctx, int pr, int pc, int r,
 
 int main(int argc, char **argv)
 {
-    if (hpc_init(&argc, &argv) < 0 || argc < 7) {
-        fprintf(stderr, "usage: pdgemm_bench M N K PR PC NB [REPS]\n");
+    int64_t v[7] = {0, 0, 0, 0, 0, 0, 3};
+    int ok = hpc_init(&argc, &argv) == 0 && argc >= 7;
+    for (int i = 1; ok && i < argc && i < 8; i++)
+        ok = hpc_parse_int64(argv[i], &v[i - 1]) == 0 && v[i - 1] >= 1 && v[i - 1] <= 1000000000;
+    if (!ok) {
+        fprintf(stderr, "usage: pdgemm_bench M N K PR PC NB [REPS] (positive integers)\n");
         return 2;
     }
-    int m = atoi(argv[1]), n = atoi(argv[2]), k = atoi(argv[3]), pr = atoi(argv[4]), pc = atoi(argv[5]);
-    int nb = atoi(argv[6]), reps = argc > 7 ? atoi(argv[7]) : 3, ctx, r, c, one = 1;
+    int m = (int)v[0], n = (int)v[1], k = (int)v[2], pr = (int)v[3], pc = (int)v[4];
+    int nb = (int)v[5], reps = (int)v[6], ctx, r, c, one = 1;
     if (pr * pc != hpc_size()) {
         if (hpc_rank() == 0) fprintf(stderr, "pdgemm_bench: %dx%d grid on %d ranks\n", pr, pc, hpc_size());
         hpc_finalize();

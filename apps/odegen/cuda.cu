@@ -12,6 +12,10 @@
  * No MPI header here (nvcc does not know its include path); the
  * interface is ode_cuda.h.  The batch is copied to the device, integrated, and copied back; the
  * caller writes it to HDF5 in chunks as on the CPU.
+ *
+ * This file is a module of its own, hpckit/hpc-odegen-cuda.so, opened
+ * for --device cuda only (cuda_load.c), so that hpc-odegen needs no CUDA
+ * runtime to start: its three functions are the module's exports.
  */
 #include "config.h"
 
@@ -23,6 +27,7 @@
 #include "dp45.h"
 
 #include "ode_cuda.h"
+#include "hpc_dl.h"
 
 struct ode_cuda {
     ode_prob_t prob;          /* device copy of the pointers inside */
@@ -43,6 +48,8 @@ __global__ void odegen_kernel(ode_prob_t p, int64_t n, const double *x0, double 
         dp45_solve(&p, 1, x0 + i * p.dim, y + i * p.nt * p.dim, st + i, w, stride);
 }
 
+extern "C" HPC_DL_EXPORT void odegen_cuda_close(ode_cuda_t *c);
+
 static int cuda_fail(cudaError_t e, const char *what, char *err, size_t errlen)
 {
     snprintf(err, errlen, "--device cuda: %s: %s", what, cudaGetErrorString(e));
@@ -53,12 +60,12 @@ static int cuda_fail(cudaError_t e, const char *what, char *err, size_t errlen)
     do {                                                    \
         cudaError_t e_ = (call);                            \
         if (e_ != cudaSuccess) {                            \
-            ode_cuda_close(c);                              \
+            odegen_cuda_close(c);                           \
             return cuda_fail(e_, what, err, errlen);        \
         }                                                   \
     } while (0)
 
-extern "C" int ode_cuda_open(const ode_prob_t *p, int64_t nmax, ode_cuda_t **out, char *err,
+extern "C" HPC_DL_EXPORT int odegen_cuda_open(const ode_prob_t *p, int64_t nmax, ode_cuda_t **out, char *err,
                              size_t errlen)
 {
     int ndev = 0;
@@ -95,7 +102,7 @@ extern "C" int ode_cuda_open(const ode_prob_t *p, int64_t nmax, ode_cuda_t **out
     return 0;
 }
 
-extern "C" int ode_cuda_solve(ode_cuda_t *c, int64_t n, const double *x0, double *yout,
+extern "C" HPC_DL_EXPORT int odegen_cuda_solve(ode_cuda_t *c, int64_t n, const double *x0, double *yout,
                               ode_stat_t *stat, char *err, size_t errlen)
 {
     size_t D = (size_t)c->prob.dim, NT = (size_t)c->prob.nt;
@@ -122,7 +129,7 @@ extern "C" int ode_cuda_solve(ode_cuda_t *c, int64_t n, const double *x0, double
     return 0;
 }
 
-extern "C" void ode_cuda_close(ode_cuda_t *c)
+extern "C" HPC_DL_EXPORT void odegen_cuda_close(ode_cuda_t *c)
 {
     if (!c)
         return;

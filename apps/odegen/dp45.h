@@ -114,7 +114,7 @@ typedef struct {
 /* Loop over components i and lanes l (lanes innermost: that loop is the
  * one that vectorises); DP_IX is the element's index in a [dim][st] block. */
 #define DP_LOOP for (int i = 0; i < D; i++) for (int l = 0; l < ODE_LANES; l++)
-#define DP_IX (i * st + l)
+#define DP_IX (i * st + l)   /* 64-bit: st is ode_ix_t */
 
 ODE_FN double dp_min_step(double t)
 {
@@ -131,7 +131,7 @@ ODE_FN int dp_finite(double x)
 /* select_initial_step, vectorised over the group.                    */
 /* ---------------------------------------------------------------- */
 ODE_FN void dp_init_group(const ode_prob_t *p, int64_t first, int64_t count,
-                          const double *x0, double *w, int st, dp_lanes_t *L)
+                          const double *x0, double *w, ode_ix_t st, dp_lanes_t *L)
 {
     const int D = p->dim;
     double *iy = w + DP_IY0 * D * st, *if0 = w + DP_IF0 * D * st;
@@ -210,7 +210,7 @@ ODE_FN void dp_init_group(const ode_prob_t *p, int64_t first, int64_t count,
 
 /* A lane is done: store its counters, NaN the grid rows not reached and
  * park the lane on harmless values (zeros) so idle arithmetic stays cheap. */
-ODE_FN void dp_finish(const ode_prob_t *p, int l, int status, double *w, int st,
+ODE_FN void dp_finish(const ode_prob_t *p, int l, int status, double *w, ode_ix_t st,
                       dp_lanes_t *L, double *yout, ode_stat_t *stat)
 {
     const int D = p->dim;
@@ -244,7 +244,7 @@ ODE_FN void dp_start_step(const ode_prob_t *p, int l, dp_lanes_t *L)
 }
 
 /* Set up the next attempt in lane l; 0 if the lane had to stop. */
-ODE_FN int dp_prepare(const ode_prob_t *p, int l, double *w, int st, dp_lanes_t *L,
+ODE_FN int dp_prepare(const ode_prob_t *p, int l, double *w, ode_ix_t st, dp_lanes_t *L,
                       double *yout, ode_stat_t *stat)
 {
     if (L->habs[l] < L->minstep[l]) {
@@ -268,7 +268,7 @@ ODE_FN int dp_prepare(const ode_prob_t *p, int l, double *w, int st, dp_lanes_t 
 
 /* Put the next ready trajectory into empty lane l; 0 if none is left. */
 ODE_FN int dp_refill(const ode_prob_t *p, int l, int64_t *next, int64_t end,
-                     const double *x0, double *w, int st, dp_lanes_t *L,
+                     const double *x0, double *w, ode_ix_t st, dp_lanes_t *L,
                      double *yout, ode_stat_t *stat)
 {
     const int D = p->dim;
@@ -305,10 +305,10 @@ ODE_FN int dp_refill(const ode_prob_t *p, int l, int64_t *next, int64_t end,
 /* ---------------------------------------------------------------- */
 /* One attempted step in every lane (idle lanes compute on zeros).   */
 /* ---------------------------------------------------------------- */
-ODE_FN void dp_attempt(const ode_prob_t *p, double *w, int st, dp_lanes_t *L)
+ODE_FN void dp_attempt(const ode_prob_t *p, double *w, ode_ix_t st, dp_lanes_t *L)
 {
     const int D = p->dim;
-    const int n = D * st;
+    const ode_ix_t n = D * st;
     double *K0 = w, *K1 = w + n, *K2 = w + 2 * n, *K3 = w + 3 * n, *K4 = w + 4 * n,
            *K5 = w + 5 * n, *K6 = w + 6 * n;
     double *y = w + DP_Y * n, *yn = w + DP_YNEW * n, *yt = w + DP_YTMP * n;
@@ -359,11 +359,11 @@ ODE_FN void dp_attempt(const ode_prob_t *p, double *w, int st, dp_lanes_t *L)
 }
 
 /* Dense output of the accepted lanes at every grid time they passed. */
-ODE_FN void dp_dense(const ode_prob_t *p, double *w, int st, dp_lanes_t *L,
+ODE_FN void dp_dense(const ode_prob_t *p, double *w, ode_ix_t st, dp_lanes_t *L,
                      double *yout)
 {
     const int D = p->dim;
-    const int n = D * st;
+    const ode_ix_t n = D * st;
     const double *K = w, *y = w + DP_Y * n;
     double *Q = w + DP_Q * n, *yt = w + DP_YTMP * n;
     double x[ODE_LANES], p2[ODE_LANES], p3[ODE_LANES], p4[ODE_LANES];
@@ -423,10 +423,10 @@ ODE_FN void dp_dense(const ode_prob_t *p, double *w, int st, dp_lanes_t *L,
 /* lane l of block b, component i at w[b*dim*st + i*st + l].           */
 /* ---------------------------------------------------------------- */
 ODE_FN void dp45_solve(const ode_prob_t *p, int64_t n, const double *x0,
-                       double *yout, ode_stat_t *stat, double *w, int st)
+                       double *yout, ode_stat_t *stat, double *w, ode_ix_t st)
 {
     const int D = p->dim;
-    const int nn = D * st;
+    const ode_ix_t nn = D * st;
     dp_lanes_t L;
     int64_t next = 0, end = n;
     int nact = 0;

@@ -72,18 +72,16 @@ typedef struct {
  * Lets the resume test stop a run at a known point; nothing else reads it. */
 static void test_kill_setup(run_t *r)
 {
-    const char *s = getenv("HPC_ODEGEN_TEST_KILL");
-    long long k = -1;
+    int64_t v[2];
     r->kill_rank = -1;
-    if (s && sscanf(s, "%d:%lld", &r->kill_rank, &k) == 2)
-        r->kill_after = k;
-    else
-        r->kill_rank = -1;
+    if (hpc_app_test_hook("HPC_ODEGEN_TEST_KILL", 2, v) == 2) {
+        r->kill_rank = (int)v[0];
+        r->kill_after = v[1];
+    }
     /* HPC_ODEGEN_TEST_PACE=MS: sleep MS milliseconds after each chunk, so a
      * test that interrupts a run from outside (kill -9, Slurm's signal)
      * finds it still running however fast the machine is */
-    s = getenv("HPC_ODEGEN_TEST_PACE");
-    r->pace_ms = s ? atol(s) : 0;
+    r->pace_ms = hpc_app_test_hook("HPC_ODEGEN_TEST_PACE", 1, v) == 1 ? (long)v[0] : 0;
 }
 
 static void test_pace(const run_t *r, int nchunks)

@@ -1,5 +1,8 @@
-/* ode_cuda.h - the GPU engine's interface (cuda.cu; stubs in solver.c
- * when built without CUDA).  No MPI or HDF5 here: nvcc includes it. */
+/* ode_cuda.h - the GPU engine's interface.  The engine (cuda.cu) is the
+ * module hpckit/hpc-odegen-cuda.so, whose odegen_cuda_open, _solve and
+ * _close have the signatures below; the program's ode_cuda_* (cuda_load.c)
+ * open it at the first ode_cuda_open.  No MPI or HDF5 here: nvcc
+ * includes it. */
 #ifndef ODE_CUDA_H
 #define ODE_CUDA_H
 
@@ -12,8 +15,10 @@ extern "C" {
 #endif
 
 typedef struct ode_cuda ode_cuda_t;
+#define ODE_CUDA_MODULE "hpc-odegen-cuda"
 /* Set up the GPU for problems like p and batches of up to nmax
- * trajectories.  0 or -1 with a reason in err. */
+ * trajectories.  0 or -1 with a reason in err.  Collective: every rank
+ * must have a GPU and the module, or all exit 2 with one line. */
 int ode_cuda_open(const ode_prob_t *p, int64_t nmax, ode_cuda_t **out, char *err, size_t errlen);
 int ode_cuda_solve(ode_cuda_t *c, int64_t n, const double *x0, double *yout, ode_stat_t *stat,
                    char *err, size_t errlen);

@@ -14,6 +14,11 @@
 
 #define ODE_MAXPAR 4
 
+/* Indices into the [dim][st] arrays: 64-bit.  On the GPU st is the thread
+ * count (up to 65,536), so the scratch's 18 * dim * st elements pass 2^31
+ * above dim ~ 1,800 (tests/odegen_layout checks this on the CPU). */
+typedef int64_t ode_ix_t;
+
 /* The systems, as an X-macro list: X(ENUM, name).  Adding a system is one
  * line here, one rhs_NAME() in ode_rhs.h and one entry in systems.c. */
 #define ODE_SYSTEM_LIST(X) \

@@ -20,7 +20,7 @@
 
 /* dx_i/dt = -x_i t - x_i^2 + sin(x_i), any dim (the classic example). */
 ODE_FN void rhs_decay_sin(const ode_prob_t *p, const double *ODE_RESTRICT t,
-                          const double *ODE_RESTRICT y, double *ODE_RESTRICT f, int st)
+                          const double *ODE_RESTRICT y, double *ODE_RESTRICT f, ode_ix_t st)
 {
     int bad = 0;
     for (int i = 0; i < p->dim; i++)
@@ -40,7 +40,7 @@ ODE_FN void rhs_decay_sin(const ode_prob_t *p, const double *ODE_RESTRICT t,
 
 /* Lorenz 1963: sigma, rho, beta. */
 ODE_FN void rhs_lorenz(const ode_prob_t *p, const double *ODE_RESTRICT t,
-                       const double *ODE_RESTRICT y, double *ODE_RESTRICT f, int st)
+                       const double *ODE_RESTRICT y, double *ODE_RESTRICT f, ode_ix_t st)
 {
     const double sigma = p->par[0], rho = p->par[1], beta = p->par[2];
     (void)t;
@@ -54,7 +54,7 @@ ODE_FN void rhs_lorenz(const ode_prob_t *p, const double *ODE_RESTRICT t,
 
 /* Van der Pol oscillator: x'' = mu (1 - x^2) x' - x as a first-order system. */
 ODE_FN void rhs_vanderpol(const ode_prob_t *p, const double *ODE_RESTRICT t,
-                          const double *ODE_RESTRICT y, double *ODE_RESTRICT f, int st)
+                          const double *ODE_RESTRICT y, double *ODE_RESTRICT f, ode_ix_t st)
 {
     const double mu = p->par[0];
     (void)t;
@@ -67,7 +67,7 @@ ODE_FN void rhs_vanderpol(const ode_prob_t *p, const double *ODE_RESTRICT t,
 
 /* Lotka-Volterra predator-prey: x' = alpha x - beta x y, y' = -gamma y + delta x y. */
 ODE_FN void rhs_lotka_volterra(const ode_prob_t *p, const double *ODE_RESTRICT t,
-                               const double *ODE_RESTRICT y, double *ODE_RESTRICT f, int st)
+                               const double *ODE_RESTRICT y, double *ODE_RESTRICT f, ode_ix_t st)
 {
     const double al = p->par[0], be = p->par[1], ga = p->par[2], de = p->par[3];
     (void)t;
@@ -81,7 +81,7 @@ ODE_FN void rhs_lotka_volterra(const ode_prob_t *p, const double *ODE_RESTRICT t
 /* Kuramoto oscillators: theta_i' = omega_i + (K/N) sum_j sin(theta_j - theta_i),
  * omega = p->vec (drawn from the seed by the front end). */
 ODE_FN void rhs_kuramoto(const ode_prob_t *p, const double *ODE_RESTRICT t,
-                         const double *ODE_RESTRICT y, double *ODE_RESTRICT f, int st)
+                         const double *ODE_RESTRICT y, double *ODE_RESTRICT f, ode_ix_t st)
 {
     const int n = p->dim;
     const double kn = p->par[0] / n;
@@ -113,7 +113,7 @@ ODE_FN void rhs_kuramoto(const ode_prob_t *p, const double *ODE_RESTRICT t,
 /* Dispatch by system id (a switch, not a function pointer, so that the
  * same code runs in a CUDA kernel). */
 ODE_FN void ode_rhs(const ode_prob_t *p, const double *ODE_RESTRICT t,
-                    const double *ODE_RESTRICT y, double *ODE_RESTRICT f, int st)
+                    const double *ODE_RESTRICT y, double *ODE_RESTRICT f, ode_ix_t st)
 {
     switch (p->sys) {
 #define ODE_X_CASE(E, n) case ODE_SYS_##E: rhs_##n(p, t, y, f, st); break;

@@ -65,14 +65,14 @@ static int take_normal(const char *v, void *dest, char *err, size_t len)
 static int take_shard(const char *v, void *dest, char *err, size_t len)
 {
     (void)dest;
-    long long i, n;
-    char extra;
-    if (sscanf(v, "%lld/%lld%c", &i, &n, &extra) != 2 || n < 1 || i < 0 || i >= n || n > 1000000) {
+    int64_t in[2];
+    if (hpc_parse_int64s(v, "/", in, 2) < 0 || in[1] < 1 || in[0] < 0 || in[0] >= in[1] || in[1] > 1000000) {
+        hpc_error_clear();
         snprintf(err, len, "expected I/N with 0 <= I < N (array task I of N)");
         return -1;
     }
-    a.shard = i;
-    a.shards = n;
+    a.shard = in[0];
+    a.shards = in[1];
     return 0;
 }
 
@@ -206,11 +206,12 @@ const hpc_app_t ode_app = {
         "\n"
         "Exit status: 0 success; 1 bad data or I/O (existing output without\n"
         "--force/--resume, unwritable output or not enough space for it, --resume\n"
-        "on a file from other options, another run writing the same output, no\n"
-        "usable GPU for --device cuda, --join with a shard missing, unfinished or\n"
-        "made with other options); 2 bad option or value; 75 stopped by SIGUSR1,\n"
-        "SIGTERM or Ctrl-C with FILE.partial resumable (run again with --resume); a\n"
-        "second Ctrl-C aborts at once (the .partial stays resumable).\n"
+        "on a file from other options, another run writing the same output, --join\n"
+        "with a shard missing, unfinished or made with other options); 2 bad option\n"
+        "or value, or --device cuda where a rank lacks a GPU or the CUDA module (the\n"
+        "line names what is missing); 75 stopped by SIGUSR1, SIGTERM or Ctrl-C with\n"
+        "FILE.partial resumable (run again with --resume); a second Ctrl-C aborts at\n"
+        "once (the .partial stays resumable).\n"
         "\n"
         "Environment: HPC_PROGRESS=SECONDS: a progress line every SECONDS when\n"
         "stderr is not a terminal (default 60; 0: none); HPC_LOG=info HPC_LOG_ALL=1\n"

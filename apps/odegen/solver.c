@@ -46,29 +46,3 @@ void ode_solve_cpu(const ode_prob_t *p, int64_t n, const double *x0, double *you
 {
     dp45_solve(p, n, x0, yout, stat, scratch, ODE_LANES);
 }
-
-#ifndef HPC_HAVE_CUDA
-/* Built without CUDA: --device cuda says so clearly at run time. */
-int ode_cuda_open(const ode_prob_t *p, int64_t nmax, ode_cuda_t **out, char *err, size_t errlen)
-{
-    (void)p;
-    (void)nmax;
-    (void)out;
-    snprintf(err, errlen, "--device cuda: this hpc-odegen was built without CUDA "
-             "(configure found no nvcc/cudart)");
-    return -1;
-}
-
-int ode_cuda_solve(ode_cuda_t *c, int64_t n, const double *x0, double *yout, ode_stat_t *stat,
-                   char *err, size_t errlen)
-{
-    (void)c; (void)n; (void)x0; (void)yout; (void)stat;
-    snprintf(err, errlen, "built without CUDA");
-    return -1;
-}
-
-void ode_cuda_close(ode_cuda_t *c)
-{
-    (void)c;
-}
-#endif

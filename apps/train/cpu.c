@@ -83,12 +83,3 @@ void train_dev_fatal(const char *msg)
 {
     hpc_app_fatal(HPC_EXIT_DATA, "%s", msg);
 }
-
-#ifndef HPC_HAVE_CUDA
-#include <stdio.h>
-const train_dev_t *train_dev_cuda(char *err, size_t len)
-{
-    snprintf(err, len, "--device cuda: this hpc-train was built without CUDA");
-    return NULL;
-}
-#endif

@@ -1,8 +1,8 @@
 /* cuda.cu - the GPU device of hpc-train: the table of dev.h with cuBLAS
  * GEMMs and small CUDA kernels, everything on the legacy default stream,
  * which libhpc's collectives wait for before they reduce a device buffer
- * (NCCL runs on a stream of its own, so a bucket's allreduce overlaps the
- * rest of backward).
+ * (an event; NCCL runs on a non-blocking stream of its own, so a bucket's
+ * allreduce overlaps the rest of backward, which does not wait for it).
  *
  * The kernels compute what the CPU's compute, in the same order where it
  * matters (the bias gradient sums rows in order; sums of losses and
@@ -10,7 +10,10 @@
  * in order), so a run on the GPU follows the CPU run's losses closely
  * (tests/train_cuda.sh: within 1e-4 over 100 steps).  local.mk compiles
  * it with --fmad=false, so elementwise operations round as on the CPU.
- * No MPI header here: errors go to train_dev_fatal (cpu.c).
+ * No MPI header here: errors go to the fatal function the program passes
+ * (cpu.c's train_dev_fatal).  This file is a module of its own,
+ * hpckit/hpc-train-cuda.so, opened for --device cuda only (cuda_load.c),
+ * so that hpc-train needs no CUDA runtime to start.
  *
  * cuBLAS is opened with dlopen when --device cuda asks for it, not
  * linked: loading libcublas costs every process about 200 MiB of resident
@@ -32,6 +35,7 @@
 #define STR(x) STR_(x)
 
 static cublasHandle_t blas;
+static void (*fatal)(const char *msg);    /* the program's train_dev_fatal */
 /* the three cuBLAS calls, from libcublas.so.<major> */
 static struct {
     decltype(&cublasCreate_v2) create;
@@ -57,7 +61,7 @@ static void check(cudaError_t e, const char *what)
     if (e != cudaSuccess) {
         char msg[256];
         snprintf(msg, sizeof msg, "CUDA: %s: %s", what, cudaGetErrorString(e));
-        train_dev_fatal(msg);
+        fatal(msg);
     }
 }
 
@@ -66,7 +70,7 @@ static void check_blas(cublasStatus_t s, const char *what)
     if (s != CUBLAS_STATUS_SUCCESS) {
         char msg[256];
         snprintf(msg, sizeof msg, "cuBLAS: %s: status %d", what, (int)s);
-        train_dev_fatal(msg);
+        fatal(msg);
     }
 }
 
@@ -218,7 +222,7 @@ static double loss(loss_kind_t kind, int m, int n, const float *yhat, const floa
     else k_mse<<<nb, THREADS>>>(m, n, yhat, y, scale, dy, part);
     check(cudaGetLastError(), "loss");
     double *h = (double *)malloc((size_t)m * sizeof *h), s = 0;
-    if (!h) train_dev_fatal("out of memory for the loss");
+    if (!h) fatal("out of memory for the loss");
     g_to_host(h, part, (size_t)m * sizeof *h);
     for (int i = 0; i < m; i++) s += h[i];
     free(h);
@@ -306,32 +310,44 @@ static void sync(void)
     check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
 }
 
+/* the legacy stream only: libhpc's NCCL and copies run on non-blocking
+ * streams, which this does not wait for */
+static void sync_compute(void)
+{
+    check(cudaStreamSynchronize(0), "cudaStreamSynchronize (legacy stream)");
+}
+
 static train_dev_t gpu;
 
-extern "C" const train_dev_t *train_dev_cuda(char *err, size_t len)
+/* The module's one export: the GPU device, or -1 with the reason in err
+ * (the GPU fails), -2 (cuBLAS cannot be loaded: a missing library, which
+ * the program reports as it reports a missing module).  fatal ends the
+ * job on a failure later. */
+extern "C" HPC_DL_EXPORT int train_cuda_open(void (*fatal_fn)(const char *), const train_dev_t **out, char *err,
+                                             size_t len)
 {
-    int n = 0, dev = -1;
-    cudaError_t e = cudaGetDeviceCount(&n);
-    if (e != cudaSuccess || n == 0) {
-        snprintf(err, len, "--device cuda: no usable GPU (%s)",
-                 e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device");
-        return NULL;
-    }
-    if ((e = cudaGetDevice(&dev)) != cudaSuccess || cudaFree(0) != cudaSuccess) {
+    int dev = -1;
+    fatal = fatal_fn;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e != cudaSuccess || (e = cudaFree(0)) != cudaSuccess) {
         snprintf(err, len, "--device cuda: GPU %d cannot be used (%s)", dev, cudaGetErrorString(e));
-        return NULL;
+        return -1;
     }
     const char *why = blas ? NULL : blas_open();
     if (why) {
         snprintf(err, len, "--device cuda: cannot load cuBLAS (%s)", why);
-        return NULL;
+        return -2;
     }
     if (!blas && cb.create(&blas) != CUBLAS_STATUS_SUCCESS) {
         snprintf(err, len, "--device cuda: cuBLAS cannot start on GPU %d", dev);
-        return NULL;
+        return -1;
     }
     /* the CPU's arithmetic: no TF32 tensor cores for float32 GEMMs */
-    cb.math(blas, CUBLAS_DEFAULT_MATH);
+    cublasStatus_t st = cb.math(blas, CUBLAS_DEFAULT_MATH);
+    if (st != CUBLAS_STATUS_SUCCESS) {
+        snprintf(err, len, "--device cuda: cuBLAS refuses its default math mode (status %d)", (int)st);
+        return -1;
+    }
     gpu.name = "cuda";
     gpu.alloc = g_alloc;
     gpu.release = g_release;
@@ -348,5 +364,7 @@ extern "C" const train_dev_t *train_dev_cuda(char *err, size_t len)
     gpu.sgd = sgd;
     gpu.adam = adam;
     gpu.sync = sync;
-    return &gpu;
+    gpu.sync_compute = sync_compute;
+    *out = &gpu;
+    return 0;
 }

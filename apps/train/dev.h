@@ -71,11 +71,18 @@ typedef struct train_dev {
     void (*sgd)(size_t n, float *p, const float *g, float *buf, const opt_step_t *h);
     void (*adam)(size_t n, float *p, const float *g, float *m, float *v, const opt_step_t *h);
     void (*sync)(void);                                /* work queued so far is done */
+    /* the work this table queued (on the GPU: the legacy default stream)
+     * is done - not libhpc's collectives, which run on streams of their
+     * own; NULL where nothing is queued (the CPU) */
+    void (*sync_compute)(void);
 } train_dev_t;
 
 const train_dev_t *train_dev_cpu(void);
-/* The GPU this rank is bound to, or NULL with the reason in err (no GPU,
- * or a build without CUDA). */
+/* The GPU this rank is bound to (the module hpckit/hpc-train-cuda.so,
+ * cuda.cu, opened by cuda_load.c), or NULL with the reason in err.
+ * Collective: without a GPU, the module or cuBLAS on some rank, every
+ * rank exits 2 with one line. */
+#define TRAIN_CUDA_MODULE "hpc-train-cuda"
 const train_dev_t *train_dev_cuda(char *err, size_t len);
 
 /* A device call failed: one line and the job ends (cpu.c: hpc_app_fatal;

@@ -64,8 +64,8 @@ int loader_open(loader_t *l, const data_t *d, const train_opts_t *o, int rank, i
     l->w_cap = (int64_t)(WINDOW_BYTES / (row * most));
     /* test hook: HPC_TRAIN_TEST_WINDOW=K micro-batches a window, so a small
      * test crosses windows and epochs */
-    const char *hook = getenv("HPC_TRAIN_TEST_WINDOW");
-    if (hook && atol(hook) > 0) l->w_cap = atol(hook);
+    int64_t k;
+    if (hpc_app_test_hook("HPC_TRAIN_TEST_WINDOW", 1, &k) == 1 && k > 0) l->w_cap = k;
     if (l->w_cap < 1 || l->preload) l->w_cap = 1;
     if (l->w_cap > l->per_epoch) l->w_cap = l->per_epoch > 0 ? l->per_epoch : 1;
     l->wx = malloc((size_t)(l->w_cap * l->rank_n * d->nin + 1) * sizeof(float));

@@ -31,19 +31,27 @@ apps_train_hpc_train_SOURCES = apps/train/main.c $(TRAIN_CORE)
 # scalar epilogue (GCC's -O2 default does not), and sqrtf only without
 # errno (IEEE sqrt is exact either way); no fast-math: every element
 # rounds as in scalar code
-TRAIN_CFLAGS = $(AM_CFLAGS) -fvect-cost-model=dynamic -fno-math-errno
+# and no fused multiply-add contraction (GCC's default in GNU C modes and
+# on aarch64): the GPU's kernels (--fmad=false) round as these do
+TRAIN_CFLAGS = $(AM_CFLAGS) -fvect-cost-model=dynamic -fno-math-errno -ffp-contract=off
 apps_train_hpc_train_CFLAGS = $(TRAIN_CFLAGS)
-# cuda.cu: not in SOURCES (see apps/odegen/local.mk); --fmad=false: the
-# elementwise kernels round as the CPU's do
+apps_train_hpc_train_LDADD = $(LDADD) $(BLAS_LIBS)
+# --device cuda: the GPU device (cuda.cu) is a module of its own,
+# PREFIX/lib/hpckit/hpc-train-cuda.so, opened by cuda_load.c only when
+# asked for (no CUDA runtime in the program).  cuda.cu: not in SOURCES
+# (see apps/odegen/local.mk); --fmad=false: the elementwise kernels round
+# as the CPU's do; cuBLAS is opened at run time (hpc_dlsyms, libhpc-core)
+apps_train_hpc_train_SOURCES += apps/train/cuda_load.c
 if HAVE_CUDA
-apps_train_hpc_train_LDADD = apps/train/cuda.lo $(LDADD) $(CUDA_LDFLAGS) $(CUDA_LIBS)
-EXTRA_apps_train_hpc_train_DEPENDENCIES = apps/train/cuda.lo
+pkglib_LTLIBRARIES += apps/train/hpc-train-cuda.la
+apps_train_hpc_train_cuda_la_SOURCES =
+apps_train_hpc_train_cuda_la_LIBADD = apps/train/cuda.lo libhpc/libhpc-core.la $(CUDA_LIBS)
+apps_train_hpc_train_cuda_la_LDFLAGS = $(HPC_MODULE_LDFLAGS)
+EXTRA_apps_train_hpc_train_cuda_la_DEPENDENCIES = apps/train/cuda.lo
 apps/train/cuda.lo: apps/train/cuda.cu apps/train/dev.h apps/train/act_math.h
 	$(AM_V_CC)$(SHELL) $(top_srcdir)/build-aux/cudalt.sh $@ $(NVCC) $(NVCC_FLAGS) --fmad=false \
 		-c $(srcdir)/apps/train/cuda.cu
 CLEANFILES += apps/train/cuda.lo apps/train/cuda.o apps/train/.libs/cuda.o
-else
-apps_train_hpc_train_LDADD = $(LDADD)
 endif
 # the Python side (docs/train.md, "PyTorch both ways")
 trainpythondir = $(pkgdatadir)/python

@@ -29,13 +29,18 @@ typedef struct {
 
 static void hooks_read(hooks_t *h)
 {
-    const char *s;
+    int64_t v[2];
     h->stop_rank = h->desync_rank = -1;
-    if ((s = getenv("HPC_TRAIN_TEST_STOP")) && sscanf(s, "%d:%lld", &h->stop_rank, &h->stop_step) != 2)
-        h->stop_rank = -1;
-    if ((s = getenv("HPC_TRAIN_TEST_DESYNC")) && sscanf(s, "%d:%lld", &h->desync_rank, &h->desync_step) != 2)
-        h->desync_rank = -1;
-    h->pace_ms = (s = getenv("HPC_TRAIN_TEST_PACE")) ? atol(s) : 0;
+    h->stop_step = h->desync_step = -1;
+    if (hpc_app_test_hook("HPC_TRAIN_TEST_STOP", 2, v) == 2) {
+        h->stop_rank = (int)v[0];
+        h->stop_step = v[1];
+    }
+    if (hpc_app_test_hook("HPC_TRAIN_TEST_DESYNC", 2, v) == 2) {
+        h->desync_rank = (int)v[0];
+        h->desync_step = v[1];
+    }
+    h->pace_ms = hpc_app_test_hook("HPC_TRAIN_TEST_PACE", 1, v) == 1 ? (long)v[0] : 0;
 }
 
 static void hooks_after_step(const hooks_t *h, train_t *t)

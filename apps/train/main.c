@@ -178,6 +178,8 @@ int main(int argc, char **argv)
         hpc_app_agree_rc(pipe_open(&t), HPC_EXIT_DATA, "pipeline");
     else
         HPC_CHECK(dp_open(&t.dp, &t.model, 0, t.model.nl, t.g, o.bucket_mb, o.alg, hpc_comm_world()));
+    /* dp_finish waits for backward on the GPU before it times the wait */
+    t.dp.sync_compute = t.dev->sync_compute;
     same_start(&t);
     hpc_app_agree_rc(metrics_open(&t, o.resume ? t.step : -1), HPC_EXIT_DATA, "metrics.csv");
 

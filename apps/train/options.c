@@ -244,10 +244,11 @@ const hpc_app_t train_app = {
         "--init-from file that does not fit --layers, the loss became NaN or infinite:\n"
         "the last good checkpoint is kept); 2 bad option or value (layer sizes that do\n"
         "not fit the data, a batch smaller than the rank count, stages that do not fit\n"
-        "the layers or ranks); 75 stopped by SIGUSR1, SIGTERM or Ctrl-C with\n"
-        "RUNDIR/checkpoint.h5 written: run again with --resume (a second Ctrl-C aborts\n"
-        "at once).  Python: share/hpckit/python/hpckit_torch.py loads a run into\n"
-        "PyTorch and writes --init-from files.\n",
+        "the layers or ranks, --device cuda where a rank lacks a GPU, the CUDA module\n"
+        "or cuBLAS); 75 stopped by SIGUSR1, SIGTERM or Ctrl-C with RUNDIR/checkpoint.h5\n"
+        "written: run again with --resume (a second Ctrl-C aborts at once).  Python:\n"
+        "share/hpckit/python/hpckit_torch.py loads a run into PyTorch and writes\n"
+        "--init-from files.\n",
     .guide = "train.md"};
 
 static int fail(char *err, size_t len, const char *msg)

@@ -262,6 +262,7 @@ typedef struct {
     int armed;                       /* this backward's gradients are reduced */
     double exposed, calib;           /* s in collective calls this step; one
                                         blocking reduction of all buckets */
+    void (*sync_compute)(void);      /* the device's: backward is done (GPU) */
 } dp_t;
 /* Collective.  Buckets of bucket_mb over layers [lo, hi) of the layout of
  * m (all of them: 0, m->nl; a pipeline stage: its own). */

@@ -132,7 +132,7 @@ static void agree_or_leave(int status, const char *msg)
     int mine[2] = {status ? rank : size, status}, low[2] = {size, 0};
     MPI_Request req;
     MPI_Iallreduce(mine, low, 1, MPI_2INT, MPI_MINLOC, MPI_COMM_WORLD, &req);
-    double deadline = status ? AGREE_DEADLINE : coll_timeout();
+    double deadline = status ? AGREE_DEADLINE : hpc_coll_timeout();
     if (deadline <= 0) {
         MPI_Wait(&req, MPI_STATUS_IGNORE);
     } else {
@@ -198,6 +198,19 @@ void hpc_app_exit(int status, const char *fmt, ...)
     leave(status);
 }
 
+int hpc_app_test_hook(const char *var, int n, int64_t *vals)
+{
+    const char *s = getenv(var);
+    if (!s || !*s) return 0;
+    if (hpc_parse_int64s(s, ":,", vals, n) < 0) {
+        char esc[128];
+        if (n == 1) hpc_app_exit(HPC_EXIT_USAGE, "%s='%s': expected an integer", var, hpc_escape(s, esc, sizeof esc));
+        hpc_app_exit(HPC_EXIT_USAGE, "%s='%s': expected %d integers separated by ':'", var,
+                     hpc_escape(s, esc, sizeof esc), n);
+    }
+    return n;
+}
+
 void hpc_app_fatal(int status, const char *fmt, ...)
 {
     va_list ap;
@@ -233,6 +246,14 @@ void hpc_app_start(const hpc_app_t *app, int *argc, char ***argv)
     char err[1024] = "";
     /* every rank sees the same environment and argv: same verdicts */
     if (app_settings_check(err, sizeof err) < 0) hpc_app_exit(HPC_EXIT_USAGE, "%s", err);
+    /* HPC_COLL_<OP>=nccl asks for a device path: NCCL and a GPU on every
+     * rank, or one line naming what is missing (this rank's own view) */
+    const char *nv = app_settings_nccl_var();
+    if (nv) {
+        const char *no = hpc_have_cuda() && !hpc_have_nccl() ? "the CUDA module was built without NCCL"
+                                                             : hpc_gpu_unavailable();
+        hpc_app_agree(no ? HPC_EXIT_USAGE : 0, "%s=nccl: rank %d (%s): %s", nv, hpc_rank(), hpc_hostname(), no);
+    }
     int v = app_opts_parse(app, argc ? *argc : 0, argv ? *argv : NULL, &quiet, err, sizeof err);
     if (v < 0) hpc_app_exit(HPC_EXIT_USAGE, "%s", err);
     if (v > 0) {

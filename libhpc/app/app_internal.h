@@ -16,6 +16,8 @@ void app_opts_free(void);
 /* settings.c: check the HPC_* variables libhpc reads; 0 or -1 with a
  * one-line reason naming the variable. */
 int app_settings_check(char *err, size_t len);
+/* after it: the first HPC_COLL_<OP> set to nccl, or NULL */
+const char *app_settings_nccl_var(void);
 
 /* stop.c */
 void app_stop_install(void);

@@ -30,6 +30,15 @@ static int one_of(const char *v, const char *const *ok)
     return 0;
 }
 
+/* the first HPC_COLL_<OP> set to nccl (a device path: app.c checks that
+ * every rank can take it) */
+static char nccl_var[160];
+
+const char *app_settings_nccl_var(void)
+{
+    return nccl_var[0] ? nccl_var : NULL;
+}
+
 /* HPC_COLL_<OP>=ALG: OP a collective, ALG one it has */
 static int check_coll_override(const char *var, const char *val, char *err, size_t len)
 {
@@ -48,6 +57,7 @@ static int check_coll_override(const char *var, const char *val, char *err, size
                  hpc_coll_alg_names(c, names, sizeof names));
         return bad(err, len, var, val, why);
     }
+    if (a == HPC_ALG_NCCL && !nccl_var[0]) snprintf(nccl_var, sizeof nccl_var, "%s", var);
     return 0;
 }
 
@@ -97,7 +107,7 @@ static int check_one(const char *var, const char *val, char *err, size_t len)
         hpc_error_clear();
         return bad(err, len, var, val, "expected odd-even, blocks:K (K ranks per node) or none");
     }
-    if (!strcmp(var, "HPC_COLL_TUNING")) return coll_tuning_check(val, err, len);
+    if (!strcmp(var, "HPC_COLL_TUNING")) return hpc_coll_tuning_check(val, err, len);
     if (!strncmp(var, "HPC_COLL_", 9)) return check_coll_override(var, val, err, len);
     return 0;   /* HPC_TEST_*, the batch scripts' HPC_BIN, ...: not ours */
 }

@@ -22,27 +22,6 @@ void hpc_format_count(double v, char *buf, size_t len)
     snprintf(buf, len, v >= 100 ? "%.0f%s" : "%.3g%s", v, suf);
 }
 
-char *hpc_cmdline_join(int argc, char **argv)
-{
-    size_t len = 1;
-    for (int i = 0; i < argc; i++) len += strlen(argv[i]) + 1;
-    char *s = malloc(len), *p = s;
-    if (!s) return NULL;
-    *s = '\0';
-    for (int i = 0; i < argc; i++) {
-        size_t n = strlen(argv[i]);
-        memcpy(p, argv[i], n);
-        p += n;
-        *p++ = i + 1 < argc ? ' ' : '\0';
-    }
-    return s;
-}
-
-char *hpc_cmdline(int argc, char **argv)
-{
-    return hpc_cmdline_join(argc, argv);
-}
-
 const char *hpc_escape(const char *s, char *buf, size_t len)
 {
     size_t k = 0;

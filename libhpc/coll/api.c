@@ -121,8 +121,8 @@ static int coll_start(const hpc_coll_args_t *a0, MPI_Comm comm, int blocking, hp
     /* no GPU: no stream can hold work, and the legacy one (NULL) is none */
     int streamed = stream && coll_dev_count() > 0;
     if (stream && !streamed && *stream)
-        return HPC_ERR(HPC_ERR_NOGPU, "%s: a CUDA stream, but %s", hpc_coll_name(a.coll),
-                       hpc_have_cuda() ? "this process sees no GPU" : "this build has no CUDA");
+        return HPC_ERR(HPC_ERR_NOGPU, "%s: a CUDA stream, but no GPU: %s", hpc_coll_name(a.coll),
+                       hpc_gpu_unavailable());
     int dev = 0;
     hpc_alg_t alg = HPC_ALG_AUTO;
     HPC_TRY(memory_kind(&a, cc, &dev));

@@ -1,8 +1,9 @@
 /* build.c - a call becomes a schedule: the backend's builder (native.c,
  * nccl.c) or an own algorithm's (alg/), with in place mapped onto the
  * builders' out-of-place view, device buffers staged through pinned host
- * memory when MPI is not CUDA-aware, a stream-ordered call's first round
- * made to wait for its input, and AVG's division added.
+ * memory when MPI is not CUDA-aware, the first round made to wait for the
+ * device input (on the caller's stream, or the legacy default stream), and
+ * AVG's division added.
  */
 #include "config.h"
 #include "hpc.h"
@@ -159,11 +160,18 @@ int coll_build(hpc_request_t *r, const hpc_coll_args_t *a)
      * clock only runs while we poll: a blocking MPI call could wait for a
      * stopped rank forever */
     r->ext.blocking = r->blocking && !coll_requests_in_flight() && !(r->automatic && hpc_have_nccl()) &&
-                      coll_timeout() <= 0;
+                      hpc_coll_timeout() <= 0;
     /* stream-ordered: the first round waits for the input, which the
-     * caller's stream is still making (NCCL waits on that stream itself) */
-    if (r->streamed && row->backend != COLL_BE_NCCL) {
-        HPC_TRY(coll_dev_event_record(r->ustream, &r->ready_ev));
+     * caller's stream is still making (NCCL waits on that stream itself).
+     * Without a stream the input is what the legacy default stream holds
+     * at the call: NCCL's stream and the staging copies wait for it on
+     * the GPU; MPI, handed device pointers where it is CUDA-aware, reads
+     * them itself, so the first round waits for it on the host too */
+    void *gate_on = r->streamed ? r->ustream : NULL;
+    int host_gate = r->streamed ? row->backend != COLL_BE_NCCL : r->dev && !stage && row->backend != COLL_BE_NCCL;
+    if (r->dev && !r->streamed && !host_gate) HPC_TRY(coll_dev_legacy_gate(r->cc));
+    if (host_gate) {
+        HPC_TRY(coll_dev_event_record(gate_on, &r->ready_ev));
         HPC_TRY(coll_gate_step(&r->s));
         HPC_TRY(coll_round(&r->s));
     }

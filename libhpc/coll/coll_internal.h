@@ -36,7 +36,8 @@
  *   comm.c         per-communicator state, scratch pool, cleanup and abort hooks
  *   topo.c         a communicator's nodes (HPC_NODE_SPLIT too) and leaders
  *   devsync.c      events requests poll, flags streams wait on
- *   device.c cuda.cu   CUDA memory, streams, kernels (stubs without CUDA)
+ *   device.c       CUDA memory, streams, kernels, through the GPU module
+ *                  (../gpu_ops.h; the kernels are cuda.cu, in the module)
  *   reduce.c       host reductions
  *   settings.c     the HPC_* environment
  *   types.c        dtype/op/collective names, parsers, sizes, conversions
@@ -94,11 +95,14 @@ typedef struct coll_comm {
     void *nccl_ids;         /* the probe's exchange in flight (nccl_probereq), or NULL */
     MPI_Request nccl_probereq;
     int nccl_setup;         /* setting up: 0 no, 1 unique id in flight, 2 NCCL init */
+    uint64_t nccl_posted;   /* NCCL calls started on cc (their tickets) */
+    uint64_t nccl_launched; /* of those, whose group is in: the next ticket's turn */
     unsigned char nccl_id[128];     /* ncclUniqueId */
     MPI_Request nccl_idreq;
     char nccl_why[256];     /* why NCCL was refused */
-    void *stream;           /* cudaStream_t of this comm's device work (blocking) */
-    void *nbstream;         /* and of stream-ordered calls (non-blocking) */
+    void *stream;           /* cudaStream_t of this comm's device work */
+    void *nbstream;         /* and of stream-ordered calls (both non-blocking) */
+    void *legacy_ev;        /* recorded on the legacy stream: stream waits for it */
     int yield;              /* more ranks on this node than cores: yield when idle */
     coll_pooled_t pool[COLL_POOL_SLOTS];   /* scratch kept for reuse (comm.c) */
     size_t pool_bytes;
@@ -147,6 +151,7 @@ typedef struct coll_ext {
     int nmreq, mcap;
     void *event;            /* NCCL: cudaEvent_t recorded after its work */
     int stage;              /* NCCL: 0 waits for the communicator, 1 launching, 2 launched */
+    uint64_t ticket;        /* NCCL: its place among the calls on its communicator */
     void *state;            /* shared-memory allreduce: where the call stands */
 } coll_ext_t;
 
@@ -267,25 +272,26 @@ void coll_reduce_host(hpc_dtype_t dt, hpc_op_t op, void *dst, const void *a,
                       const void *b, size_t n);
 void coll_scale_host(hpc_dtype_t dt, void *buf, size_t n, int div);
 
-/* device.c (stubs without CUDA): streams take cudaStream_t as void * */
+/* device.c, through the GPU module (gpu_ops.h): streams take cudaStream_t
+ * as void *; without a module or GPU, HPC_ERR_NOGPU naming what is missing */
 int coll_is_device_ptr(const void *p);
-/* cc's stream: blocking (legacy semantics) or non-blocking (stream-ordered) */
+/* cc's stream for calls without one, or for stream-ordered calls (both
+ * non-blocking) */
 int coll_dev_stream(coll_comm_t *cc, int nonblocking, void **out);
+/* cc's plain stream waits for what the legacy default stream holds now */
+int coll_dev_legacy_gate(coll_comm_t *cc);
 int coll_dev_reduce(void *stream, hpc_dtype_t dt, hpc_op_t op, void *dst,
                     const void *a, const void *b, size_t n);
 int coll_dev_scale(void *stream, hpc_dtype_t dt, void *buf, size_t n, int div);
 int coll_dev_copy(void *stream, void *dst, const void *src, size_t bytes);
 int coll_dev_alloc(size_t bytes, int kind, void **out);
+/* kept back while a stream-wait kernel runs (devsync.c), freed later by
+ * coll_dev_free_deferred (request progress) */
 void coll_dev_free(void *p, int kind);
+void coll_dev_free_deferred(void);
+int coll_dev_frees_pending(void);
 int coll_dev_memcpy(void *dst, const void *src, size_t bytes);
 int coll_dev_count(void);
-#ifdef HPC_HAVE_CUDA
-/* cuda.cu: launch on stream (cudaStream_t); return cudaError_t */
-int coll_cuda_reduce(void *stream, int dt, int op, void *dst, const void *a,
-                     const void *b, size_t n);
-int coll_cuda_scale(void *stream, int dt, void *buf, size_t n, int div);
-int coll_cuda_wait_flag(void *stream, volatile unsigned *flag, volatile unsigned *ack);
-#endif
 
 /* devsync.c: events polled by requests, flags streams wait on */
 int coll_dev_event_record(void *stream, void **ev);    /* creates *ev if NULL */
@@ -296,6 +302,8 @@ void coll_dev_stream_sync(void *stream);   /* error paths only: blocks */
 /* a kernel on stream waits until coll_dev_flag_set(*slot) */
 int coll_dev_flag_wait(void *stream, int *slot);
 void coll_dev_flag_set(int slot);
+/* flag slots whose kernel may still run (frees wait while any is) */
+int coll_dev_flags_busy(void);
 
 /* topo.c: derive t for comm (collective), and free it */
 int coll_topo_init(coll_topo_t *t, MPI_Comm comm, int rank, int p);
@@ -363,12 +371,11 @@ int coll_mpi_op(hpc_dtype_t dt, hpc_op_t op, MPI_Op *out);
 int coll_nccl_probe(coll_comm_t *cc);
 /* 1: the probe said yes (waiting for its answer if need be) */
 int coll_nccl_ready(coll_comm_t *cc);
-#ifdef HPC_HAVE_NCCL
 /* advance cc's setup; *ready (and *nc, an ncclComm_t) once it can work */
 int coll_nccl_setup(coll_comm_t *cc, void **nc, int *ready);
-/* result (ncclResult_t) failed what: abort cc's NCCL, HPC_ERR_NCCL */
+/* result (ncclResult_t; < 0: the error recorded) failed what: abort cc's
+ * NCCL, HPC_ERR_NCCL */
 int coll_nccl_broken(coll_comm_t *cc, int result, const char *what);
-#endif
 
 /* algorithms (alg/) and backends (native.c, nccl.c): one builder per
  * row of the registry, declared from it */

@@ -1,12 +1,14 @@
 /* device.c - device memory for the collectives: pointer kinds, scratch
- * buffers, copies and the reduction kernels' launches (cuda.cu), all
- * on one CUDA stream per communicator.  Without CUDA every buffer is host
- * memory and the device entry points report HPC_ERR_NOGPU.
+ * buffers, copies and the reduction kernels' launches, all on CUDA
+ * streams of their communicator, through the GPU module (gpu_ops.h).
+ * Without the module every buffer is host memory and the device entry
+ * points refuse with HPC_ERR_NOGPU and the reason it is missing.
  */
 #include "config.h"
 #include "hpc.h"
 #include "coll_internal.h"
 #include "internal.h"
+#include "gpu_ops.h"
 
 #include <stdlib.h>
 #if defined(OPEN_MPI) && OPEN_MPI
@@ -31,59 +33,49 @@ int hpc_coll_cuda_aware(void)
     return mpi;
 }
 
-#ifdef HPC_HAVE_CUDA
-#include <cuda_runtime_api.h>
-
-
-/* Is there any device at all?  Asked once: without a GPU (or driver) every
- * pointer is host memory and cudaPointerGetAttributes is never called. */
-static int have_devices(void)
+/* The table where a GPU can be used, else NULL: without a device (or
+ * driver) every pointer is host memory and cudaPointerGetAttributes is
+ * never called. */
+static const hpc_gpu_ops_t *gpu(void)
 {
-    static int n = -1;
-    if (n < 0) {
-        int c = 0;
-        if (cudaGetDeviceCount(&c) != cudaSuccess) {
-            cudaGetLastError();
-            c = 0;
-        }
-        n = c;
-    }
-    return n > 0;
+    return hpc_gpu_count() > 0 ? hpc_gpu_ops() : NULL;
 }
+
+/* HPC_ERR_NOGPU naming what is missing */
+#define NO_GPU(what) HPC_ERR(HPC_ERR_NOGPU, "%s: %s", what, hpc_gpu_unavailable())
 
 int coll_is_device_ptr(const void *p)
 {
-    if (!p || !have_devices()) return 0;
-    struct cudaPointerAttributes at;
-    if (cudaPointerGetAttributes(&at, p) != cudaSuccess) {
-        cudaGetLastError();       /* plain host memory on old runtimes */
-        return 0;
-    }
-    /* managed memory is reachable from the host: treat it as host */
-    return at.type == cudaMemoryTypeDevice;
+    const hpc_gpu_ops_t *g = p ? gpu() : NULL;
+    int yes = 0;
+    if (g && g->is_device_ptr(p, &yes) != GPU_OK) return 0;
+    return yes;
 }
 
 static void dev_comm_free(coll_comm_t *cc)
 {
-    if (cc->stream) cudaStreamDestroy((cudaStream_t)cc->stream);
-    if (cc->nbstream) cudaStreamDestroy((cudaStream_t)cc->nbstream);
-    cc->stream = cc->nbstream = NULL;
+    const hpc_gpu_ops_t *g = hpc_gpu_ops();
+    if (g && cc->stream) g->stream_destroy(cc->stream);
+    if (g && cc->nbstream) g->stream_destroy(cc->nbstream);
+    if (g && cc->legacy_ev) g->event_destroy(cc->legacy_ev);
+    cc->stream = cc->nbstream = cc->legacy_ev = NULL;
 }
 
-/* cc's streams for its device work.  The plain one is a blocking stream
- * (not cudaStreamNonBlocking) on purpose: calls without a stream promise
- * legacy default stream semantics, and work on it waits for the legacy
- * default stream, so data a caller's kernels wrote there is complete
- * before we copy, reduce or hand it to NCCL.  Stream-ordered calls order
- * themselves with events instead and use the non-blocking one, which no
- * work on the legacy stream (a stream waiting for them, say) can hold up. */
+/* cc's streams for its device work, both non-blocking, so that nothing
+ * on the legacy default stream (a training step's next kernels) waits
+ * for them.  Calls without a stream still promise legacy default stream
+ * semantics - data a caller's kernels wrote there is complete before we
+ * copy, reduce or hand it to NCCL - through an event: coll_dev_legacy_gate
+ * makes the plain stream wait for the legacy stream at each call.
+ * Stream-ordered calls order themselves with events of their own. */
 int coll_dev_stream(coll_comm_t *cc, int nonblocking, void **out)
 {
+    const hpc_gpu_ops_t *g = gpu();
+    if (!g) return NO_GPU("a CUDA stream");
     void **sp = nonblocking ? &cc->nbstream : &cc->stream;
     if (!*sp) {
-        cudaStream_t s;
-        if (nonblocking) HPC_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-        else HPC_CUDA(cudaStreamCreate(&s));
+        void *s = NULL;
+        HPC_CUDA(g->stream_create(&s, 1));
         *sp = s;
         cc->hook[COLL_HOOK_DEVICE].fini = dev_comm_free;
     }
@@ -91,105 +83,157 @@ int coll_dev_stream(coll_comm_t *cc, int nonblocking, void **out)
     return 0;
 }
 
+/* The plain stream of cc waits for what the legacy default stream holds
+ * now (an event, not a blocking stream: see coll_dev_stream). */
+int coll_dev_legacy_gate(coll_comm_t *cc)
+{
+    const hpc_gpu_ops_t *g = gpu();
+    void *s = NULL;
+    HPC_TRY(coll_dev_stream(cc, 0, &s));
+    if (!cc->legacy_ev) HPC_CUDA(g->event_create(&cc->legacy_ev));
+    HPC_CUDA(g->event_record(cc->legacy_ev, NULL));
+    HPC_CUDA(g->stream_wait_event(s, cc->legacy_ev));
+    return 0;
+}
+
 int coll_dev_reduce(void *stream, hpc_dtype_t dt, hpc_op_t op, void *dst, const void *a,
                     const void *b, size_t n)
 {
-    int e = coll_cuda_reduce(stream, (int)dt, (int)op, dst, a, b, n);
-    if (e != cudaSuccess)
-        return HPC_ERR(HPC_ERR_CUDA, "reduction kernel (%s, %s, %zu elements): %s",
-                       hpc_dtype_name(dt), hpc_op_name(op), n, cudaGetErrorString((cudaError_t)e));
+    const hpc_gpu_ops_t *g = gpu();
+    if (!g) return NO_GPU("device reduction");
+    int e = g->reduce(stream, (int)dt, (int)op, dst, a, b, n);
+    char text[256];
+    if (e != GPU_OK)
+        return HPC_ERR(HPC_ERR_CUDA, "reduction kernel (%s, %s, %zu elements): %s", hpc_dtype_name(dt),
+                       hpc_op_name(op), n, hpc_gpu_status_text(e, text, sizeof text));
     return 0;
 }
 
 int coll_dev_scale(void *stream, hpc_dtype_t dt, void *buf, size_t n, int div)
 {
-    int e = coll_cuda_scale(stream, (int)dt, buf, n, div);
-    if (e != cudaSuccess)
+    const hpc_gpu_ops_t *g = gpu();
+    if (!g) return NO_GPU("device scaling");
+    int e = g->scale(stream, (int)dt, buf, n, div);
+    char text[256];
+    if (e != GPU_OK)
         return HPC_ERR(HPC_ERR_CUDA, "average kernel (%s): %s", hpc_dtype_name(dt),
-                       cudaGetErrorString((cudaError_t)e));
+                       hpc_gpu_status_text(e, text, sizeof text));
     return 0;
 }
 
 int coll_dev_copy(void *stream, void *dst, const void *src, size_t bytes)
 {
-    HPC_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, (cudaStream_t)stream));
+    const hpc_gpu_ops_t *g = gpu();
+    if (!g) return NO_GPU("device copy");
+    HPC_CUDA(g->memcpy_async(dst, src, bytes, stream));
     return 0;
 }
 
 int coll_dev_alloc(size_t bytes, int kind, void **out)
 {
+    const hpc_gpu_ops_t *g = gpu();
+    if (!g) return NO_GPU("device or pinned memory");
     void *p = NULL;
-    if (kind == 1) HPC_CUDA(cudaMallocHost(&p, bytes));
-    else HPC_CUDA(cudaMalloc(&p, bytes));
+    if (kind == 1) HPC_CUDA(g->malloc_host(&p, bytes));
+    else HPC_CUDA(g->malloc(&p, bytes));
     *out = p;
     return 0;
 }
 
-void coll_dev_free(void *p, int kind)
+/* ---- frees that wait for the stream-wait kernels -------------------- */
+/* cudaFree and cudaFreeHost synchronise the device.  While a kernel of
+ * hpc_request_stream_wait spins on a host flag (devsync.c), that would
+ * wait for the kernel, which waits for the host, which is in the free: a
+ * deadlock.  So frees are kept back while any flag slot is busy and made
+ * once none is (coll_dev_free_deferred, called as requests progress). */
+typedef struct { void *p; int kind; } deferred_t;
+static deferred_t *deferred;
+static int ndeferred, capdeferred;
+
+static void free_now(const hpc_gpu_ops_t *g, void *p, int kind)
 {
-    if (kind == 1) cudaFreeHost(p);
-    else cudaFree(p);
+    if (kind == 1) g->free_host(p);
+    else g->free(p);
 }
 
-#else /* no CUDA */
+void coll_dev_free_deferred(void)
+{
+    const hpc_gpu_ops_t *g = hpc_gpu_ops();
+    if (!ndeferred || !g || coll_dev_flags_busy()) return;
+    while (ndeferred > 0) {
+        ndeferred--;
+        free_now(g, deferred[ndeferred].p, deferred[ndeferred].kind);
+    }
+}
 
-int coll_is_device_ptr(const void *p)
+int coll_dev_frees_pending(void)
 {
-    (void)p;
-    return 0;
+    return ndeferred;
 }
-int coll_dev_stream(coll_comm_t *cc, int nonblocking, void **out)
-{
-    (void)cc; (void)nonblocking; (void)out;
-    return HPC_ERR(HPC_ERR_NOGPU, "CUDA stream in a build without CUDA");
-}
-int coll_dev_reduce(void *stream, hpc_dtype_t dt, hpc_op_t op, void *dst, const void *a,
-                    const void *b, size_t n)
-{
-    (void)stream; (void)dt; (void)op; (void)dst; (void)a; (void)b; (void)n;
-    return HPC_ERR(HPC_ERR_NOGPU, "device reduction in a build without CUDA");
-}
-int coll_dev_scale(void *stream, hpc_dtype_t dt, void *buf, size_t n, int div)
-{
-    (void)stream; (void)dt; (void)buf; (void)n; (void)div;
-    return HPC_ERR(HPC_ERR_NOGPU, "device scaling in a build without CUDA");
-}
-int coll_dev_copy(void *stream, void *dst, const void *src, size_t bytes)
-{
-    (void)stream; (void)dst; (void)src; (void)bytes;
-    return HPC_ERR(HPC_ERR_NOGPU, "device copy in a build without CUDA");
-}
-int coll_dev_alloc(size_t bytes, int kind, void **out)
-{
-    (void)bytes; (void)kind; (void)out;
-    return HPC_ERR(HPC_ERR_NOGPU, "device or pinned memory in a build without CUDA");
-}
+
 void coll_dev_free(void *p, int kind)
 {
-    (void)p; (void)kind;
+    const hpc_gpu_ops_t *g = hpc_gpu_ops();
+    if (!p || !g) return;
+    if (coll_dev_flags_busy()) {
+        if (ndeferred == capdeferred) {
+            int cap = capdeferred ? 2 * capdeferred : 16;
+            deferred_t *d = realloc(deferred, (size_t)cap * sizeof *d);
+            if (!d) {
+                /* no memory to remember it: keep it for good rather than
+                 * risk the deadlock (a leak, and a warning) */
+                hpc_warn("a %s buffer is not freed: no memory to defer its free", kind == 1 ? "pinned" : "device");
+                return;
+            }
+            deferred = d;
+            capdeferred = cap;
+        }
+        deferred[ndeferred].p = p;
+        deferred[ndeferred].kind = kind;
+        ndeferred++;
+        return;
+    }
+    free_now(g, p, kind);
+    coll_dev_free_deferred();
 }
-#endif
 
 /* Synchronous copy between any memory kinds (self-test, benchmarks). */
 int coll_dev_memcpy(void *dst, const void *src, size_t bytes)
 {
-#ifdef HPC_HAVE_CUDA
-    if (bytes == 0) return 0;
-    cudaError_t e = cudaMemcpy(dst, src, bytes, cudaMemcpyDefault);
-    if (e != cudaSuccess) return HPC_ERR(HPC_ERR_CUDA, "cudaMemcpy: %s", cudaGetErrorString(e));
+    const hpc_gpu_ops_t *g = gpu();
+    if (!g) return NO_GPU("device copy");
+    HPC_CUDA(g->memcpy(dst, src, bytes));
     return 0;
-#else
-    (void)dst; (void)src; (void)bytes;
-    return HPC_ERR(HPC_ERR_NOGPU, "device copy in a build without CUDA");
-#endif
 }
 
-/* Number of CUDA devices this process sees (0 without CUDA). */
+/* 1 if this process can use a device (0 without the module or a GPU). */
 int coll_dev_count(void)
 {
-#ifdef HPC_HAVE_CUDA
-    return have_devices() ? 1 : 0;
-#else
+    return gpu() ? 1 : 0;
+}
+
+/* ---- for programs: device buffers without linking CUDA -------------- */
+int hpc_coll_dev_alloc(size_t bytes, void **out)
+{
+    if (!out) return HPC_ERR(HPC_ERR_ARG, "NULL output");
+    void *p = NULL;
+    HPC_TRY(coll_dev_alloc(bytes ? bytes : 1, 2, &p));
+    const hpc_gpu_ops_t *g = hpc_gpu_ops();
+    int e = g->memset(p, 0, bytes ? bytes : 1);
+    if (e != GPU_OK) {
+        g->free(p);
+        return hpc_error_cuda(e, __FILE__, __LINE__, "cudaMemset");
+    }
+    *out = p;
     return 0;
-#endif
+}
+
+void hpc_coll_dev_free(void *p)
+{
+    coll_dev_free(p, 2);
+}
+
+int hpc_coll_dev_memcpy(void *dst, const void *src, size_t bytes)
+{
+    return coll_dev_memcpy(dst, src, bytes);
 }

@@ -10,52 +10,71 @@
  *    host progresses (MPI, our schedules) has no such event, so a
  *    one-thread kernel on the stream spins (sleeping between looks) on a
  *    flag in mapped pinned memory that the host sets when the request
- *    completes, and acknowledges it so the slot can be used again.  The
- *    slots live in one pinned slab for the process.
- * Without CUDA there is nothing to wait for, and these say so.
+ *    completes.  The slots live in one pinned slab for the process.  A
+ *    slot is free again once an event recorded after its kernel has
+ *    happened - or failed, so a kernel that never ran (its stream broke)
+ *    does not keep it busy for ever.  While any slot is busy, device and
+ *    pinned frees wait (device.c): they would synchronise the device,
+ *    which waits for the kernel, which waits for the host.
+ * Everything goes through the GPU module (gpu_ops.h); without it there is
+ * nothing to wait for, and these say so.
  */
 #include "config.h"
 #include "hpc.h"
 #include "coll_internal.h"
 #include "internal.h"
+#include "gpu_ops.h"
 
-#ifdef HPC_HAVE_CUDA
-#include <cuda_runtime_api.h>
 #include <string.h>
+
+static const hpc_gpu_ops_t *gpu(void)
+{
+    return hpc_gpu_count() > 0 ? hpc_gpu_ops() : NULL;
+}
 
 int coll_dev_event_record(void *stream, void **ev)
 {
+    const hpc_gpu_ops_t *g = gpu();
+    if (!g) return HPC_ERR(HPC_ERR_NOGPU, "a CUDA event: %s", hpc_gpu_unavailable());
     if (!*ev) {
-        cudaEvent_t e;
-        HPC_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+        void *e = NULL;
+        HPC_CUDA(g->event_create(&e));
         *ev = e;
     }
-    HPC_CUDA(cudaEventRecord((cudaEvent_t)*ev, (cudaStream_t)stream));
+    HPC_CUDA(g->event_record(*ev, stream));
     return 0;
 }
 
 int coll_dev_event_done(void *ev, int *done)
 {
-    cudaError_t e = cudaEventQuery((cudaEvent_t)ev);
-    *done = e == cudaSuccess;
-    if (e == cudaSuccess || e == cudaErrorNotReady) return 0;
-    return HPC_ERR(HPC_ERR_CUDA, "device work of a collective: %s", cudaGetErrorString(e));
+    const hpc_gpu_ops_t *g = gpu();
+    *done = 1;
+    if (!g || !ev) return 0;
+    int e = g->event_query(ev);
+    *done = e == GPU_OK;
+    if (e == GPU_OK || e == GPU_ERR_NOT_READY) return 0;
+    char text[256];
+    return HPC_ERR(HPC_ERR_CUDA, "device work of a collective: %s", hpc_gpu_status_text(e, text, sizeof text));
 }
 
 void coll_dev_event_free(void *ev)
 {
-    if (ev) cudaEventDestroy((cudaEvent_t)ev);
+    const hpc_gpu_ops_t *g = hpc_gpu_ops();
+    if (ev && g) g->event_destroy(ev);
 }
 
 int coll_dev_stream_wait_event(void *stream, void *ev)
 {
-    HPC_CUDA(cudaStreamWaitEvent((cudaStream_t)stream, (cudaEvent_t)ev, 0));
+    const hpc_gpu_ops_t *g = gpu();
+    if (!g) return HPC_ERR(HPC_ERR_NOGPU, "a CUDA stream: %s", hpc_gpu_unavailable());
+    HPC_CUDA(g->stream_wait_event(stream, ev));
     return 0;
 }
 
 void coll_dev_stream_sync(void *stream)
 {
-    if (cudaStreamSynchronize((cudaStream_t)stream) != cudaSuccess) cudaGetLastError();
+    const hpc_gpu_ops_t *g = gpu();
+    if (g && g->stream_sync(stream) != GPU_OK) g->last_error();
 }
 
 /* ---- flags the host sets ------------------------------------------- */
@@ -68,36 +87,69 @@ typedef struct {
 } slot_t;
 static slot_t *slab;            /* host view (mapped, pinned) */
 static slot_t *slab_dev;        /* device view */
+static void *slot_ev[NSLOT];    /* recorded after each slot's kernel */
+static int nbusy;
+
+/* Is slot i's kernel over (it ran to its end, or its stream failed)? */
+static int slot_over(const hpc_gpu_ops_t *g, int i)
+{
+    if (slab[i].ack) return 1;
+    if (!slab[i].flag) return 0;    /* the host has not let it go yet */
+    /* released, not acknowledged: the kernel may not have run at all */
+    int e = slot_ev[i] ? g->event_query(slot_ev[i]) : GPU_OK;
+    if (e == GPU_ERR_NOT_READY) return 0;
+    if (e != GPU_OK) g->last_error();
+    return 1;
+}
+
+static void reclaim(const hpc_gpu_ops_t *g)
+{
+    for (int i = 0; slab && i < NSLOT && nbusy > 0; i++)
+        if (slab[i].busy && slot_over(g, i)) {
+            slab[i].busy = 0;
+            nbusy--;
+        }
+}
+
+int coll_dev_flags_busy(void)
+{
+    const hpc_gpu_ops_t *g = hpc_gpu_ops();
+    if (nbusy && g) reclaim(g);
+    return nbusy;
+}
 
 int coll_dev_flag_wait(void *stream, int *slot)
 {
+    const hpc_gpu_ops_t *g = gpu();
+    if (!g) return HPC_ERR(HPC_ERR_NOGPU, "a CUDA stream: %s", hpc_gpu_unavailable());
     if (!slab) {
         void *h = NULL, *d = NULL;
-        HPC_CUDA(cudaHostAlloc(&h, NSLOT * sizeof(slot_t), cudaHostAllocMapped | cudaHostAllocPortable));
+        HPC_CUDA(g->host_alloc_mapped(&h, &d, NSLOT * sizeof(slot_t)));
         memset(h, 0, NSLOT * sizeof(slot_t));
-        if (cudaHostGetDevicePointer(&d, h, 0) != cudaSuccess) {
-            cudaFreeHost(h);
-            return HPC_ERR(HPC_ERR_CUDA, "pinned flags are not mapped into the device");
-        }
         slab = h;
         slab_dev = d;
     }
-    int free_slot = -1;
-    for (int i = 0; i < NSLOT; i++) {
-        if (slab[i].busy && slab[i].ack) slab[i].busy = 0;   /* its kernel is gone */
-        if (!slab[i].busy && free_slot < 0) free_slot = i;
-    }
-    if (free_slot < 0) return HPC_ERR(HPC_ERR_STATE, "all %d stream-wait flags are in use", NSLOT);
-    slot_t *s = &slab[free_slot];
+    reclaim(g);
+    int i = 0;
+    while (i < NSLOT && slab[i].busy) i++;
+    if (i == NSLOT) return HPC_ERR(HPC_ERR_STATE, "all %d stream-wait flags are in use", NSLOT);
+    if (!slot_ev[i]) HPC_CUDA(g->event_create(&slot_ev[i]));
+    slot_t *s = &slab[i];
     s->flag = 0;
     s->ack = 0;
-    s->busy = 1;
-    int e = coll_cuda_wait_flag(stream, &slab_dev[free_slot].flag, &slab_dev[free_slot].ack);
-    if (e != cudaSuccess) {
-        s->busy = 0;
-        return HPC_ERR(HPC_ERR_CUDA, "stream wait kernel: %s", cudaGetErrorString((cudaError_t)e));
+    int e = g->wait_flag(stream, &slab_dev[i].flag, &slab_dev[i].ack);
+    if (e == GPU_OK) e = g->event_record(slot_ev[i], stream);
+    if (e != GPU_OK) {
+        /* the kernel may be queued: release it, keep the slot until over */
+        s->flag = 1;
+        s->busy = 1;
+        nbusy++;
+        char text[256];
+        return HPC_ERR(HPC_ERR_CUDA, "stream wait kernel: %s", hpc_gpu_status_text(e, text, sizeof text));
     }
-    *slot = free_slot;
+    s->busy = 1;
+    nbusy++;
+    *slot = i;
     return 0;
 }
 
@@ -106,40 +158,3 @@ void coll_dev_flag_set(int slot)
     if (!slab || slot < 0 || slot >= NSLOT) return;
     __atomic_store_n(&slab[slot].flag, 1u, __ATOMIC_RELEASE);
 }
-
-#else /* no CUDA */
-
-int coll_dev_event_record(void *stream, void **ev)
-{
-    (void)stream; (void)ev;
-    return HPC_ERR(HPC_ERR_NOGPU, "CUDA event in a build without CUDA");
-}
-int coll_dev_event_done(void *ev, int *done)
-{
-    (void)ev;
-    *done = 1;
-    return 0;
-}
-void coll_dev_event_free(void *ev)
-{
-    (void)ev;
-}
-int coll_dev_stream_wait_event(void *stream, void *ev)
-{
-    (void)stream; (void)ev;
-    return HPC_ERR(HPC_ERR_NOGPU, "CUDA stream in a build without CUDA");
-}
-int coll_dev_flag_wait(void *stream, int *slot)
-{
-    (void)stream; (void)slot;
-    return HPC_ERR(HPC_ERR_NOGPU, "CUDA stream in a build without CUDA");
-}
-void coll_dev_flag_set(int slot)
-{
-    (void)slot;
-}
-void coll_dev_stream_sync(void *stream)
-{
-    (void)stream;
-}
-#endif

@@ -1,10 +1,11 @@
 # libhpc/coll/local.mk - the collectives (libhpc/coll/, see the layering
-# at the top of coll_internal.h and docs/collectives.md).
-libhpc_libhpc_la_SOURCES += \
+# at the top of coll_internal.h and docs/collectives.md): a layer of
+# libhpc-core (libhpc/local.mk).  Their CUDA kernels (cuda.cu) are in the
+# GPU module, their test hooks (test_hooks.c) in libtesting.la.
+libhpc_libcore_la_SOURCES += \
 	libhpc/coll/api.c \
 	libhpc/coll/selftest.c \
 	libhpc/coll/simulate.c \
-	libhpc/coll/test_hooks.c \
 	libhpc/coll/select.c \
 	libhpc/coll/build.c \
 	libhpc/coll/registry.c \
@@ -28,9 +29,4 @@ libhpc_libhpc_la_SOURCES += \
 	libhpc/coll/settings.c \
 	libhpc/coll/types.c \
 	libhpc/coll/coll_internal.h \
-	libhpc/coll/registry.h \
-	libhpc/coll/test_hooks.h
-if HAVE_CUDA
-libhpc_libhpc_la_SOURCES += libhpc/coll/cuda.cu
-endif
-# the collectives section of the README and its plot
+	libhpc/coll/registry.h

@@ -21,21 +21,19 @@
  * where the stall check sees it (mismatch.c), not inside NCCL.  NCCL's
  * asynchronous errors are polled with every look at a request, so a dead
  * peer is an error rather than a hang; at the job's end (coll_abort_all)
- * the communicator is aborted.
+ * the communicator is aborted.  NCCL is reached through the GPU module
+ * (gpu_ops.h), so without it hpc_have_nccl() is 0 and nothing here runs.
  */
 #include "config.h"
 #include "hpc.h"
 #include "coll_internal.h"
 #include "internal.h"
+#include "gpu_ops.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#ifdef HPC_HAVE_NCCL
-#include <cuda_runtime_api.h>
-#include <nccl.h>
 
 enum { NC_UNKNOWN = 0, NC_USABLE = 1, NC_READY = 2 };   /* cc->nccl_state; < 0: refused or broken */
 enum { SETUP_IDLE, SETUP_ID, SETUP_INIT };              /* cc->nccl_setup */
@@ -44,7 +42,8 @@ typedef struct { char host[64]; char bus[32]; } gpu_id_t;
 
 static void nccl_abort(coll_comm_t *cc)
 {
-    if (cc->nccl) ncclCommAbort((ncclComm_t)cc->nccl);
+    const hpc_gpu_ops_t *g = hpc_gpu_ops();
+    if (cc->nccl && g) g->nccl_abort(cc->nccl);
     cc->nccl = NULL;
     if (cc->nccl_state >= 0) {
         cc->nccl_state = HPC_ERR_NCCL;
@@ -59,22 +58,24 @@ static void nccl_fini(coll_comm_t *cc)
     /* a probe in flight: every rank started it, so it ends (an active
      * nonblocking collective may not be freed) */
     if (probe_finish(cc) < 0) hpc_error_clear();
+    const hpc_gpu_ops_t *g = hpc_gpu_ops();
     /* an id exchange still in flight: its peers have left with it */
     if (cc->nccl_setup == SETUP_ID) MPI_Request_free(&cc->nccl_idreq);
-    if (cc->nccl && cc->nccl_state == NC_READY) {
-        ncclComm_t nc = cc->nccl;
-        ncclResult_t e = ncclCommFinalize(nc), st = e;
+    if (cc->nccl && cc->nccl_state == NC_READY && g) {
+        void *nc = cc->nccl;
+        int st = g->nccl_finalize(nc);
         /* nonblocking communicator: finalizing may take a while */
-        for (double t0 = MPI_Wtime(); st == ncclInProgress && MPI_Wtime() - t0 < 30;)
-            ncclCommGetAsyncError(nc, &st);
-        if (st == ncclSuccess) {
-            ncclCommDestroy(nc);
+        for (double t0 = MPI_Wtime(); st == HPC_NCCL_IN_PROGRESS && MPI_Wtime() - t0 < 30;)
+            g->nccl_async_error(nc, &st);
+        if (st == HPC_NCCL_OK) {
+            g->nccl_destroy(nc);
             cc->nccl = NULL;
         }
     }
     nccl_abort(cc);
     cc->nccl_state = NC_UNKNOWN;
     cc->nccl_setup = SETUP_IDLE;
+    cc->nccl_posted = cc->nccl_launched = 0;
 }
 
 /* the probe's answer, from every rank's (host, GPU): the same on every rank */
@@ -122,10 +123,10 @@ int coll_nccl_probe(coll_comm_t *cc)
     gpu_id_t *all = calloc((size_t)cc->size + 1, sizeof *all), *me = all;
     if (!all) return HPC_ERR(HPC_ERR_NOMEM, "NCCL setup");
     gethostname(me->host, sizeof me->host - 1);
+    const hpc_gpu_ops_t *g = hpc_gpu_count() > 0 ? hpc_gpu_ops() : NULL;
     int dev = -1;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetPCIBusId(me->bus, (int)sizeof me->bus, dev) != cudaSuccess) {
-        cudaGetLastError();
+    if (!g || g->get_device(&dev) != GPU_OK || g->pci_bus_id(dev, me->bus, (int)sizeof me->bus) != GPU_OK) {
+        if (g) g->last_error();
         snprintf(me->bus, sizeof me->bus, "none");
     }
     int e = MPI_Iallgather(me, (int)sizeof *me, MPI_BYTE, all + 1, (int)sizeof *me, MPI_BYTE, cc->comm,
@@ -145,15 +146,23 @@ int coll_nccl_ready(coll_comm_t *cc)
     return cc->nccl_state > 0;
 }
 
-/* NCCL failed on cc: it cannot be used again (its peers are in an unknown
- * state), so abort it and say why. */
+/* NCCL failed on cc (result: NCCL's status, or < 0 for an error libhpc
+ * recorded): it cannot be used again (its peers are in an unknown state),
+ * so abort it and say why. */
 int coll_nccl_broken(coll_comm_t *cc, int result, const char *what)
 {
-    const char *why = ncclGetErrorString((ncclResult_t)result);
-    const char *last = cc->nccl ? ncclGetLastError((ncclComm_t)cc->nccl) : NULL;
+    const hpc_gpu_ops_t *g = hpc_gpu_ops();
+    char cause[128];
+    /* result < 0: not NCCL's status but the error libhpc recorded */
+    snprintf(cause, sizeof cause, "%s", result < 0 ? hpc_last_cause() : g ? g->nccl_error_string(result) : "?");
+    const char *why = cause;
+    const char *last = cc->nccl && g ? g->nccl_last_error(cc->nccl) : NULL;
+    char saved[128];
+    snprintf(saved, sizeof saved, "%s", last ? last : "");
     nccl_abort(cc);
-    snprintf(cc->nccl_why, sizeof cc->nccl_why, "nccl: %s: %s%s%s", what, why,
-             last && *last ? " - " : "", last && *last ? last : "");
+    /* (cut to the line's length if need be) */
+    if (snprintf(cc->nccl_why, sizeof cc->nccl_why, "nccl: %s: %s%s%s", what, why, saved[0] ? " - " : "", saved) < 0)
+        snprintf(cc->nccl_why, sizeof cc->nccl_why, "nccl: %s", what);
     return HPC_ERR(HPC_ERR_NCCL, "%s", cc->nccl_why);
 }
 
@@ -169,54 +178,35 @@ int coll_nccl_setup(coll_comm_t *cc, void **nc, int *ready)
         *ready = 1;
         return 0;
     }
+    const hpc_gpu_ops_t *g = hpc_gpu_ops();
+    if (!g || !g->nccl_init) return HPC_ERR(HPC_ERR_UNSUPPORTED, "nccl: %s", hpc_gpu_ops_why());
     if (cc->nccl_setup == SETUP_IDLE) {
-        ncclUniqueId id;
-        memset(&id, 0, sizeof id);
+        memset(cc->nccl_id, 0, sizeof cc->nccl_id);
         if (cc->rank == 0) {
-            ncclResult_t e = ncclGetUniqueId(&id);
-            if (e != ncclSuccess) return coll_nccl_broken(cc, e, "ncclGetUniqueId");
+            int e = g->nccl_unique_id(cc->nccl_id);
+            if (e != HPC_NCCL_OK) return coll_nccl_broken(cc, e, "ncclGetUniqueId");
         }
-        _Static_assert(sizeof id <= sizeof cc->nccl_id, "NCCL unique id size");
-        memcpy(cc->nccl_id, &id, sizeof id);
-        HPC_MPI(MPI_Ibcast(cc->nccl_id, (int)sizeof id, MPI_BYTE, 0, cc->comm, &cc->nccl_idreq));
+        _Static_assert(HPC_NCCL_ID_BYTES <= sizeof cc->nccl_id, "NCCL unique id size");
+        HPC_MPI(MPI_Ibcast(cc->nccl_id, HPC_NCCL_ID_BYTES, MPI_BYTE, 0, cc->comm, &cc->nccl_idreq));
         cc->nccl_setup = SETUP_ID;
     }
     if (cc->nccl_setup == SETUP_ID) {
         int flag = 0;
         HPC_MPI(MPI_Test(&cc->nccl_idreq, &flag, MPI_STATUS_IGNORE));
         if (!flag) return 0;
-        ncclUniqueId id;
-        memcpy(&id, cc->nccl_id, sizeof id);
-        ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
-        cfg.blocking = 0;
-        ncclComm_t comm = NULL;
-        ncclResult_t e = ncclCommInitRankConfig(&comm, cc->size, id, cc->rank, &cfg);
+        void *comm = NULL;
+        int e = g->nccl_init(&comm, cc->size, cc->nccl_id, cc->rank);
         cc->nccl = comm;
         cc->nccl_setup = SETUP_INIT;
-        if (e != ncclSuccess && e != ncclInProgress) return coll_nccl_broken(cc, e, "ncclCommInitRankConfig");
+        if (e != HPC_NCCL_OK && e != HPC_NCCL_IN_PROGRESS) return coll_nccl_broken(cc, e, "ncclCommInitRankConfig");
     }
-    ncclResult_t st = ncclSuccess;
-    ncclCommGetAsyncError((ncclComm_t)cc->nccl, &st);
-    if (st == ncclInProgress) return 0;
+    int st = HPC_NCCL_OK;
+    g->nccl_async_error(cc->nccl, &st);
+    if (st == HPC_NCCL_IN_PROGRESS) return 0;
     cc->nccl_setup = SETUP_IDLE;
-    if (st != ncclSuccess) return coll_nccl_broken(cc, st, "setting up the NCCL communicator");
+    if (st != HPC_NCCL_OK) return coll_nccl_broken(cc, st, "setting up the NCCL communicator");
     cc->nccl_state = NC_READY;
     *nc = cc->nccl;
     *ready = 1;
     return 0;
 }
-
-#else /* no NCCL */
-
-int coll_nccl_probe(coll_comm_t *cc)
-{
-    (void)cc;
-    return 0;
-}
-
-int coll_nccl_ready(coll_comm_t *cc)
-{
-    (void)cc;
-    return 0;
-}
-#endif

@@ -122,7 +122,7 @@ static void watchdog_fire(hpc_request_t *r, double waited)
                  r->alg == HPC_ALG_NCCL ? "unknown (inside NCCL)" : "none pending (local step)");
     fprintf(stderr, "hpc: rank %d: watchdog (HPC_TIMEOUT=%g s): %s #%llu (alg %s, count %zu, %s%s%s) "
             "not finished after %.1f s, round %d of %d; still waiting for rank(s) %s\n",
-            r->cc->rank, coll_timeout(), hpc_coll_name(r->coll), (unsigned long long)r->seq,
+            r->cc->rank, hpc_coll_timeout(), hpc_coll_name(r->coll), (unsigned long long)r->seq,
             hpc_alg_name(r->alg), r->count, hpc_dtype_name(r->dt),
             hpc_coll_reduces(r->coll) ? ", " : "", hpc_coll_reduces(r->coll) ? hpc_op_name(r->op) : "",
             waited, s->cur + 1, s->nrounds, peers);
@@ -177,6 +177,8 @@ static void progress_all(void)
         if (done) finish(q, e);
         else waiting(q, now);
     }
+    /* frees kept back while a stream-wait kernel ran (device.c) */
+    coll_dev_free_deferred();
 }
 
 /* cc is being freed: complete its requests first - freed ones are the

@@ -220,7 +220,7 @@ static int tune_parse(const char *path, tune_row_t **out, int *n, model_k_t *mk,
     return rc;
 }
 
-int coll_tuning_check(const char *path, char *err, size_t len)
+int hpc_coll_tuning_check(const char *path, char *err, size_t len)
 {
     tune_row_t *r;
     int n;

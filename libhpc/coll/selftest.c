@@ -182,7 +182,11 @@ int coll_selftest(MPI_Comm comm, int include_device, int verbose, int only_row, 
                 for (int k = 0; k < nk; k++)
                     for (int nb = 0; nb < 2 && n < MAXC; nb++, n++) {
                         hpc_coll_args_t *a = &args[n];
-                        *a = (hpc_coll_args_t){.coll = (hpc_coll_t)c, .count = 5 + (size_t)k,
+                        /* on the device, the first kind's count passes a pipeline
+                         * segment and a kernel grid's stride (4096 x 256), so the
+                         * pipelined and grid-stride paths run too */
+                        size_t count = mem && k == 0 ? (size_t)(1 << 20) + 37 : 5 + (size_t)k;
+                        *a = (hpc_coll_args_t){.coll = (hpc_coll_t)c, .count = count,
                                                .dtype = kinds[k].t, .op = kinds[k].op,
                                                .root = p > 1 ? 1 : 0, .alg = row->alg};
                         if (!hpc_coll_reduces(a->coll)) a->op = HPC_SUM;

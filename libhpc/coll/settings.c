@@ -115,7 +115,7 @@ int coll_debug_enabled(void)
     return coll_settings()->debug;
 }
 
-double coll_timeout(void)
+double hpc_coll_timeout(void)
 {
     return coll_settings()->timeout;
 }

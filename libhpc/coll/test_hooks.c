@@ -34,6 +34,36 @@ int hpc_coll_test_row_selftest(MPI_Comm comm, int i, int include_device, int *nc
     return 0;
 }
 
+int hpc_coll_test_flag_wait(void *stream, int *slot)
+{
+    return coll_dev_flag_wait(stream, slot);
+}
+
+void hpc_coll_test_flag_set(int slot)
+{
+    coll_dev_flag_set(slot);
+}
+
+int hpc_coll_test_flags_busy(void)
+{
+    return coll_dev_flags_busy();
+}
+
+void hpc_coll_test_dev_free(void *p, int kind)
+{
+    coll_dev_free(p, kind);
+}
+
+int hpc_coll_test_frees_pending(void)
+{
+    return coll_dev_frees_pending();
+}
+
+void hpc_coll_test_free_deferred(void)
+{
+    coll_dev_free_deferred();
+}
+
 void hpc_coll_test_reload_settings(void)
 {
     coll_settings_reload();

@@ -1,0 +1,83 @@
+#!/bin/sh
+# needed.sh - what each library and program of this build links (readelf
+# -d: NEEDED and RUNPATH), against the layers of docs/architecture.md:
+#   libhpc-core.so  MPI and the C runtime (libc, libm) only
+#   libhpc.so       those, libhpc-core and HDF5 (HDF5_LIBS' libraries)
+#   libhpc-mpi.so   MPI, the C runtime and libhpc-core (not libhpc.so)
+#   the programs    no CUDA runtime, NCCL, cuBLAS or driver library, and no
+#                   RUNPATH but $ORIGIN's (none to the CUDA folder)
+#   the modules     (lib/hpckit, a build with CUDA) the CUDA runtime, NCCL
+#                   for libhpc's own, and their entry points exported
+# "MPI" is what a plain MPI program links: tests/pmpi_known's NEEDED list.
+B=${top_builddir:-.}
+fail() { echo "FAIL: $*"; exit 1; }
+command -v readelf >/dev/null 2>&1 || { echo "SKIP: no readelf"; exit 77; }
+needed() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
+runpath() { readelf -d "$1" | sed -n 's/.*(R\(UN\)\{0,1\}PATH).*\[\(.*\)\]/\2/p' | tr ':' '\n'; }
+# only LIB's NEEDED entries matching the basic regular expressions in $allow
+only() {
+    for n in $(needed "$1"); do
+        ok=
+        for a in $allow; do echo "$n" | grep -qx "$a" && ok=1 && break; done
+        [ -n "$ok" ] || fail "$(basename "$1") NEEDs $n (allowed: $allow)"
+    done
+}
+has() { needed "$1" | grep -qx "$2" || fail "$(basename "$1") does not NEED $2: $(needed "$1" | tr '\n' ' ')"; }
+
+libc='libc\.so\..* libm\.so\..* ld-linux.* libgcc_s\.so\..* libdl\.so\..* libpthread\.so\..* librt\.so\..*'
+mpi=$(needed "$B/tests/pmpi_known" | sed 's/\./\\./g')
+[ -n "$mpi" ] || fail "tests/pmpi_known has no NEEDED list"
+hdf5=$(for l in ${HDF5_LIBS:--lhdf5}; do case $l in -l*) echo "lib${l#-l}\\.so\\..*" ;; esac; done)
+hdf5=$(printf '%s\n' $hdf5 'libhdf5.*\.so\..*')
+L=$B/libhpc/.libs
+
+allow="$libc $mpi"
+only "$L/libhpc-core.so"
+has "$L/libhpc-core.so" "$(needed "$B/tests/pmpi_known" | grep -v '^libc\.\|^ld-\|^libm\.' | head -n 1)"
+
+allow="$libc $mpi libhpc-core\.so\..* $hdf5"
+only "$L/libhpc.so"
+has "$L/libhpc.so" 'libhpc-core\.so\..*'
+has "$L/libhpc.so" 'libhdf5.*'
+
+allow="$libc $mpi libhpc-core\.so\..*"
+only "$L/../mpi/.libs/libhpc-mpi.so"
+has "$L/../mpi/.libs/libhpc-mpi.so" 'libhpc-core\.so\..*'
+
+gpu='libcudart.* libnccl.* libcublas.* libcuda\..* libcublasLt.* libstdc++.*'
+for f in "$L/libhpc-core.so" "$L/libhpc.so" "$L/../mpi/.libs/libhpc-mpi.so" \
+         "$B"/apps/*/.libs/hpc-info "$B"/apps/*/.libs/hpc-collbench "$B"/apps/*/.libs/hpc-odegen \
+         "$B"/apps/*/.libs/hpc-matmul "$B"/apps/*/.libs/hpc-train; do
+    [ -f "$f" ] || fail "$f is not built"
+    for g in $gpu; do needed "$f" | grep -qx "$g" && fail "$(basename "$f") NEEDs $(needed "$f" | grep -x "$g")"; done
+    for r in $(runpath "$f"); do
+        case $r in
+        \$ORIGIN*) ;;
+        "$(realpath "$B")"/*) case $f in */libhpc.so|*/libhpc-mpi.so) ;; *) fail "$(basename "$f"): RUNPATH $r" ;; esac ;;
+        *) fail "$(basename "$f") has RUNPATH $r (only \$ORIGIN's: nothing of the GPU stack)" ;;
+        esac
+    done
+done
+for p in hpc-info hpc-collbench hpc-odegen hpc-matmul hpc-train; do
+    has "$(ls "$B"/apps/*/.libs/$p)" 'libhpc-core\.so\..*'
+done
+has "$B/apps/info/.libs/hpc-info" 'libhpc\.so\..*'
+
+if [ "${HAVE_CUDA_BUILD:-no}" = yes ]; then
+    m=$L/libhpc-cuda.so
+    has "$m" 'libcudart\.so\..*'
+    [ "$(needed "$m" | grep -c '^libhpc')" = 0 ] || fail "libhpc-cuda.so NEEDs libhpc: it must stand alone"
+    needed "$m" | grep -q '^libcublas' && fail "libhpc-cuda.so NEEDs cuBLAS"
+    nm -D --defined-only "$m" | grep -q ' hpc_gpu_module_ops$' || fail "libhpc-cuda.so does not export hpc_gpu_module_ops"
+    for e in odegen:odegen_cuda_open matmul:matmul_cuda_ops train:train_cuda_open; do
+        m=$B/apps/${e%%:*}/.libs/hpc-${e%%:*}-cuda.so
+        has "$m" 'libcudart\.so\..*'
+        needed "$m" | grep -q '^libcublas' && fail "$(basename "$m") NEEDs cuBLAS (it is opened at run time)"
+        nm -D --defined-only "$m" | grep -q " ${e#*:}$" || fail "$(basename "$m") does not export ${e#*:}"
+    done
+    echo "(the modules: the CUDA runtime, entry points exported)"
+fi
+echo "needed.sh: libhpc-core: $(needed "$L/libhpc-core.so" | tr '\n' ' ')"
+echo "needed.sh: libhpc: $(needed "$L/libhpc.so" | tr '\n' ' ')"
+echo "needed.sh: libhpc-mpi: $(needed "$L/../mpi/.libs/libhpc-mpi.so" | tr '\n' ' ')"
+echo "needed.sh: all checks passed"
