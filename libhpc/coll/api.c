@@ -86,10 +86,9 @@ static int resolve(const hpc_coll_args_t *a, coll_comm_t *cc, int *dev, hpc_alg_
     hpc_alg_t alg = a->alg;
     if (alg == HPC_ALG_AUTO) {
         size_t bytes = a->count * hpc_dtype_size(a->dtype);
-        HPC_TRY(coll_select_nodes(a->coll, bytes, cc->size, cc->topo.nnodes, *dev, &alg));
+        HPC_TRY(coll_select_comm(cc, a->coll, bytes, *dev, &alg));
         /* NCCL refused here (ranks share a GPU): auto falls back to ours */
-        if (alg == HPC_ALG_NCCL && !coll_nccl_ready(cc))
-            HPC_TRY(coll_select_nodes(a->coll, bytes, cc->size, cc->topo.nnodes, 0, &alg));
+        if (alg == HPC_ALG_NCCL && !coll_nccl_ready(cc)) HPC_TRY(coll_select_comm(cc, a->coll, bytes, 0, &alg));
     }
     if (alg == HPC_ALG_NCCL && !*dev) {
         /* an empty buffer has no memory kind: decide by what NCCL needs */
@@ -129,6 +128,12 @@ static int coll_start(const hpc_coll_args_t *a0, MPI_Comm comm, int blocking, hp
     HPC_TRY(resolve(&a, cc, &dev, &alg));
     if (coll_debug_enabled()) HPC_TRY(coll_desync_check(cc, &a, alg));
     coll_mismatch_tick(cc);
+    /* a blocking call on one node's shared memory: at once, no request */
+    if (blocking && alg == HPC_ALG_SHM && !dev && !streamed) {
+        int ran = 0;
+        HPC_TRY(coll_shm_inline(cc, &a, &ran));
+        if (ran) return 0;
+    }
 
     hpc_request_t *r = calloc(1, sizeof *r);
     if (!r) return HPC_ERR(HPC_ERR_NOMEM, "request");

@@ -21,6 +21,7 @@ libhpc_libhpc_la_SOURCES += \
 	libhpc/coll/mismatch.c \
 	libhpc/coll/sched.c \
 	libhpc/coll/comm.c \
+	libhpc/coll/shmseg.c \
 	libhpc/coll/topo.c \
 	libhpc/coll/devsync.c \
 	libhpc/coll/device.c \
