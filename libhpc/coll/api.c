@@ -10,6 +10,7 @@
 #include "coll_internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static int check_buf(const char *what, const void *p, size_t n, size_t es, hpc_coll_t c)
 {
@@ -100,6 +101,18 @@ static int resolve(const hpc_coll_args_t *a, coll_comm_t *cc, int *dev, hpc_alg_
     return 0;
 }
 
+/* A blocking call on one rank, host memory: its result is its input, a
+ * copy where not in place - what every algorithm's schedule does there. */
+static int one_rank(coll_comm_t *cc, const hpc_coll_args_t *a)
+{
+    cc->seq++;
+    if (a->coll == HPC_COLL_BCAST || a->coll == HPC_COLL_BARRIER || !a->count || a->sendbuf == HPC_IN_PLACE ||
+        a->recvbuf == HPC_IN_PLACE || a->sendbuf == a->recvbuf)
+        return 0;
+    memmove(a->recvbuf, a->sendbuf, a->count * hpc_dtype_size(a->dtype));
+    return 0;
+}
+
 /* Start the call a: blocking, or return it in flight in *out; stream:
  * stream-ordered on the CUDA stream *stream (NULL: not). */
 static int coll_start(const hpc_coll_args_t *a0, MPI_Comm comm, int blocking, hpc_stream_t *stream,
@@ -128,6 +141,7 @@ static int coll_start(const hpc_coll_args_t *a0, MPI_Comm comm, int blocking, hp
     HPC_TRY(resolve(&a, cc, &dev, &alg));
     if (coll_debug_enabled()) HPC_TRY(coll_desync_check(cc, &a, alg));
     coll_mismatch_tick(cc);
+    if (blocking && cc->size == 1 && !dev && !streamed) return one_rank(cc, &a);
     /* a blocking call on one node's shared memory: at once, no request */
     if (blocking && alg == HPC_ALG_SHM && !dev && !streamed) {
         int ran = 0;

@@ -346,9 +346,21 @@ struct coll_seg {
  * where it cannot be made on every rank of the node); freed locally */
 int coll_seg_init(coll_comm_t *cc);
 void coll_seg_free(coll_comm_t *cc);
-coll_seg_line_t *coll_seg_line(const coll_seg_t *s, int i);
-char *coll_seg_ring(const coll_seg_t *s, uint64_t g);       /* chunk g's result entry */
-char *coll_seg_slot(const coll_seg_t *s, int i, uint64_t g); /* rank i's slot for chunk g */
+/* rank i's line; chunk g's result entry; rank i's slot for chunk g
+ * (lines, then the ring, then every rank's slots) */
+static inline coll_seg_line_t *coll_seg_line(const coll_seg_t *s, int i)
+{
+    return (coll_seg_line_t *)(void *)(s->base + (size_t)i * COLL_SEG_LINE);
+}
+static inline char *coll_seg_ring(const coll_seg_t *s, uint64_t g)
+{
+    return s->base + (size_t)s->m * COLL_SEG_LINE + (size_t)(g % (uint64_t)s->depth) * s->chunk;
+}
+static inline char *coll_seg_slot(const coll_seg_t *s, int i, uint64_t g)
+{
+    return s->base + (size_t)s->m * COLL_SEG_LINE + (size_t)s->depth * s->chunk +
+           ((size_t)i * (size_t)s->depth + (size_t)(g % (uint64_t)s->depth)) * s->chunk;
+}
 /* 1 if a node mate (*who, node index) or this rank's launcher (*who -1) is gone */
 int coll_seg_dead(const coll_seg_t *s, int *who);
 /* single copy: bytes at src in node rank i's memory into dst here */

@@ -44,23 +44,6 @@
 /* Ranks read this word of each other's memory to see that CMA works. */
 static volatile uint64_t probe_word = 0x68706b6974636d61ULL;   /* "hpkitcma" */
 
-coll_seg_line_t *coll_seg_line(const coll_seg_t *s, int i)
-{
-    return (coll_seg_line_t *)(void *)(s->base + (size_t)i * COLL_SEG_LINE);
-}
-
-char *coll_seg_ring(const coll_seg_t *s, uint64_t g)
-{
-    return s->base + (size_t)s->m * COLL_SEG_LINE + (size_t)(g % (uint64_t)s->depth) * s->chunk;
-}
-
-char *coll_seg_slot(const coll_seg_t *s, int i, uint64_t g)
-{
-    size_t ring = (size_t)s->depth * s->chunk;
-    return s->base + (size_t)s->m * COLL_SEG_LINE + ring +
-           ((size_t)i * (size_t)s->depth + (size_t)(g % (uint64_t)s->depth)) * s->chunk;
-}
-
 /* Bytes of one slot: HPC_COLL_SEGMENT up to 64 KiB (a chunk stays in
  * cache while the node's ranks work on it), a multiple of 64, and room
  * for one element of each node mate (reduce_scatter's pieces). */

@@ -368,9 +368,11 @@ static void start(shm_call_t *c)
     publish(c, C_IN, c->base + c->nch);
 }
 
-/* A node mate or the launcher is gone: say so, end the job. */
-static void mate_died(shm_call_t *c, int who, const char *what)
+/* A node mate or the launcher is gone: say so, end the job (r: the call). */
+static void mate_died(shm_call_t *c, int who, const hpc_request_t *r)
 {
+    char what[64];
+    snprintf(what, sizeof what, "%s #%llu", hpc_coll_name(r->coll), (unsigned long long)r->seq);
     if (who < 0) {
         fprintf(stderr, "hpc: rank %d: %s (alg shm): this rank's launcher (parent pid %lld) has gone; "
                 "ending\n", c->cc->rank, what, (long long)c->s->ppid);
@@ -388,15 +390,15 @@ static void mate_died(shm_call_t *c, int who, const char *what)
 
 /* A single copy failed with e: where the mate it read has died, that is
  * what the job hears. */
-static int cma_failed(shm_call_t *c, int e, const char *what)
+static int cma_failed(shm_call_t *c, int e, const hpc_request_t *r)
 {
     int who;
-    if (coll_seg_dead(c->s, &who)) mate_died(c, who, what);
+    if (coll_seg_dead(c->s, &who)) mate_died(c, who, r);
     return e;
 }
 
 /* One step of the pipeline, if the counters allow it: *moved 1, else 0. */
-static int step(shm_call_t *c, int *moved, const char *what)
+static int step(shm_call_t *c, int *moved, const hpc_request_t *r)
 {
     int did = 0, e;
     *moved = 0;
@@ -405,7 +407,7 @@ static int step(shm_call_t *c, int *moved, const char *what)
         *moved = 1;
     }
     if (c->d < c->f) {
-        if (c->cma && (e = cma_work(c, c->d, &did)) < 0) return cma_failed(c, e, what);
+        if (c->cma && (e = cma_work(c, c->d, &did)) < 0) return cma_failed(c, e, r);
         if (!c->cma) did = seg_work(c, c->d);
         if (did) {
             uint64_t v = c->base + ++c->d;
@@ -415,7 +417,7 @@ static int step(shm_call_t *c, int *moved, const char *what)
         }
     }
     if (has_take(c) && c->o < c->d) {
-        if (c->cma && (e = cma_take(c, c->o, &did)) < 0) return cma_failed(c, e, what);
+        if (c->cma && (e = cma_take(c, c->o, &did)) < 0) return cma_failed(c, e, r);
         if (!c->cma) did = seg_take(c, c->o);
         if (did) {
             publish(c, C_OUT, c->base + ++c->o);
@@ -425,8 +427,8 @@ static int step(shm_call_t *c, int *moved, const char *what)
     return 0;
 }
 
-/* Advance c as far as it goes; *done at its end.  what: for messages. */
-static int advance(shm_call_t *c, int *done, const char *what)
+/* Advance c as far as it goes; *done at its end.  r: the call, for messages. */
+static int advance(shm_call_t *c, int *done, const hpc_request_t *r)
 {
     coll_seg_t *s = c->s;
     *done = 0;
@@ -436,7 +438,7 @@ static int advance(shm_call_t *c, int *done, const char *what)
     }
     int moved = 1, any = 0;
     while (moved) {
-        HPC_TRY(step(c, &moved, what));
+        HPC_TRY(step(c, &moved, r));
         any |= moved;
     }
     /* single copy: the others may still read this rank's buffers */
@@ -461,13 +463,8 @@ static int advance(shm_call_t *c, int *done, const char *what)
     }
     c->t_moved = now;
     int who;
-    if (coll_seg_dead(s, &who)) mate_died(c, who, what);
+    if (coll_seg_dead(s, &who)) mate_died(c, who, r);
     return 0;
-}
-
-static void what_of(const hpc_request_t *r, char *buf, size_t len)
-{
-    snprintf(buf, len, "%s #%llu", hpc_coll_name(r->coll), (unsigned long long)r->seq);
 }
 
 /* ---- as a step of a schedule -------------------------------------- */
@@ -479,10 +476,7 @@ static int shm_post(hpc_request_t *r, coll_ext_t *x)
 
 static int shm_test(hpc_request_t *r, coll_ext_t *x, int *done)
 {
-    shm_call_t *c = x->state;
-    char what[64];
-    what_of(r, what, sizeof what);
-    return advance(c, done, what);
+    return advance(x->state, done, r);
 }
 
 /* what the watchdog says it waits for */
@@ -526,10 +520,9 @@ static int use_cma(const coll_seg_t *s, size_t bytes)
     return s->cma && bytes >= coll_settings()->single_copy;
 }
 
-/* c for kind on b's node: node indices, chunks, ticket */
-static void call_init(shm_call_t *c, const coll_build_t *b, int kind, coll_seg_t *s)
+/* c for kind on b's node (cc's): node indices, chunks, ticket */
+static void call_init(shm_call_t *c, coll_comm_t *cc, const coll_build_t *b, int kind, coll_seg_t *s)
 {
-    coll_comm_t *cc = b->r->cc;
     memset(c, 0, sizeof *c);
     c->s = s;
     c->cc = cc;
@@ -590,7 +583,7 @@ static int build(coll_build_t *b, int kind)
     int *pos = NULL;
     HPC_TRY(coll_tmp_kind(b->r, sizeof *c, 0, (void **)&c));
     HPC_TRY(coll_tmp_kind(b->r, sizeof *x, 0, (void **)&x));
-    call_init(c, b, kind, cc->seg);
+    call_init(c, cc, b, kind, cc->seg);
     if (b->map) {
         HPC_TRY(coll_tmp_kind(b->r, (size_t)c->m * sizeof *pos, 0, (void **)&pos));
         HPC_TRY(map_ranks(b, c, pos));
@@ -677,39 +670,33 @@ int coll_shm_inline(coll_comm_t *cc, const hpc_coll_args_t *a, int *ran)
     }
     size_t es = hpc_dtype_size(a->dtype), bytes = a->count * es;
     /* one node, its segment, through the segment (single copy needs the
-     * request's scratch), in a few chunks */
+     * request's scratch) */
     if (!s || cc->topo.nnodes != 1 || s->m != cc->size || use_cma(s, bytes) ||
-        bytes > (size_t)s->depth * s->chunk || (kind != K_BARRIER && a->count == 0))
+        (kind != K_BARRIER && a->count == 0))
         return 0;
-    hpc_request_t r;
-    memset(&r, 0, sizeof r);
-    r.cc = cc;
-    r.seq = cc->seq++;
-    r.coll = a->coll;
-    r.alg = HPC_ALG_SHM;
-    r.dt = a->dtype;
-    r.op = a->op;
-    r.count = a->count;
-    r.root = a->root;
-    r.blocking = 1;
     char *rb = a->recvbuf == HPC_IN_PLACE ? NULL : a->recvbuf;
     const char *sb = a->sendbuf == HPC_IN_PLACE || a->coll == HPC_COLL_BCAST ? rb : a->sendbuf;
-    coll_build_t b = {.r = &r, .rank = cc->rank, .p = cc->size, .root = a->root, .sbuf = sb, .rbuf = rb,
+    coll_build_t b = {.rank = cc->rank, .p = cc->size, .root = a->root, .sbuf = sb, .rbuf = rb,
                       .count = a->count, .es = es, .dt = a->dtype,
                       .op = a->op == HPC_AVG ? HPC_SUM : a->op};
     shm_call_t c;
-    call_init(&c, &b, kind, s);
+    call_init(&c, cc, &b, kind, s);
     c.root = a->root;
-    r.ext.describe = shm_describe;
-    r.ext.state = &c;
-    char what[64];
-    what_of(&r, what, sizeof what);
+    uint64_t seq = cc->seq++;
+    /* a request only for the messages of a call that has to wait (the
+     * watchdog's, the stall check's, a dead mate's) */
+    hpc_request_t r;
     int done = 0, spins = 0;
     for (;;) {
-        HPC_TRY(advance(&c, &done, what));
+        HPC_TRY(advance(&c, &done, &r));
         if (done) break;
-        /* the watchdog's and the stall check's clocks start at the first wait */
-        if (!spins) r.t0 = r.t_round = MPI_Wtime();
+        if (!spins) {
+            r = (hpc_request_t){.cc = cc, .seq = seq, .coll = a->coll, .alg = HPC_ALG_SHM, .dt = a->dtype,
+                                .op = a->op, .count = a->count, .root = a->root, .blocking = 1};
+            r.ext.describe = shm_describe;
+            r.ext.state = &c;
+            r.t0 = r.t_round = MPI_Wtime();
+        }
         coll_request_wait_tick(&r, ++spins);
     }
     if (a->op == HPC_AVG && rb && (kind == K_ALLREDUCE || cc->rank == a->root))
