@@ -166,12 +166,27 @@ void coll_seg_free(coll_comm_t *cc)
     cc->seg = NULL;
 }
 
+/* pid is gone, or a zombie (killed, not yet reaped by its parent) */
+static int gone(pid_t pid)
+{
+    if (kill(pid, 0) != 0) return errno == ESRCH;
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    const char *p = strrchr(buf, ')');     /* "pid (comm) S ..." */
+    return p && (p[1] == ' ') && (p[2] == 'Z' || p[2] == 'X');
+}
+
 int coll_seg_dead(const coll_seg_t *s, int *who)
 {
     *who = -1;
     if (s->ppid > 1 && (int64_t)getppid() != s->ppid) return 1;
     for (int i = 0; s->pids && i < s->m; i++)
-        if (i != s->me && kill((pid_t)coll_seg_line(s, i)->pid, 0) != 0 && errno == ESRCH) {
+        if (i != s->me && gone((pid_t)coll_seg_line(s, i)->pid)) {
             *who = i;
             return 1;
         }

@@ -60,6 +60,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 enum { K_ALLREDUCE, K_REDUCE, K_BCAST, K_SCATTER, K_ALLGATHER, K_GATHER, K_REDUCE_SCATTER, K_BARRIER };
@@ -389,11 +390,16 @@ static void mate_died(shm_call_t *c, int who, const hpc_request_t *r)
 }
 
 /* A single copy failed with e: where the mate it read has died, that is
- * what the job hears. */
+ * what the job hears (a mate that is exiting has lost its memory a moment
+ * before it shows as gone: a second's grace). */
 static int cma_failed(shm_call_t *c, int e, const hpc_request_t *r)
 {
     int who;
-    if (coll_seg_dead(c->s, &who)) mate_died(c, who, r);
+    for (int i = 0; i < 100; i++) {
+        if (coll_seg_dead(c->s, &who)) mate_died(c, who, r);
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
     return e;
 }
 
