@@ -58,6 +58,12 @@
  *   HPC_COLL_ALPHA_INTER/_BETA_INTER  the same between nodes (5e-6, 4e-10):
  *                          with more than one node, flat algorithms pay
  *                          these and auto weighs the hierarchical ones
+ *   HPC_COLL_ALPHA_SHM/_BETA_SHM  a node's shared memory: a flag handed to
+ *                          another core, one core's copy per byte (2e-7,
+ *                          1.25e-10), what the shm algorithm pays
+ *   HPC_COLL_SINGLE_COPY=BYTES|off  shm moves messages of at least BYTES
+ *                          (default 64K) by single copy (process_vm_readv)
+ *                          where the kernel allows it; 0: every message
  *   HPC_NODE_SPLIT=odd-even|blocks:K  fake nodes for testing on one
  *                          machine (even/odd world ranks; K ranks each)
  *   HPC_COLL_POOL_MAX=BYTES  scratch buffers kept per communicator for
@@ -97,7 +103,7 @@ typedef enum {
     HPC_ALG_BRUCK,            /* Bruck (allgather, alltoall) */
     HPC_ALG_SCATTER_ALLGATHER,/* van de Geijn broadcast of long messages */
     HPC_ALG_HIER,             /* node-aware: in the node, among node leaders, in the node */
-    HPC_ALG_SHM,              /* MPI-3 shared window on one node (else as hier) */
+    HPC_ALG_SHM,              /* the node's shared memory, one node (else as hier) */
     HPC_ALG_COUNT
 } hpc_alg_t;
 

@@ -18,6 +18,12 @@
 # coll_mix: many overlapping nonblocking collectives of mixed kinds, each
 #   algorithm forced in turn, against known answers, at 5 and 7 ranks
 #   (issue 13: the bruck allgather hang).
+# coll_tune: the tuning file's rows (nodes, ranks per node, memory kind,
+#   bytes) and what auto and hier's phases choose from them; the old
+#   format refused.
+# coll_shm.sh: the shared-memory algorithms with single copy forced at
+#   2-7 ranks (coll_ops, coll_mix), and a rank killed by kill -9 inside a
+#   shared-memory collective ends the job within seconds (coll_shm_kill).
 # coll_topo: nodes and HPC_NODE_SPLIT (odd-even, blocks:K): hpc_init's node
 #   id/count/communicators, each communicator's node map, bad values refused.
 # node_split.sh: hpc-info's node column under HPC_NODE_SPLIT; a bad value is
@@ -36,7 +42,8 @@
 #   files, a stopped rank under HPC_TIMEOUT.
 check_PROGRAMS += tests/coll_ops tests/coll_errors tests/coll_selftest tests/coll_device \
 	tests/coll_misuse tests/coll_registry tests/coll_wrap tests/coll_split \
-	tests/coll_pool tests/coll_request_free tests/coll_stream tests/coll_mix tests/coll_topo
+	tests/coll_pool tests/coll_request_free tests/coll_stream tests/coll_mix tests/coll_topo \
+	tests/coll_tune tests/coll_shm_kill
 tests_coll_ops_SOURCES = tests/coll_ops.c tests/coll_testlib.h
 tests_coll_errors_SOURCES = tests/coll_errors.c
 tests_coll_selftest_SOURCES = tests/coll_selftest.c
@@ -49,6 +56,8 @@ tests_coll_request_free_SOURCES = tests/coll_request_free.c
 tests_coll_stream_SOURCES = tests/coll_stream.c
 tests_coll_mix_SOURCES = tests/coll_mix.c
 tests_coll_topo_SOURCES = tests/coll_topo.c
+tests_coll_tune_SOURCES = tests/coll_tune.c
+tests_coll_shm_kill_SOURCES = tests/coll_shm_kill.c
 tests_coll_split_SOURCES = tests/coll_ops.c tests/coll_testlib.h
 tests_coll_split_CPPFLAGS = $(AM_CPPFLAGS) -DCOLL_SPLIT
 # the tests that look inside (test_hooks.h) link libhpc's objects
@@ -92,8 +101,9 @@ TESTS += tests/coll_ops-np1.mpi tests/coll_ops-np2.mpi tests/coll_ops-np3.mpi te
 	 tests/coll_device-np1.mpi tests/coll_device-np2.mpi \
 	 tests/coll_stream-np1.mpi tests/coll_stream-np2.mpi \
 	 tests/coll_mix-np5.mpi tests/coll_mix-np7.mpi \
-	 tests/coll_topo-np1.mpi tests/coll_topo-np4.mpi tests/coll_topo-np5.mpi tests/coll_topo-np7.mpi
+	 tests/coll_topo-np1.mpi tests/coll_topo-np4.mpi tests/coll_topo-np5.mpi tests/coll_topo-np7.mpi \
+	 tests/coll_tune-np1.mpi
 dist_check_SCRIPTS += tests/coll_misuse.sh tests/coll_bench.sh tests/coll_bench_hostile.sh tests/node_split.sh \
-	tests/coll_hier.sh tests/coll_sim.sh
+	tests/coll_hier.sh tests/coll_sim.sh tests/coll_shm.sh
 TESTS += tests/coll_misuse.sh tests/coll_bench.sh tests/coll_bench_hostile.sh tests/node_split.sh tests/coll_hier.sh \
-	 tests/coll_sim.sh
+	 tests/coll_sim.sh tests/coll_shm.sh

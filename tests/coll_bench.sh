@@ -34,7 +34,10 @@ usage_error() {  # usage_error NP WORD ARGS...: exit 2, one line naming WORD
 
 # every collective (--tune without -c runs them all), results checked
 run 2 $small -r 1 --tune=$tmp/tune.txt
-grep -q '^allreduce 2 0 ' $tmp/tune.txt && grep -q '^alltoall 2 [0-9]* - ' $tmp/tune.txt \
+# rows keyed by nodes, ranks per node and memory kind (one node of 2 ranks
+# here), and the shared memory's constants
+grep -q '^allreduce 1 2 host 0 ' $tmp/tune.txt && grep -q '^alltoall 1 2 host [0-9]* - ' $tmp/tune.txt \
+    && grep -q '^beta_shm [0-9]' $tmp/tune.txt && grep -q '^alpha_shm [0-9]' $tmp/tune.txt \
     || { echo "FAIL: tuning table"; cat $tmp/tune.txt; fail=1; }
 [ "$(grep -c '^# summary' $tmp/out)" -eq 8 ] || { echo "FAIL: not 8 summaries"; cat $tmp/out; fail=1; }
 HPC_COLL_TUNING=$tmp/tune.txt run 2 -c allreduce $small -a auto
@@ -51,6 +54,10 @@ run 2 -c allreduce $small --csv $tmp/r.csv --membw
 grep -q '^coll,alg,dtype' $tmp/r.csv && [ "$(grep -c '^allreduce,ring,float32' $tmp/r.csv)" -eq 4 ] \
     || { echo "FAIL: csv"; cat $tmp/r.csv; fail=1; }
 grep -q '^# membw: one core copies' $tmp/out || { echo "FAIL: --membw line"; fail=1; }
+# --membw: every algorithm's busbw against memcpy and its time against native's (native's own: 1.00)
+grep -q 'xmem = busbw / one core' $tmp/out && grep -q ' xmem   xnat ' $tmp/out \
+    && awk '/^ +[0-9]/ && $8 != "1.00" {bad = 1} END {exit bad}' $tmp/out \
+    && grep -q '^# summary: .*x memcpy' $tmp/out || { echo "FAIL: --membw ratios"; cat $tmp/out; fail=1; }
 if [ -n "$GNUPLOT" ]; then
     run 2 -c allreduce $small --plot $tmp/p.png
     head -c 4 $tmp/p.png | grep -q PNG || { echo "FAIL: --plot made no PNG"; fail=1; }

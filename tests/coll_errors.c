@@ -43,8 +43,8 @@ int main(int argc, char **argv)
     MPI_Bcast(path, (int)sizeof path, MPI_CHAR, 0, comm);
     if (rank == 0) {
         FILE *f = fdopen(fd, "w");
-        fprintf(f, "# test table\nallreduce %d 0 1K butterfly\nallreduce %d 1K - tree\n"
-                   "bcast %d 0 - scatter_allgather\n", p, p, p);
+        fprintf(f, "# test table\nallreduce 1 %d host 0 1K butterfly\nallreduce 1 %d host 1K - tree\n"
+                   "bcast 1 %d * 0 - scatter_allgather\n", p, p, p);
         fclose(f);
     }
     MPI_Barrier(comm);
@@ -60,7 +60,16 @@ int main(int argc, char **argv)
     /* not in the table: the model */
     EXPECT(hpc_coll_choose(HPC_COLL_ALLGATHER, 100, HPC_INT64, p, 0, &a) == 0 && a != HPC_ALG_AUTO &&
            hpc_coll_has_alg(HPC_COLL_ALLGATHER, a), "model: allgather -> %s", hpc_alg_name(a));
-    /* the model on 16 ranks: latency-bound small, bandwidth-bound large */
+    /* the model on 16 ranks of one node: its shared memory, where a flag
+     * costs a tenth of a message (0.2 against 2 us) */
+    EXPECT(hpc_coll_choose(HPC_COLL_REDUCE_SCATTER, 2, HPC_FLOAT32, 16, 0, &a) == 0 && a == HPC_ALG_SHM,
+           "model: tiny reduce_scatter on 16 -> %s", hpc_alg_name(a));
+    EXPECT(hpc_coll_choose(HPC_COLL_BARRIER, 0, HPC_INT32, 16, 0, &a) == 0 && a == HPC_ALG_SHM,
+           "model: barrier on 16 -> %s", hpc_alg_name(a));
+    /* messages only (shared memory priced out): latency-bound small,
+     * bandwidth-bound large */
+    setenv("HPC_COLL_ALPHA_SHM", "1", 1);
+    hpc_coll_test_reload_settings();
     EXPECT(hpc_coll_choose(HPC_COLL_REDUCE_SCATTER, 2, HPC_FLOAT32, 16, 0, &a) == 0 && a == HPC_ALG_BUTTERFLY,
            "model: tiny reduce_scatter on 16 -> %s", hpc_alg_name(a));
     EXPECT(hpc_coll_choose(HPC_COLL_BARRIER, 0, HPC_INT32, 16, 0, &a) == 0 && a == HPC_ALG_BUTTERFLY,
@@ -68,6 +77,8 @@ int main(int argc, char **argv)
     EXPECT(hpc_coll_choose(HPC_COLL_BCAST, 1 << 24, HPC_FLOAT32, 16, 0, &a) == 0 &&
            (a == HPC_ALG_SCATTER_ALLGATHER || a == HPC_ALG_RING), "model: 64 MiB bcast on 16 -> %s",
            hpc_alg_name(a));
+    unsetenv("HPC_COLL_ALPHA_SHM");
+    hpc_coll_test_reload_settings();
     /* hpc_coll_choose knows no nodes: one node, where the shared window
      * moves half the bytes of any message-passing allreduce */
     EXPECT(hpc_coll_choose(HPC_COLL_ALLREDUCE, 1 << 24, HPC_FLOAT32, 16, 0, &a) == 0 &&
@@ -85,9 +96,10 @@ int main(int argc, char **argv)
     unsetenv("HPC_COLL_TUNING");
     hpc_coll_test_reload_settings();
     EXPECT(hpc_coll_choose(HPC_COLL_ALLREDUCE, 8, HPC_FLOAT32, p, 0, &model) == 0, "model choice");
-    const char *bad[] = {"allreduce %d 0 - tree\nbeta inf\n", "allreduce %d 0 - tree\nalpha -1\n",
-                         "allreduce %d 0 - tree\n\x7f" "ELF\x02\x01\n"};
-    for (int i = 0; i < 3; i++) {
+    const char *bad[] = {"allreduce 1 %d host 0 - tree\nbeta inf\n", "allreduce 1 %d host 0 - tree\nalpha -1\n",
+                         "allreduce 1 %d host 0 - tree\n\x7f" "ELF\x02\x01\n",
+                         "allreduce %d 0 - tree\n" /* the format of issue 13 */};
+    for (int i = 0; i < 4; i++) {
         if (rank == 0) {
             FILE *f = fopen(path, "w");
             fprintf(f, bad[i], p);

@@ -117,10 +117,12 @@ static const hpc_opt_t options[] = {
     HPC_STRING("plot", 0, &o.plot, "FILE.png", 0,
                "bus bandwidth against size, one line per algorithm (needs gnuplot)"),
     HPC_STRING("tune", 0, &o.tune, "FILE", 0,
-               "measure, then write the fastest algorithm per size range to FILE (whole, at the "
-               "end; an existing FILE is kept if the run fails); use it with HPC_COLL_TUNING=FILE. "
-               "Under Open MPI's mpirun write --tune=FILE: mpirun takes '--tune FILE' anywhere on "
-               "its command line as its own parameter file"),
+               "measure the cost model's constants, then write them and the fastest algorithm per "
+               "size range to FILE, as rows keyed by the job's nodes, ranks per node and memory kind "
+               "(on several nodes also the tables of one node and of one rank per node, which hier's "
+               "phases choose from); written whole at the end, an existing FILE is kept if the run "
+               "fails; use it with HPC_COLL_TUNING=FILE. Under Open MPI's mpirun write --tune=FILE: "
+               "mpirun takes '--tune FILE' anywhere on its command line as its own parameter file"),
     HPC_FLAG("simulate", 0, &o.simulate, 0,
              "predict the table for --ranks on --nodes from the real schedules and the cost model, "
              "without MPI traffic (any number of ranks to run it; rank 0 prints)"),
@@ -129,7 +131,8 @@ static const hpc_opt_t options[] = {
             "--simulate: nodes, blocks of N/K consecutive ranks (default 512)"),
     HPC_FLAG("membw", 0, &o.membw, 0,
              "first report the memory copy bandwidth of one core (the physical limit for "
-             "shared-memory collectives)"),
+             "shared-memory collectives), and give every algorithm two more columns: xmem, its "
+             "busbw over that bandwidth, and xnat, native's time over its own"),
     HPC_OPTS_END};
 
 /* The algorithm lists come from libhpc's registry, never from here. */
@@ -157,15 +160,17 @@ static const hpc_app_t app = {
         "reduce_scatter, alltoall, gather, scatter (p-1)/p; bcast, reduce 1) in GB/s,\n"
         "and #wrong (wrong elements with --check, else N/A).\n"
         "\n"
-        "Environment: HPC_COLL_SEGMENT, HPC_COLL_TUNING, HPC_DEBUG=coll, HPC_TIMEOUT\n"
-        "(see the guide).\n"
+        "Environment: HPC_COLL_SEGMENT, HPC_COLL_SINGLE_COPY, HPC_COLL_TUNING, HPC_DEBUG=coll,\n"
+        "HPC_TIMEOUT (see the guide).\n"
         "Sizes are checked against the memory available on every node before anything is\n"
         "allocated. With HPC_TIMEOUT set, a rank that stops ends the job within the\n"
         "timeout wherever the others wait.\n"
         "Exit status: 0 success, 1 wrong results or failure, 2 bad usage.\n",
     .guide = "collectives.md"};
 
-static int rank, nranks;
+static int rank, nranks;   /* in the communicator being measured */
+static int lead;           /* this rank prints and writes the tables (world rank 0) */
+static double membw_gbs;   /* --membw: one core's memcpy, GB/s (0: not measured) */
 
 /* ---- buffers: device ones through libhpc (no CUDA runtime linked) --- */
 static void *buf_alloc(size_t bytes, int dev)
@@ -342,9 +347,13 @@ static void measure_row(const opts_t *o, hpc_coll_t coll, const hpc_alg_t *algs,
     void *s = buf_alloc(scap * es, o->device), *r = buf_alloc(rcap * es, o->device);
     void *hs = calloc(scap + 1, es), *hr = calloc(rcap + 1, es);
     double *t = calloc((size_t)(o->iters + 1) * (size_t)nalg, sizeof *t);
-    int ok = s && r && hs && hr && t;
-    hpc_app_agree(ok ? 0 : HPC_EXIT_DATA, "out of %s memory for %zu-byte buffers",
-                  o->device ? "device" : "host", scap * es);
+    int ok = s && r && hs && hr && t, all = 0;
+    /* (over this communicator: the --tune tables of a node and of the
+     * leaders run on some ranks only; the memory was checked before) */
+    HPC_CHECK(hpc_allreduce(&ok, &all, 1, HPC_INT32, HPC_MIN, comm, HPC_ALG_NATIVE));
+    if (!ok) hpc_app_fatal(HPC_EXIT_DATA, "out of %s memory for %zu-byte buffers", o->device ? "device" : "host",
+                           scap * es);
+    if (!all) hpc_app_fatal(HPC_EXIT_DATA, "another rank is out of memory for %zu-byte buffers", scap * es);
     a.sendbuf = s;
     a.recvbuf = r;
     if (o->inplace) {
@@ -366,7 +375,7 @@ static void measure_row(const opts_t *o, hpc_coll_t coll, const hpc_alg_t *algs,
         HPC_CHECK(hpc_allreduce(&e, &eall, 1, HPC_INT32, HPC_MIN, comm, HPC_ALG_NATIVE));
         if (eall < 0) {
             /* the same argument error on every rank: say it once, mark N/A */
-            if (rank == 0 && e < 0) fprintf(stderr, "%s: %s with %s: %s\n", hpc_app_name(),
+            if (lead && e < 0) fprintf(stderr, "%s: %s with %s: %s\n", hpc_app_name(),
                                             hpc_coll_name(coll), hpc_alg_name(algs[k]), hpc_last_cause());
             hpc_error_clear();
             res[k].ok = 0;
@@ -434,47 +443,73 @@ static void membw(MPI_Comm comm)
                 if (dt < best) best = dt;
                 a[i] = b[bytes - 1 - i];      /* keep the copies live */
             }
+            membw_gbs = (double)bytes / best / 1e9;
             printf("# membw: one core copies %.2f GB/s (memcpy of %zu MiB, best of 8, bytes copied per second)\n",
-                   (double)bytes / best / 1e9, bytes >> 20);
+                   membw_gbs, bytes >> 20);
             fflush(stdout);
         }
         free(a);
         free(b);
     }
-    HPC_CHECK(hpc_barrier(comm, HPC_ALG_NATIVE));
+    HPC_CHECK(hpc_bcast(&membw_gbs, 1, HPC_FLOAT64, 0, comm, HPC_ALG_NATIVE));
 }
 
 /* ---- output -------------------------------------------------------- */
 typedef struct { size_t size, count; res_t r[HPC_ALG_COUNT]; } row_t;
 
-static void print_header(const opts_t *o, hpc_coll_t coll, const hpc_alg_t *algs, int nalg)
+/* With --membw, two more columns per algorithm: xmem, its busbw against
+ * one core's memcpy (the shared-memory limit), and xnat, native's time
+ * against its (above 1: faster than the MPI library). */
+static int ratios(void)
 {
-    printf("# hpc-collbench %s: %s %s%s%s, %d ranks, %s memory, %s, %s, %d iters (%d warmup)\n",
+    return membw_gbs > 0;
+}
+
+static void print_header(const opts_t *o, hpc_coll_t coll, const hpc_alg_t *algs, int nalg, const char *where)
+{
+    printf("# hpc-collbench %s: %s %s%s%s, %d ranks%s, %s memory, %s, %s, %d iters (%d warmup)\n",
            hpc_version(), hpc_coll_name(coll), hpc_dtype_name(o->dt), hpc_coll_reduces(coll) ? " " : "",
-           hpc_coll_reduces(coll) ? hpc_op_name(o->op) : "", nranks, o->device ? "cuda" : "host",
+           hpc_coll_reduces(coll) ? hpc_op_name(o->op) : "", nranks, where, o->device ? "cuda" : "host",
            o->inplace ? "in-place" : "out-of-place", o->nb ? "nonblocking" : "blocking", (int)o->iters, (int)o->warmup);
+    int r = ratios();
+    if (r)
+        printf("# xmem = busbw / one core's memcpy (%.2f GB/s); xnat = native's time / this time\n", membw_gbs);
     printf("#%12s %11s", "", "");
-    for (int i = 0; i < nalg; i++) printf("  %-33s", hpc_alg_name(algs[i]));
+    for (int i = 0; i < nalg; i++) printf("  %-*s", r ? 47 : 33, hpc_alg_name(algs[i]));
     printf("\n#%12s %11s", "size", "count");
-    for (int i = 0; i < nalg; i++) printf("  %9s %7s %7s %6s", "time", "algbw", "busbw", "#wrong");
+    for (int i = 0; i < nalg; i++) {
+        printf("  %9s %7s %7s %6s", "time", "algbw", "busbw", "#wrong");
+        if (r) printf(" %6s %6s", "xmem", "xnat");
+    }
     printf("\n#%12s %11s", "(B)", "(elements)");
-    for (int i = 0; i < nalg; i++) printf("  %9s %7s %7s %6s", "(us)", "(GB/s)", "(GB/s)", "");
+    for (int i = 0; i < nalg; i++) {
+        printf("  %9s %7s %7s %6s", "(us)", "(GB/s)", "(GB/s)", "");
+        if (r) printf(" %6s %6s", "", "");
+    }
     printf("\n");
 }
 
-static void print_row(const row_t *w, int nalg)
+static void print_row(const row_t *w, const hpc_alg_t *algs, int nalg)
 {
+    int nat = -1;
+    for (int i = 0; i < nalg; i++)
+        if (algs[i] == HPC_ALG_NATIVE && w->r[i].ok) nat = i;
     printf(" %12zu %11zu", w->size, w->count);
     for (int i = 0; i < nalg; i++) {
         const res_t *r = &w->r[i];
         if (!r->ok) {
             printf("  %9s %7s %7s %6s", "N/A", "N/A", "N/A", "N/A");
+            if (ratios()) printf(" %6s %6s", "N/A", "N/A");
             continue;
         }
         char wr[24];
         if (r->wrong < 0) snprintf(wr, sizeof wr, "N/A");
         else snprintf(wr, sizeof wr, "%ld", r->wrong);
         printf("  %9.2f %7.2f %7.2f %6s", r->us, r->algbw, r->busbw, wr);
+        if (!ratios()) continue;
+        char xn[24] = "N/A";
+        if (nat >= 0 && r->us > 0) snprintf(xn, sizeof xn, "%.2f", w->r[nat].us / r->us);
+        printf(" %6.2f %6s", r->busbw / membw_gbs, xn);
     }
     printf("\n");
     fflush(stdout);
@@ -532,8 +567,73 @@ static void draw(const opts_t *o, hpc_coll_t coll, const hpc_alg_t *algs, int na
 }
 
 /* ---- one collective: all sizes, all algorithms ----------------------- */
-static int bench(const opts_t *o, hpc_coll_t coll, MPI_Comm comm, FILE *csv, FILE *tune)
+/* The communicator a table is measured on, as the tuning file keys it. */
+typedef struct {
+    MPI_Comm comm;
+    int nodes, ppn;         /* its nodes, the ranks of its largest */
+    const char *where;      /* for the header: "" (the job), " in one node", ... */
+    int main;               /* the job's own table: CSV, plot, summary */
+} shape_t;
+
+/* Tuning rows from a table: the fastest measured algorithm per size,
+ * merged into ranges of call bytes (count * element size, what auto
+ * sees), keyed by the shape it was measured on. */
+static void tune_rows(const opts_t *o, FILE *tune, hpc_coll_t coll, const hpc_alg_t *algs, int nalg,
+                      const row_t *rows, int nrows, const shape_t *sh)
 {
+    size_t es = hpc_dtype_size(o->dt);
+    const char *mem = o->device ? "cuda" : "host";
+    hpc_alg_t prev = HPC_ALG_AUTO;
+    size_t lo = 0;
+    for (int i = 0; i < nrows; i++) {
+        int best = -1;
+        for (int k = 0; k < nalg; k++)
+            if (rows[i].r[k].ok && algs[k] != HPC_ALG_AUTO && algs[k] != HPC_ALG_NCCL &&
+                (best < 0 || rows[i].r[k].us < rows[i].r[best].us)) best = k;
+        if (best < 0) continue;
+        size_t cb = rows[i].count * es;
+        if (i > 0 && algs[best] != prev) {
+            /* boundary halfway (geometrically) between the two sizes */
+            size_t pb = rows[i - 1].count * es, mid = (size_t)sqrt((double)pb * (double)cb);
+            if (mid <= lo) mid = lo + 1;
+            fprintf(tune, "%s %d %d %s %zu %zu %s\n", hpc_coll_name(coll), sh->nodes, sh->ppn, mem, lo, mid,
+                    hpc_alg_name(prev));
+            lo = mid;
+        }
+        prev = algs[best];
+    }
+    if (prev != HPC_ALG_AUTO)
+        fprintf(tune, "%s %d %d %s %zu - %s\n", hpc_coll_name(coll), sh->nodes, sh->ppn, mem, lo, hpc_alg_name(prev));
+}
+
+/* The summary: the largest size, best own algorithm against native (and
+ * one core's memcpy). */
+static void summary(const opts_t *o, hpc_coll_t coll, const hpc_alg_t *algs, int nalg, const row_t *w, long wrong)
+{
+    int best = -1, nat = -1;
+    for (int k = 0; k < nalg; k++) {
+        if (!w->r[k].ok) continue;
+        if (algs[k] == HPC_ALG_NATIVE) nat = k;
+        else if (algs[k] != HPC_ALG_NCCL && (best < 0 || w->r[k].us < w->r[best].us)) best = k;
+    }
+    if (best < 0) return;
+    if (coll == HPC_COLL_BARRIER)
+        printf("# summary: barrier: best own %s %.2f us", hpc_alg_name(algs[best]), w->r[best].us);
+    else
+        printf("# summary: %s at %zu B: best own %s %.2f GB/s busbw (%.2f us)", hpc_coll_name(coll), w->size,
+               hpc_alg_name(algs[best]), w->r[best].busbw, w->r[best].us);
+    if (nat >= 0)
+        printf(", native %.2f %s, %.2fx", coll == HPC_COLL_BARRIER ? w->r[nat].us : w->r[nat].busbw,
+               coll == HPC_COLL_BARRIER ? "us" : "GB/s", w->r[nat].us / w->r[best].us);
+    if (ratios() && coll != HPC_COLL_BARRIER) printf(", %.2fx memcpy", w->r[best].busbw / membw_gbs);
+    printf("%s\n", o->check ? (wrong ? ", WRONG RESULTS" : ", all results checked") : "");
+}
+
+/* Every size and algorithm of coll on sh's communicator (this rank in
+ * it); the lead rank prints, and keeps the CSV and tuning rows. */
+static int bench(const opts_t *o, hpc_coll_t coll, const shape_t *sh, FILE *csv, FILE *tune)
+{
+    MPI_Comm comm = sh->comm;
     hpc_alg_t algs[HPC_ALG_COUNT];
     int nalg = 0;
     if (o->algs_given) {
@@ -548,7 +648,7 @@ static int bench(const opts_t *o, hpc_coll_t coll, MPI_Comm comm, FILE *csv, FIL
     row_t *rows = NULL;
     int nrows = 0, cap = 0;
     long wrong = 0;
-    if (rank == 0) print_header(o, coll, algs, nalg);
+    if (lead) print_header(o, coll, algs, nalg, sh->where);
     size_t last = (size_t)-1;
     for (double sz = (double)o->minb; sz <= (double)o->maxb * 1.0000001; sz *= o->factor) {
         size_t count = count_for(coll, (size_t)sz, es);
@@ -557,7 +657,7 @@ static int bench(const opts_t *o, hpc_coll_t coll, MPI_Comm comm, FILE *csv, FIL
         last = count;
         if (nrows == cap) {
             cap = cap ? 2 * cap : 32;
-            rows = realloc(rows, (size_t)cap * sizeof *rows);
+            if (!(rows = realloc(rows, (size_t)cap * sizeof *rows))) hpc_app_fatal(HPC_EXIT_DATA, "out of memory");
         }
         row_t *w = &rows[nrows++];
         memset(w, 0, sizeof *w);
@@ -566,9 +666,9 @@ static int bench(const opts_t *o, hpc_coll_t coll, MPI_Comm comm, FILE *csv, FIL
         measure_row(o, coll, algs, nalg, count, comm, w->r);
         for (int k = 0; k < nalg; k++)
             if (w->r[k].wrong > 0) wrong += w->r[k].wrong;
-        if (rank == 0) {
-            print_row(w, nalg);
-            if (csv)
+        if (lead) {
+            print_row(w, algs, nalg);
+            if (csv && sh->main)
                 for (int k = 0; k < nalg; k++)
                     if (w->r[k].ok)
                         fprintf(csv, "%s,%s,%s,%s,%d,%s,%s,%zu,%zu,%.3f,%.4f,%.4f,%ld\n", hpc_coll_name(coll),
@@ -580,51 +680,53 @@ static int bench(const opts_t *o, hpc_coll_t coll, MPI_Comm comm, FILE *csv, FIL
         if (coll == HPC_COLL_BARRIER) break;
         if (o->factor <= 1) break;
     }
-    /* figure of merit: the largest size, best own algorithm against native */
-    if (rank == 0 && nrows) {
-        const row_t *w = &rows[nrows - 1];
-        int best = -1, nat = -1;
-        for (int k = 0; k < nalg; k++) {
-            if (!w->r[k].ok) continue;
-            if (algs[k] == HPC_ALG_NATIVE) nat = k;
-            else if (algs[k] != HPC_ALG_NCCL && (best < 0 || w->r[k].us < w->r[best].us)) best = k;
-        }
-        if (best >= 0 && coll == HPC_COLL_BARRIER)
-            printf("# summary: barrier: best own %s %.2f us", hpc_alg_name(algs[best]), w->r[best].us);
-        else if (best >= 0)
-            printf("# summary: %s at %zu B: best own %s %.2f GB/s busbw (%.2f us)", hpc_coll_name(coll), w->size,
-                   hpc_alg_name(algs[best]), w->r[best].busbw, w->r[best].us);
-        if (best >= 0 && nat >= 0)
-            printf(", native %.2f %s, %.2fx", coll == HPC_COLL_BARRIER ? w->r[nat].us : w->r[nat].busbw,
-                   coll == HPC_COLL_BARRIER ? "us" : "GB/s", w->r[nat].us / w->r[best].us);
-        if (best >= 0) printf("%s\n", o->check ? (wrong ? ", WRONG RESULTS" : ", all results checked") : "");
-    }
-    /* tuning rows: fastest measured algorithm per size, merged into ranges
-     * of call bytes (count * element size, what auto sees) */
-    if (rank == 0 && tune && nrows) {
-        hpc_alg_t prev = HPC_ALG_AUTO;
-        size_t lo = 0;
-        for (int i = 0; i < nrows; i++) {
-            int best = -1;
-            for (int k = 0; k < nalg; k++)
-                if (rows[i].r[k].ok && algs[k] != HPC_ALG_AUTO && algs[k] != HPC_ALG_NCCL &&
-                    (best < 0 || rows[i].r[k].us < rows[i].r[best].us)) best = k;
-            if (best < 0) continue;
-            size_t cb = rows[i].count * es;
-            if (i > 0 && algs[best] != prev) {
-                /* boundary halfway (geometrically) between the two sizes */
-                size_t pb = rows[i - 1].count * es, mid = (size_t)sqrt((double)pb * (double)cb);
-                if (mid <= lo) mid = lo + 1;
-                fprintf(tune, "%s %d %zu %zu %s\n", hpc_coll_name(coll), nranks, lo, mid, hpc_alg_name(prev));
-                lo = mid;
-            }
-            prev = algs[best];
-        }
-        if (prev != HPC_ALG_AUTO) fprintf(tune, "%s %d %zu - %s\n", hpc_coll_name(coll), nranks, lo, hpc_alg_name(prev));
-    }
-    draw(o, coll, algs, nalg, rows, nrows, "plot");
+    if (lead && nrows) summary(o, coll, algs, nalg, &rows[nrows - 1], wrong);
+    if (lead && tune && nrows) tune_rows(o, tune, coll, algs, nalg, rows, nrows, sh);
+    if (sh->main) draw(o, coll, algs, nalg, rows, nrows, "plot");
     free(rows);
     return wrong ? 1 : 0;
+}
+
+/* The job's shape: its nodes (HPC_NODE_SPLIT's too), ranks of the largest. */
+static void job_shape(shape_t *sh, MPI_Comm comm)
+{
+    int q = 0, ppn = 0;
+    MPI_Comm_size(hpc_comm_node(), &q);
+    HPC_CHECK(hpc_allreduce(&q, &ppn, 1, HPC_INT32, HPC_MAX, comm, HPC_ALG_NATIVE));
+    *sh = (shape_t){.comm = comm, .nodes = hpc_node_count(), .ppn = ppn, .where = "", .main = 1};
+}
+
+/* coll on the job, and for --tune on several nodes also inside one node
+ * (every node at once; rank 0's is kept) and among one rank per node:
+ * the tables hier's in-node and leaders' phases choose from. */
+static int bench_all(const opts_t *o, hpc_coll_t coll, const shape_t *job, FILE *csv, FILE *tune)
+{
+    int fails = bench(o, coll, job, csv, tune);
+    if (!o->tune || job->nodes < 2) return fails;
+    {
+        int save_rank = rank, save_n = nranks, all = 0;
+        shape_t node = {.comm = hpc_comm_node(), .nodes = 1, .where = " in one node (hier's in-node phase)"};
+        MPI_Comm_rank(node.comm, &rank);
+        MPI_Comm_size(node.comm, &nranks);
+        node.ppn = nranks;
+        if (lead) printf("\n");
+        if (nranks > 1) fails |= bench(o, coll, &node, NULL, tune);
+        MPI_Comm lc = hpc_comm_leaders();
+        if (lc != MPI_COMM_NULL) {
+            shape_t lead_sh = {.comm = lc, .nodes = job->nodes, .ppn = 1,
+                               .where = ", one per node (hier's leaders' phase)"};
+            MPI_Comm_rank(lc, &rank);
+            MPI_Comm_size(lc, &nranks);
+            if (lead) printf("\n");
+            fails |= bench(o, coll, &lead_sh, NULL, tune);
+        }
+        rank = save_rank;
+        nranks = save_n;
+        /* every rank leaves with the same verdict */
+        HPC_CHECK(hpc_allreduce(&fails, &all, 1, HPC_INT32, HPC_MAX, job->comm, HPC_ALG_NATIVE));
+        fails = all;
+    }
+    return fails;
 }
 
 /* Host bytes one rank allocates for the largest row of coll (measure_row:
@@ -780,6 +882,7 @@ int main(int argc, char **argv)
     MPI_Comm comm = hpc_comm_world();
     rank = hpc_rank();
     nranks = hpc_size();
+    lead = rank == 0;
     if (o.simulate) return simulate_main();
     check_options();
     /* rank 0 gathers the tables in memory; they are written at the end */
@@ -788,20 +891,22 @@ int main(int argc, char **argv)
     FILE *csv = table_open(o.csv, &csv_text, &csv_len, csv_header);
     FILE *tune = table_open(o.tune, &tune_text, &tune_len, "");
     if (tune)
-        fprintf(tune, "# hpc-collbench --tune: fastest algorithm per size on %d ranks (%s memory, %s).\n"
-                      "# COLLECTIVE NRANKS MIN_BYTES MAX_BYTES ALG, bytes = count * element size\n",
-                nranks, o.device ? "cuda" : "host", hpc_dtype_name(o.dt));
+        fprintf(tune, "# hpc-collbench --tune: fastest algorithm per size on %d ranks, %d node(s) (%s memory, %s).\n"
+                      "# COLLECTIVE NODES PPN MEM MIN_BYTES MAX_BYTES ALG, bytes = count * element size\n",
+                nranks, hpc_node_count(), o.device ? "cuda" : "host", hpc_dtype_name(o.dt));
 
     if (o.membw) membw(comm);
     if (o.tune) model_measure(comm, tune);   /* the model's constants, both link classes */
+    shape_t job;
+    job_shape(&job, comm);
     int fails = 0;
     if (o.tune && !o.coll_given) {
         for (int c = HPC_COLL_BCAST; c < HPC_COLL_COUNT; c++) {
-            fails |= bench(&o, (hpc_coll_t)c, comm, csv, tune);
-            if (rank == 0) printf("\n");
+            fails |= bench_all(&o, (hpc_coll_t)c, &job, csv, tune);
+            if (lead) printf("\n");
         }
     } else {
-        fails = bench(&o, o.coll, comm, csv, tune);
+        fails = bench_all(&o, o.coll, &job, csv, tune);
     }
     save("csv", o.csv, csv, &csv_text, &csv_len);
     /* a table from wrong results would send auto to a broken algorithm */

@@ -6,7 +6,10 @@
  * rank of another node, which gives alpha_inter and beta_inter: one way
  * takes alpha + n beta, so alpha is the time of 8 bytes and beta the
  * slope up to 4 MiB.  gamma (seconds per byte reduced) is one core
- * summing float32 vectors of 4 MiB.  Rank 0 writes the lines the tuning
+ * summing float32 vectors of 4 MiB.  The node's shared memory: beta_shm
+ * is one core's memcpy of 64 MiB per byte, alpha_shm half of a barrier
+ * through the node's shared segment (one flag each way; the shm rows
+ * price a barrier at 2 alpha_shm).  Rank 0 writes the lines the tuning
  * file's parser reads (libhpc/coll/select.c).
  */
 #include "config.h"
@@ -49,6 +52,46 @@ static void link_of(MPI_Comm comm, int peer, char *buf, double *alpha, double *b
     *beta = t1 > t0 ? (t1 - t0) / (BIG - 8) : 0;
 }
 
+/* seconds per byte of one core's memcpy from memory (64 MiB, beyond
+ * the caches, as --membw; best of 5) */
+static double beta_shm_of(void)
+{
+    size_t n = (size_t)64 << 20;
+    char *x = malloc(n), *y = malloc(n);
+    double best = 1e30;
+    if (!x || !y) hpc_app_fatal(HPC_EXIT_DATA, "out of memory");
+    memset(x, 1, n);
+    memset(y, 2, n);
+    for (int r = 0; r < 5; r++) {
+        double t0 = MPI_Wtime();
+        memcpy(y, x, n);
+        double t = MPI_Wtime() - t0;
+        if (t < best) best = t;
+        x[r] = y[n - 1 - (size_t)r];
+    }
+    free(x);
+    free(y);
+    return best / (double)n;
+}
+
+/* half of a barrier on the node's shared memory (0: one rank per node);
+ * every node measures its own, rank 0's is kept */
+static double alpha_shm_of(MPI_Comm comm)
+{
+    MPI_Comm node = hpc_comm_node();
+    int q = 0;
+    double a = 0;
+    MPI_Comm_size(node, &q);
+    if (q > 1) {
+        for (int i = 0; i < 20; i++) HPC_CHECK(hpc_barrier(node, HPC_ALG_SHM));
+        double t0 = MPI_Wtime();
+        for (int i = 0; i < ITERS * 50; i++) HPC_CHECK(hpc_barrier(node, HPC_ALG_SHM));
+        a = (MPI_Wtime() - t0) / (ITERS * 50) / 2;
+    }
+    HPC_CHECK(hpc_bcast(&a, 1, HPC_FLOAT64, 0, comm, HPC_ALG_NATIVE));
+    return a;
+}
+
 static double gamma_of(void)
 {
     size_t n = BIG / sizeof(float);
@@ -83,14 +126,16 @@ void model_measure(MPI_Comm comm, FILE *tune)
         if (nodes[r] == nodes[0] && intra < 0) intra = r;
         if (nodes[r] != nodes[0] && inter < 0) inter = r;
     }
-    double a = 0, b = 0, ai = 0, bi = 0, g = gamma_of();
+    double a = 0, b = 0, ai = 0, bi = 0, g = gamma_of(), bs = beta_shm_of(), as = alpha_shm_of(comm);
     if (intra > 0) link_of(comm, intra, buf, &a, &b);
     if (inter > 0) link_of(comm, inter, buf, &ai, &bi);
     if (tune) {
-        fprintf(tune, "# cost model, measured: ping-pong rank 0 <-> %d (same node)%s; gamma: one core\n",
+        fprintf(tune, "# cost model, measured: ping-pong rank 0 <-> %d (same node)%s; gamma, beta_shm: one "
+                      "core; alpha_shm: a barrier through the node's shared memory / 2\n",
                 intra, inter > 0 ? " and <-> another node" : "");
         if (intra > 0) fprintf(tune, "alpha %.3g\nbeta %.3g\n", a, b);
-        fprintf(tune, "gamma %.3g\n", g);
+        fprintf(tune, "gamma %.3g\nbeta_shm %.3g\n", g, bs);
+        if (as > 0) fprintf(tune, "alpha_shm %.3g\n", as);
         if (inter > 0) fprintf(tune, "alpha_inter %.3g\nbeta_inter %.3g\n", ai, bi);
     }
     free(nodes);

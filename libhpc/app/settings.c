@@ -96,9 +96,13 @@ static int check_one(const char *var, const char *val, char *err, size_t len)
                : bad(err, len, var, val, "expected a size of at least 64 bytes (128K)");
     if (!strcmp(var, "HPC_COLL_ALPHA") || !strcmp(var, "HPC_COLL_BETA") || !strcmp(var, "HPC_COLL_GAMMA") ||
         !strcmp(var, "HPC_COLL_ALPHA_INTER") || !strcmp(var, "HPC_COLL_BETA_INTER") ||
+        !strcmp(var, "HPC_COLL_ALPHA_SHM") || !strcmp(var, "HPC_COLL_BETA_SHM") ||
         !strcmp(var, "HPC_COLL_STALL") || !strcmp(var, "HPC_COLL_POOL_IDLE"))
         return hpc_parse_double(val, 0, &d) == 0 && d >= 0 ? 0
                : bad(err, len, var, val, "expected a finite number >= 0");
+    if (!strcmp(var, "HPC_COLL_SINGLE_COPY"))
+        return !strcmp(val, "off") || hpc_parse_size(val, &sz) == 0 ? 0
+               : bad(err, len, var, val, "expected a size in bytes (64K; 0: every message) or off");
     if (!strcmp(var, "HPC_COLL_POOL_MAX"))
         return hpc_parse_size(val, &sz) == 0 ? 0 : bad(err, len, var, val, "expected a size in bytes (256M)");
     if (!strcmp(var, "HPC_NODE_SPLIT")) {

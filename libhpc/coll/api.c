@@ -10,6 +10,7 @@
 #include "coll_internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static int check_buf(const char *what, const void *p, size_t n, size_t es, hpc_coll_t c)
 {
@@ -86,10 +87,9 @@ static int resolve(const hpc_coll_args_t *a, coll_comm_t *cc, int *dev, hpc_alg_
     hpc_alg_t alg = a->alg;
     if (alg == HPC_ALG_AUTO) {
         size_t bytes = a->count * hpc_dtype_size(a->dtype);
-        HPC_TRY(coll_select_nodes(a->coll, bytes, cc->size, cc->topo.nnodes, *dev, &alg));
+        HPC_TRY(coll_select_comm(cc, a->coll, bytes, *dev, &alg));
         /* NCCL refused here (ranks share a GPU): auto falls back to ours */
-        if (alg == HPC_ALG_NCCL && !coll_nccl_ready(cc))
-            HPC_TRY(coll_select_nodes(a->coll, bytes, cc->size, cc->topo.nnodes, 0, &alg));
+        if (alg == HPC_ALG_NCCL && !coll_nccl_ready(cc)) HPC_TRY(coll_select_comm(cc, a->coll, bytes, 0, &alg));
     }
     if (alg == HPC_ALG_NCCL && !*dev) {
         /* an empty buffer has no memory kind: decide by what NCCL needs */
@@ -98,6 +98,18 @@ static int resolve(const hpc_coll_args_t *a, coll_comm_t *cc, int *dev, hpc_alg_
             return HPC_ERR(HPC_ERR_ARG, "%s: algorithm 'nccl' needs device buffers", hpc_coll_name(a->coll));
     }
     *out = alg;
+    return 0;
+}
+
+/* A blocking call on one rank, host memory: its result is its input, a
+ * copy where not in place - what every algorithm's schedule does there. */
+static int one_rank(coll_comm_t *cc, const hpc_coll_args_t *a)
+{
+    cc->seq++;
+    if (a->coll == HPC_COLL_BCAST || a->coll == HPC_COLL_BARRIER || !a->count || a->sendbuf == HPC_IN_PLACE ||
+        a->recvbuf == HPC_IN_PLACE || a->sendbuf == a->recvbuf)
+        return 0;
+    memmove(a->recvbuf, a->sendbuf, a->count * hpc_dtype_size(a->dtype));
     return 0;
 }
 
@@ -129,6 +141,13 @@ static int coll_start(const hpc_coll_args_t *a0, MPI_Comm comm, int blocking, hp
     HPC_TRY(resolve(&a, cc, &dev, &alg));
     if (coll_debug_enabled()) HPC_TRY(coll_desync_check(cc, &a, alg));
     coll_mismatch_tick(cc);
+    if (blocking && cc->size == 1 && !dev && !streamed) return one_rank(cc, &a);
+    /* a blocking call on one node's shared memory: at once, no request */
+    if (blocking && alg == HPC_ALG_SHM && !dev && !streamed) {
+        int ran = 0;
+        HPC_TRY(coll_shm_inline(cc, &a, &ran));
+        if (ran) return 0;
+    }
 
     hpc_request_t *r = calloc(1, sizeof *r);
     if (!r) return HPC_ERR(HPC_ERR_NOMEM, "request");

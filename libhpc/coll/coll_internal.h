@@ -22,7 +22,8 @@
  *   registry.c     the one table of algorithms (registry.h), and all that
  *                  is derived from it: names, parsers, lists, costs
  *   alg/tree.c alg/ring.c alg/butterfly.c   own algorithms (builders)
- *   alg/shm.c      allreduce through a shared window (one node)
+ *   alg/shm.c      shared memory on one node: the node's segment, per-chunk
+ *                  flags, single copy (CMA) where the kernel allows it
  *   alg/hier.c     node-aware ones: flat builders as sub-schedules over a
  *                  node's ranks and over the leaders (which flat one the
  *                  leaders run, select.c's model says: the one upward call)
@@ -34,6 +35,8 @@
  *   mismatch.c     ranks that run one call with different algorithms
  *   sched.c        schedules: steps and rounds, built and advanced
  *   comm.c         per-communicator state, scratch pool, cleanup and abort hooks
+ *   shmseg.c       its shared segment on the node, made at set-up: the
+ *                  CMA probe, node mates' pids (liveness)
  *   topo.c         a communicator's nodes (HPC_NODE_SPLIT too) and leaders
  *   devsync.c      events requests poll, flags streams wait on
  *   device.c       CUDA memory, streams, kernels, through the GPU module
@@ -46,6 +49,7 @@
 #define HPC_COLL_INTERNAL_H
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include "hpc_coll.h"
 #include "internal.h"
@@ -53,14 +57,13 @@
 struct coll_comm;
 /* What a file hangs on a communicator's state and how to undo it: comm.c
  * calls every fini, in this order, when the communicator is freed. */
-enum { COLL_HOOK_REQUESTS, COLL_HOOK_BEACONS, COLL_HOOK_NCCL, COLL_HOOK_DEVICE, COLL_HOOK_SHM,
-       COLL_NHOOKS };
+enum { COLL_HOOK_REQUESTS, COLL_HOOK_BEACONS, COLL_HOOK_NCCL, COLL_HOOK_DEVICE, COLL_NHOOKS };
 typedef struct {
     void (*fini)(struct coll_comm *cc);
     void (*abort)(struct coll_comm *cc);    /* the job ends: stop now (coll_abort_all) */
 } coll_hook_t;
 typedef struct coll_beacon_out coll_beacon_out_t;   /* mismatch.c */
-typedef struct coll_shm coll_shm_t;                 /* alg/shm.c */
+typedef struct coll_seg coll_seg_t;                 /* shmseg.c */
 #define COLL_BEACONS_KEPT 16
 
 /* A scratch buffer kept for reuse: kind 0 host, 1 pinned host, 2 device. */
@@ -81,6 +84,16 @@ typedef struct {
     int *node_of;           /* node of each rank, nodes numbered by lowest rank */
     int *first, *members;   /* node n's ranks: members[first[n] .. first[n+1]-1] */
 } coll_topo_t;
+
+/* auto's choices on a communicator, kept (select.c): a call of the same
+ * collective and size asks the model and the tuning file only once. */
+#define COLL_SEL_CACHE 16
+typedef struct {
+    uint64_t key;           /* collective and memory kind; 0 = empty */
+    uint64_t bytes;
+    unsigned gen;           /* the settings' generation it was made under */
+    hpc_alg_t alg;
+} coll_sel_t;
 
 /* Per-communicator state, cached as an attribute on the user's comm. */
 typedef struct coll_comm {
@@ -112,7 +125,8 @@ typedef struct coll_comm {
     uint64_t bout_seen;     /* calls / 64 when beacons were last taken in */
     coll_hook_t hook[COLL_NHOOKS];
     coll_topo_t topo;       /* its nodes (topo.c) */
-    coll_shm_t *shm;        /* its shared window (alg/shm.c), made on first use */
+    coll_seg_t *seg;        /* its shared segment on this node (shmseg.c), or NULL */
+    coll_sel_t sel[COLL_SEL_CACHE];   /* auto's recent choices (select.c) */
     int sim;                /* made up by simulate.c: build schedules, touch no data */
 } coll_comm_t;
 
@@ -139,6 +153,7 @@ typedef struct coll_step {
     void *rdst;
     const void *ra;
     size_t rn;
+    struct coll_ext *x;     /* EXT: its operation (NULL: the request's own, r->ext) */
 } coll_step_t;
 
 typedef struct hpc_request hpc_request_t;
@@ -146,13 +161,16 @@ typedef struct hpc_request hpc_request_t;
 typedef struct coll_ext {
     int (*post)(hpc_request_t *r, struct coll_ext *x);
     int (*test)(hpc_request_t *r, struct coll_ext *x, int *done);
+    /* what it waits for, for the watchdog's line (NULL: nothing to say) */
+    void (*describe)(hpc_request_t *r, struct coll_ext *x, char *buf, size_t len);
+    int done;               /* test said so (a round may hold several) */
     int blocking;           /* post may block (native blocking call) */
     MPI_Request *mreqs;     /* native: the calls in flight */
     int nmreq, mcap;
     void *event;            /* NCCL: cudaEvent_t recorded after its work */
     int stage;              /* NCCL: 0 waits for the communicator, 1 launching, 2 launched */
     uint64_t ticket;        /* NCCL: its place among the calls on its communicator */
-    void *state;            /* shared-memory allreduce: where the call stands */
+    void *state;            /* shared memory (alg/shm.c): where the call stands */
 } coll_ext_t;
 
 typedef struct coll_sched {
@@ -255,6 +273,9 @@ typedef struct {
     int yield;              /* HPC_COLL_YIELD (-1: not set) */
     double alpha, beta, gamma;   /* HPC_COLL_ALPHA/_BETA/_GAMMA */
     double alpha_inter, beta_inter;   /* HPC_COLL_ALPHA_INTER/_BETA_INTER: between nodes */
+    double alpha_shm, beta_shm;       /* HPC_COLL_ALPHA_SHM/_BETA_SHM: a node's shared memory */
+    size_t single_copy;     /* HPC_COLL_SINGLE_COPY: shm's smallest single-copy message
+                             * (SIZE_MAX: off) */
     char tuning[1024];      /* HPC_COLL_TUNING ("" : none) */
     size_t pool_max;        /* HPC_COLL_POOL_MAX: scratch kept per communicator, bytes */
     double pool_idle;       /* HPC_COLL_POOL_IDLE: seconds a kept buffer may sit unused */
@@ -305,6 +326,56 @@ void coll_dev_flag_set(int slot);
 /* flag slots whose kernel may still run (frees wait while any is) */
 int coll_dev_flags_busy(void);
 
+/* shmseg.c: a communicator's segment on its node.  Each rank's control
+ * line: counters of chunks over all the calls on the segment (alg/shm.c),
+ * the addresses a single-copy call reads from, its pid. */
+#define COLL_SEG_LINE 64
+typedef struct {
+    _Atomic uint64_t in;    /* chunks whose input it has made available */
+    _Atomic uint64_t red;   /* chunks it has worked on (read the inputs of) */
+    _Atomic uint64_t out;   /* chunks it has taken its result of */
+    uint64_t sbuf, rbuf;    /* single copy: this call's buffers, in its memory */
+    int64_t pid;
+} coll_seg_line_t;
+struct coll_seg {
+    char *base;             /* lines, result ring, slots (shmseg.c) */
+    size_t bytes, chunk;    /* the whole; one slot or ring entry */
+    int m, me;              /* node ranks, this one's index */
+    int depth;              /* slots per rank, entries of the ring */
+    int cma;                /* single copy works between every pair (agreed) */
+    int pids;               /* node mates' pids are seen here (liveness) */
+    int64_t ppid;           /* this rank's parent at set-up (its launcher) */
+    /* calls take the segment in the order they start (the same on every
+     * rank): tickets given, calls done, chunks of the calls done */
+    uint64_t tickets, turn, base_chunk;
+    uint64_t seen[3];       /* lowest in, red, out over the ranks, last looked */
+};
+/* made at set-up, collective over cc's node communicator (cc->seg NULL
+ * where it cannot be made on every rank of the node); freed locally */
+int coll_seg_init(coll_comm_t *cc);
+void coll_seg_free(coll_comm_t *cc);
+/* rank i's line; chunk g's result entry; rank i's slot for chunk g
+ * (lines, then the ring, then every rank's slots) */
+static inline coll_seg_line_t *coll_seg_line(const coll_seg_t *s, int i)
+{
+    return (coll_seg_line_t *)(void *)(s->base + (size_t)i * COLL_SEG_LINE);
+}
+static inline char *coll_seg_ring(const coll_seg_t *s, uint64_t g)
+{
+    return s->base + (size_t)s->m * COLL_SEG_LINE + (size_t)(g % (uint64_t)s->depth) * s->chunk;
+}
+static inline char *coll_seg_slot(const coll_seg_t *s, int i, uint64_t g)
+{
+    return s->base + (size_t)s->m * COLL_SEG_LINE + (size_t)s->depth * s->chunk +
+           ((size_t)i * (size_t)s->depth + (size_t)(g % (uint64_t)s->depth)) * s->chunk;
+}
+/* 1 if a node mate (*who, node index) or this rank's launcher (*who -1) is gone */
+int coll_seg_dead(const coll_seg_t *s, int *who);
+/* single copy: bytes at src in node rank i's memory into dst here */
+int coll_seg_read(const coll_seg_t *s, int i, void *dst, uint64_t src, size_t bytes);
+/* and the other way: bytes at src here into dst in node rank i's memory */
+int coll_seg_write(const coll_seg_t *s, int i, uint64_t dst, const void *src, size_t bytes);
+
 /* topo.c: derive t for comm (collective), and free it */
 int coll_topo_init(coll_topo_t *t, MPI_Comm comm, int rank, int p);
 void coll_topo_free(coll_topo_t *t);
@@ -336,7 +407,9 @@ int coll_reduce(coll_build_t *b, void *dst, const void *x, const void *y, size_t
 int coll_copy(coll_build_t *b, void *dst, const void *src, size_t bytes);
 int coll_copy_k(coll_sched_t *s, void *dst, const void *src, size_t bytes, int dev);
 int coll_scale(coll_sched_t *s, void *buf, size_t n, int div, int dev);
-int coll_ext_step(coll_sched_t *s);
+int coll_ext_step(coll_sched_t *s);   /* r->ext */
+int coll_ext_step_x(coll_sched_t *s, coll_ext_t *x);   /* x, kept by the builder (scratch) */
+coll_ext_t *coll_step_ext(hpc_request_t *r, const coll_step_t *st);
 int coll_gate_step(coll_sched_t *s);   /* a round that waits for r->ready_ev */
 int coll_round(coll_sched_t *s);   /* close the current round */
 /* Advance r one or more rounds without blocking; *done at the end. */
@@ -356,6 +429,9 @@ int coll_desync_check(coll_comm_t *cc, const hpc_coll_args_t *a, hpc_alg_t alg);
 /* request.c */
 void coll_request_free(hpc_request_t *r);
 int coll_requests_in_flight(void);       /* how many */
+/* one turn of a blocking call's wait outside a schedule (r: a request
+ * made up for the watchdog's line, no schedule) */
+void coll_request_wait_tick(hpc_request_t *r, int spins);
 /* run r to its end (blocking; r freed) or return it in flight in *out */
 int coll_request_run(hpc_request_t *r, int blocking, hpc_request_t **out);
 
@@ -408,7 +484,14 @@ typedef struct {
     /* two link classes (hierarchical rows): nodes, and alpha/beta between
      * nodes; 0 = not set: one node, the intra-node constants */
     double N, AI, BI;
+    /* shared memory on a node: alpha of a flag handed to another core,
+     * beta of one core's copy, chunk bytes, this call by single copy
+     * (coll_cost_fill makes SC so from cma: single copy works there) */
+    double AS, BS, C, SC;
+    int cma;
 } coll_cost_in_t;
+/* the derived inputs (L, f, pof2, fold, segs, C, SC) from A, B, G, n, P, cma */
+void coll_cost_fill(coll_cost_in_t *m);
 typedef struct {
     hpc_coll_t coll;
     hpc_alg_t alg;
@@ -429,15 +512,33 @@ int coll_build(hpc_request_t *r, const hpc_coll_args_t *a);
 /* selftest.c: every row, or row only_row alone; *ncases run, *nfail failed */
 int coll_selftest(MPI_Comm comm, int include_device, int verbose, int only_row, hpc_selftest_t *res);
 
-/* select.c: what auto runs for c with bytes per rank on p ranks */
+/* select.c: what auto runs for c with bytes per rank on p ranks (one node) */
 int coll_select(hpc_coll_t c, size_t bytes, int p, int dev, hpc_alg_t *out);
+/* ... on a communicator of this shape (the tuning file's key) */
+typedef struct {
+    int p;                  /* ranks */
+    int nnodes, ppn;        /* nodes, ranks of the largest */
+    int dev;                /* device memory */
+    int cma;                /* single copy works (one node only) */
+} coll_shape_t;
+int coll_select_shape(hpc_coll_t c, size_t bytes, const coll_shape_t *sh, hpc_alg_t *out);
+/* ... on cc (its shape), kept in cc->sel for the next such call */
+int coll_select_comm(coll_comm_t *cc, hpc_coll_t c, size_t bytes, int dev, hpc_alg_t *out);
+/* hier's phases: c's algorithm in one node of ppn ranks (nnodes 1; shm:
+ * the node has its segment, cma: single copy there) or among nnodes
+ * leaders (ppn 1) - an own flat row a sub-schedule can run */
+const coll_row_t *coll_select_phase(hpc_coll_t c, size_t bytes, int nnodes, int ppn, int shm, int cma);
 double coll_model_cost(const coll_row_t *row, size_t bytes, int p);
-/* the same on p ranks over nnodes nodes (auto on a communicator with its
- * nodes; the hierarchical rows weigh intra- and inter-node links) */
-int coll_select_nodes(hpc_coll_t c, size_t bytes, int p, int nnodes, int dev, hpc_alg_t *out);
+/* the same on p ranks over nnodes nodes (the hierarchical rows weigh
+ * intra- and inter-node links) */
 double coll_model_cost_nodes(const coll_row_t *row, size_t bytes, int p, int nnodes);
-double coll_model_cost_inter(const coll_row_t *row, size_t bytes, int p);   /* leaders */
 /* the model's constants now (settings, tuning file) */
 void coll_model_constants(double *a, double *b, double *g, double *ai, double *bi);
+
+/* alg/shm.c: may shm run b (its segment, host memory, one node)? */
+int coll_shm_usable(const coll_build_t *b);
+/* a small blocking call on a communicator of one node, run at once
+ * without a request (*ran 0: not such a call, nothing done) */
+int coll_shm_inline(coll_comm_t *cc, const hpc_coll_args_t *a, int *ran);
 
 #endif /* HPC_COLL_INTERNAL_H */

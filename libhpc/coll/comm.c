@@ -14,6 +14,12 @@
 
 static int coll_keyval = MPI_KEYVAL_INVALID, self_registered;
 static coll_comm_t *all_comms;
+/* The communicator of the last call and its state: a program calls
+ * collectives on one communicator in a loop, and MPI's attribute lookup is
+ * a good part of a small call's path.  Forgotten when that state is freed
+ * (the handle may then name a new communicator). */
+static MPI_Comm last_user = MPI_COMM_NULL;
+static coll_comm_t *last_cc;
 
 /* process-wide cleanups run at MPI_Finalize (MPI types and ops) */
 static void (*at_finalize[4])(void);
@@ -33,6 +39,10 @@ static int comm_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
 {
     (void)comm; (void)keyval; (void)extra;
     coll_comm_t *cc = attr;
+    if (cc == last_cc) {
+        last_cc = NULL;
+        last_user = MPI_COMM_NULL;
+    }
     for (coll_comm_t **q = &all_comms; *q; q = &(*q)->next)
         if (*q == cc) {
             *q = cc->next;
@@ -41,6 +51,7 @@ static int comm_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
     for (int i = 0; i < COLL_NHOOKS; i++)
         if (cc->hook[i].fini) cc->hook[i].fini(cc);
     coll_pool_free(cc);
+    coll_seg_free(cc);
     coll_topo_free(&cc->topo);
     if (cc->comm != MPI_COMM_NULL) MPI_Comm_free(&cc->comm);
     free(cc);
@@ -76,6 +87,10 @@ int coll_get_comm(MPI_Comm comm, coll_comm_t **out)
 {
     int flag = 0, inter = 0;
     void *val = NULL;
+    if (last_cc && comm == last_user && comm != MPI_COMM_NULL) {
+        *out = last_cc;
+        return 0;
+    }
     if (comm == MPI_COMM_NULL) return HPC_ERR(HPC_ERR_ARG, "communicator is MPI_COMM_NULL");
     int init = 0;
     MPI_Initialized(&init);
@@ -95,7 +110,8 @@ int coll_get_comm(MPI_Comm comm, coll_comm_t **out)
     }
     HPC_MPI(MPI_Comm_get_attr(comm, coll_keyval, &val, &flag));
     if (flag) {
-        *out = val;
+        last_user = comm;
+        *out = last_cc = val;
         return 0;
     }
     HPC_MPI(MPI_Comm_test_inter(comm, &inter));
@@ -127,7 +143,11 @@ int coll_get_comm(MPI_Comm comm, coll_comm_t **out)
     cc->tag_ub = (flag && ub && *ub > 0) ? *ub : 32767;
     /* its nodes, once: every hierarchical call needs them */
     int te = coll_topo_init(&cc->topo, cc->comm, cc->rank, cc->size);
+    /* and its shared segment on the node, made now (where every rank is)
+     * rather than inside a call */
+    if (te == 0) te = coll_seg_init(cc);
     if (te < 0) {
+        coll_seg_free(cc);
         coll_topo_free(&cc->topo);
         MPI_Comm_free(&cc->comm);
         free(cc);
@@ -135,6 +155,7 @@ int coll_get_comm(MPI_Comm comm, coll_comm_t **out)
     }
     e = MPI_Comm_set_attr(comm, coll_keyval, cc);
     if (e != MPI_SUCCESS) {
+        coll_seg_free(cc);
         coll_topo_free(&cc->topo);
         MPI_Comm_free(&cc->comm);
         free(cc);
@@ -143,7 +164,8 @@ int coll_get_comm(MPI_Comm comm, coll_comm_t **out)
     cc->user = comm;
     cc->next = all_comms;
     all_comms = cc;
-    *out = cc;
+    last_user = comm;
+    *out = last_cc = cc;
     return 0;
 }
 

@@ -22,6 +22,7 @@ libhpc_libcore_la_SOURCES += \
 	libhpc/coll/mismatch.c \
 	libhpc/coll/sched.c \
 	libhpc/coll/comm.c \
+	libhpc/coll/shmseg.c \
 	libhpc/coll/topo.c \
 	libhpc/coll/devsync.c \
 	libhpc/coll/device.c \

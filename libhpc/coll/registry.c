@@ -12,6 +12,11 @@
 #include <stdio.h>
 #include <string.h>
 
+/* hier's in-node phase: the cheapest own row of c for bytes on one node
+ * of m's ranks (defined below the rows). */
+static double node_cost(const coll_cost_in_t *m, hpc_coll_t c, double bytes);
+#define INODE(C_, bytes) node_cost(m, HPC_COLL_##C_, (bytes))
+
 /* One cost function per row, its body the row's COST expression. */
 #define COST_FN(C_, A_, FN_, MEM_, BE_, COST_)                                  \
     static double cost_##C_##_##A_(const coll_cost_in_t *m)                     \
@@ -21,10 +26,10 @@
         const double N = m->N > 1 ? m->N : 1, Q = ceil(P / N),                 \
                      AI = m->AI > 0 ? m->AI : A, BI = m->BI > 0 ? m->BI : B,    \
                      Lq = Q > 1 ? ceil(log2(Q)) : 0, LN = N > 1 ? ceil(log2(N)) : 0, \
-                     fN = (N - 1) / N;                                          \
+                     fN = (N - 1) / N, AS = m->AS, BS = m->BS, SC = m->SC, C = m->C; \
         (void)A; (void)B; (void)G; (void)n; (void)P; (void)L; (void)f;          \
         (void)pof2; (void)fold; (void)segs; (void)N; (void)Q; (void)AI; (void)BI; \
-        (void)Lq; (void)LN; (void)fN;                                           \
+        (void)Lq; (void)LN; (void)fN; (void)AS; (void)BS; (void)SC; (void)C;    \
         return (COST_);                                                         \
     }
 COLL_REGISTRY(COST_FN)
@@ -35,6 +40,44 @@ COLL_REGISTRY(COST_FN)
 static const coll_row_t rows[] = {COLL_REGISTRY(ROW)};
 #undef ROW
 enum { NROWS = (int)(sizeof rows / sizeof rows[0]) };
+
+/* The inputs that follow from the others: L, f, pof2, fold, segs, C,
+ * and SC from m->SC's "single copy works on the node". */
+void coll_cost_fill(coll_cost_in_t *m)
+{
+    double p = m->P;
+    m->L = p > 1 ? ceil(log2(p)) : 0;
+    m->f = p > 0 ? (p - 1) / p : 0;
+    double pof2 = 1;
+    while (pof2 * 2 <= p) pof2 *= 2;
+    m->pof2 = pof2;
+    /* non-powers of two add a fold round each way with the whole vector */
+    m->fold = pof2 == p ? 0 : 2 * (m->A + m->n * m->B) + m->n * m->G;
+    m->segs = ceil(m->n / (double)coll_segment());
+    if (m->segs < 1) m->segs = 1;
+    size_t c = coll_segment() < ((size_t)64 << 10) ? coll_segment() : (size_t)64 << 10;
+    m->C = (double)c;
+    m->SC = m->cma && m->n >= (double)coll_settings()->single_copy ? 1 : 0;
+}
+
+static double node_cost(const coll_cost_in_t *m, hpc_coll_t c, double bytes)
+{
+    double q = ceil(m->P / (m->N > 1 ? m->N : 1)), best = INFINITY;
+    if (q <= 1) return 0;
+    coll_cost_in_t k = *m;
+    k.P = q;
+    k.N = 1;
+    k.n = bytes;
+    coll_cost_fill(&k);
+    for (int i = 0; i < NROWS; i++) {
+        if (rows[i].coll != c || rows[i].backend != COLL_BE_P2P || rows[i].alg == HPC_ALG_HIER ||
+            !(rows[i].mem & COLL_MEM_HOST))
+            continue;
+        double t = rows[i].cost(&k);
+        if (t < best) best = t;
+    }
+    return best;
+}
 
 const coll_row_t *coll_rows(int *n)
 {

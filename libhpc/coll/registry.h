@@ -21,9 +21,18 @@
  *              log2 P, f = (P-1)/P, pof2, fold, segs; the hierarchical
  *              rows also N nodes of Q = P/N ranks, AI and BI alpha and
  *              beta between nodes, Lq = ceil log2 Q, LN = ceil log2 N,
- *              fN = (N-1)/N); commas only inside parentheses.  Classic costs from Thakur, Rabenseifner &
- *              Gropp, "Optimization of Collective Communication Operations
- *              in MPICH", IJHPCA 2005.  Ties go to the earlier row.
+ *              fN = (N-1)/N, and INODE(C, bytes): the cheapest of
+ *              collective C's own rows for bytes on the Q ranks of one
+ *              node - what hier's in-node phase runs; the shared-memory
+ *              rows AS = alpha to hand a flag to another core, BS = beta
+ *              of one core's copy, C = bytes of a chunk (single copy:
+ *              4C per read), SC = 1 where the call moves its data by
+ *              single copy, else 0 - a single copy's system call is
+ *              priced at 5 AS); commas only
+ *              inside parentheses.  Classic costs from Thakur,
+ *              Rabenseifner & Gropp, "Optimization of Collective
+ *              Communication Operations in MPICH", IJHPCA 2005.  Ties go
+ *              to the earlier row.
  *
  * The two backends are rows like the rest, with two documented costs:
  * native's is COLL_UNMODELLED (+inf: the MPI library picks its own
@@ -45,7 +54,9 @@
     X(BARRIER, LINEAR, barrier_linear, COLL_MEM_ANY, COLL_BE_P2P, 2 * (P - 1) * A)              \
     X(BARRIER, TREE, barrier_tree, COLL_MEM_ANY, COLL_BE_P2P, 2 * L * A)                        \
     X(BARRIER, BUTTERFLY, barrier_butterfly, COLL_MEM_ANY, COLL_BE_P2P, L * A)                  \
-    X(BARRIER, HIER, barrier_hier, COLL_MEM_HOST, COLL_BE_P2P, 2 * (Q - 1) * A + LN * AI)                 \
+    X(BARRIER, SHM, barrier_shm, COLL_MEM_HOST, COLL_BE_P2P, N > 1 ? INFINITY : 2 * AS)         \
+    X(BARRIER, HIER, barrier_hier, COLL_MEM_HOST, COLL_BE_P2P,                                  \
+      (Q > 1 ? 2 * fmin(2 * AS, (Q - 1) * A) : 0) + LN * AI)                                    \
                                                                                                 \
     X(BCAST, NATIVE, native, COLL_MEM_ANY, COLL_BE_MPI, COLL_UNMODELLED)                        \
     X(BCAST, NCCL, nccl, COLL_MEM_DEV, COLL_BE_NCCL, 0)                                         \
@@ -55,8 +66,12 @@
       (P - 2 + segs) * (A + n / segs * B))                                                      \
     X(BCAST, SCATTER_ALLGATHER, bcast_scatter_allgather, COLL_MEM_ANY, COLL_BE_P2P,             \
       (L + P - 1) * A + 2 * f * n * B)                                                          \
-    X(BCAST, HIER, bcast_hier, COLL_MEM_HOST, COLL_BE_P2P,                                     \
-      LN * (AI + n * BI) + Lq * (A + n * B))                     \
+    /* shm: the root copies in, the others copy out, chunks pipelined;  \
+     * single copy: one read of the root's buffer */                      \
+    X(BCAST, SHM, bcast_shm, COLL_MEM_HOST, COLL_BE_P2P,                                        \
+      N > 1 ? INFINITY : 2 * AS + SC * 5 * AS + (SC ? n : n + (n < C ? n : C)) * BS)                 \
+    X(BCAST, HIER, bcast_hier, COLL_MEM_HOST, COLL_BE_P2P,                                      \
+      LN * (AI + n * BI) + INODE(BCAST, n))                                                     \
                                                                                                 \
     X(REDUCE, NATIVE, native, COLL_MEM_ANY, COLL_BE_MPI, COLL_UNMODELLED)                       \
     X(REDUCE, NCCL, nccl, COLL_MEM_DEV, COLL_BE_NCCL, 0)                                        \
@@ -66,8 +81,14 @@
       (P - 2 + segs) * (A + n / segs * (B + G)))                                                \
     X(REDUCE, RABENSEIFNER, reduce_rabenseifner, COLL_MEM_ANY, COLL_BE_P2P,                     \
       2 * L * A + 2 * f * n * B + f * n * G + fold)                                             \
-    X(REDUCE, HIER, reduce_hier, COLL_MEM_HOST, COLL_BE_P2P,                                   \
-      Lq * (A + n * (B + G)) + 2 * LN * AI + 2 * fN * n * BI + fN * n * G)                   \
+    /* shm: a copy in, each rank reduces 1/P of every chunk into the     \
+     * ring, the root copies out; single copy: each rank reads its slice \
+     * of the others' inputs and writes its sum into the root's result */ \
+    X(REDUCE, SHM, reduce_shm, COLL_MEM_HOST, COLL_BE_P2P,                                      \
+      N > 1 ? INFINITY : 3 * AS + SC * 5 * AS * P * ceil(n / (4 * C * P)) +                       \
+      (SC ? n : 2 * n + n / P) * BS + f * n * G)                                                \
+    X(REDUCE, HIER, reduce_hier, COLL_MEM_HOST, COLL_BE_P2P,                                    \
+      INODE(REDUCE, n) + 2 * LN * AI + 2 * fN * n * BI + fN * n * G)                            \
                                                                                                 \
     X(ALLREDUCE, NATIVE, native, COLL_MEM_ANY, COLL_BE_MPI, COLL_UNMODELLED)                    \
     X(ALLREDUCE, NCCL, nccl, COLL_MEM_DEV, COLL_BE_NCCL, 0)                                     \
@@ -81,21 +102,23 @@
       L * (A + n * B + n * G) + fold)                                                           \
     X(ALLREDUCE, RABENSEIFNER, allreduce_rabenseifner, COLL_MEM_ANY, COLL_BE_P2P,               \
       2 * L * A + 2 * f * n * B + f * n * G + fold)                                             \
-    X(ALLREDUCE, HIER, allreduce_hier, COLL_MEM_HOST, COLL_BE_P2P,                             \
-      Lq * (2 * A + n * (2 * B + G)) + 2 * LN * AI + 2 * fN * n * BI + fN * n * G)             \
-    /* shm: a copy in and a copy out, 1/P of the reduction read from     \
-     * every slot, and two barriers per segment that wait for all P ranks \
-     * (P messages' latency each): measured at 0.25-0.7x ring's busbw at  \
-     * 2 ranks (docs/collectives.md), and this cost is always above       \
-     * ring's, so auto leaves it to be asked for by name */               \
-    X(ALLREDUCE, SHM, allreduce_shm, COLL_MEM_HOST, COLL_BE_P2P,                               \
-      N > 1 ? INFINITY : 2 * n * B + n * G + 2 * segs * P * A)                                 \
+    /* shm: a copy in, 1/P of every chunk reduced by each rank into the  \
+     * ring, a copy out (2n + n/P copied per rank); single copy: its     \
+     * slice of the others' inputs read, reduced into its own result,    \
+     * the others' slices read from theirs (2fn + n/P) */                 \
+    X(ALLREDUCE, SHM, allreduce_shm, COLL_MEM_HOST, COLL_BE_P2P,                                \
+      N > 1 ? INFINITY : 3 * AS + SC * 5 * AS * 2 * (P - 1) * ceil(n / (4 * C * P)) +                   \
+      (SC ? 2 * f * n + n / P : 2 * n + n / P) * BS + f * n * G)                                \
+    X(ALLREDUCE, HIER, allreduce_hier, COLL_MEM_HOST, COLL_BE_P2P,                              \
+      INODE(REDUCE, n) + 2 * LN * AI + 2 * fN * n * BI + fN * n * G + INODE(BCAST, n))          \
                                                                                                 \
     /* gather, allgather, scatter, reduce_scatter, alltoall: n is one block */                  \
     X(GATHER, NATIVE, native, COLL_MEM_ANY, COLL_BE_MPI, COLL_UNMODELLED)                       \
     X(GATHER, NCCL, nccl, COLL_MEM_DEV, COLL_BE_NCCL, 0)                                        \
     X(GATHER, LINEAR, gather_linear, COLL_MEM_ANY, COLL_BE_P2P, (P - 1) * A + (P - 1) * n * B)  \
     X(GATHER, TREE, gather_tree, COLL_MEM_ANY, COLL_BE_P2P, L * A + (P - 1) * n * B)            \
+    X(GATHER, SHM, gather_shm, COLL_MEM_HOST, COLL_BE_P2P,                                      \
+      N > 1 ? INFINITY : 2 * AS + SC * 5 * AS * (P - 1) + (SC ? P * n : (P + 1) * n) * BS)           \
                                                                                                 \
     X(ALLGATHER, NATIVE, native, COLL_MEM_ANY, COLL_BE_MPI, COLL_UNMODELLED)                    \
     X(ALLGATHER, NCCL, nccl, COLL_MEM_DEV, COLL_BE_NCCL, 0)                                     \
@@ -106,13 +129,19 @@
       L * A + (P - 1) * n * B + (pof2 == P ? 0 : 2 * A + P * n * B))                            \
     X(ALLGATHER, BRUCK, allgather_bruck, COLL_MEM_ANY, COLL_BE_P2P,                             \
       L * A + (P - 1) * n * B + P * n * B * 0.5) /* + the local rotation */                     \
-    X(ALLGATHER, HIER, allgather_hier, COLL_MEM_HOST, COLL_BE_P2P,                             \
-      Lq * A + (Q - 1) * n * B + (N - 1) * (AI + Q * n * BI) + Lq * (A + P * n * B))             \
+    /* shm: each rank's block in, all P blocks out; single copy: P - 1   \
+     * reads straight into the result */                                  \
+    X(ALLGATHER, SHM, allgather_shm, COLL_MEM_HOST, COLL_BE_P2P,                                \
+      N > 1 ? INFINITY : 2 * AS + SC * 5 * AS * (P - 1) + (SC ? P * n : (P + 1) * n) * BS)           \
+    X(ALLGATHER, HIER, allgather_hier, COLL_MEM_HOST, COLL_BE_P2P,                              \
+      INODE(GATHER, n) + (N - 1) * (AI + Q * n * BI) + INODE(BCAST, P * n))                     \
                                                                                                 \
     X(SCATTER, NATIVE, native, COLL_MEM_ANY, COLL_BE_MPI, COLL_UNMODELLED)                      \
     X(SCATTER, NCCL, nccl, COLL_MEM_DEV, COLL_BE_NCCL, 0)                                       \
     X(SCATTER, LINEAR, scatter_linear, COLL_MEM_ANY, COLL_BE_P2P, (P - 1) * A + (P - 1) * n * B) \
     X(SCATTER, TREE, scatter_tree, COLL_MEM_ANY, COLL_BE_P2P, L * A + (P - 1) * n * B)          \
+    X(SCATTER, SHM, scatter_shm, COLL_MEM_HOST, COLL_BE_P2P,                                    \
+      N > 1 ? INFINITY : 2 * AS + SC * 5 * AS + (SC ? n : (P + 1) * n) * BS)                         \
                                                                                                 \
     X(REDUCE_SCATTER, NATIVE, native, COLL_MEM_ANY, COLL_BE_MPI, COLL_UNMODELLED)               \
     X(REDUCE_SCATTER, NCCL, nccl, COLL_MEM_DEV, COLL_BE_NCCL, 0)                                \
@@ -122,8 +151,13 @@
       (P - 1) * (A + n * B + n * G))                                                            \
     X(REDUCE_SCATTER, BUTTERFLY, reduce_scatter_butterfly, COLL_MEM_ANY, COLL_BE_P2P,           \
       L * A + (P - 1) * n * (B + G) + (pof2 == P ? 0 : 2 * A + P * n * (B + G)))                \
-    X(REDUCE_SCATTER, HIER, reduce_scatter_hier, COLL_MEM_HOST, COLL_BE_P2P,                   \
-      Lq * (A + P * n * (B + G)) + (N - 1) * (AI + Q * n * (BI + G)) + Lq * A + (Q - 1) * n * B)   \
+    /* shm: the whole input in, each rank reduces its own block from     \
+     * every slot; single copy: its block read from every other rank */  \
+    X(REDUCE_SCATTER, SHM, reduce_scatter_shm, COLL_MEM_HOST, COLL_BE_P2P,                      \
+      N > 1 ? INFINITY : 2 * AS + SC * 5 * AS * (P - 1) * ceil(n / (4 * C)) +                       \
+      (SC ? P * n : (P + 1) * n) * BS + (P - 1) * n * G)                                        \
+    X(REDUCE_SCATTER, HIER, reduce_scatter_hier, COLL_MEM_HOST, COLL_BE_P2P,                    \
+      INODE(REDUCE, P * n) + (N - 1) * (AI + Q * n * (BI + G)) + INODE(SCATTER, n))             \
                                                                                                 \
     X(ALLTOALL, NATIVE, native, COLL_MEM_ANY, COLL_BE_MPI, COLL_UNMODELLED)                     \
     X(ALLTOALL, NCCL, nccl, COLL_MEM_DEV, COLL_BE_NCCL, 0)                                      \

@@ -116,7 +116,15 @@ static void watchdog_fire(hpc_request_t *r, double waited)
             any = 1;
         }
     }
-    if (!any)
+    /* an external step that can say what it waits for (shared memory) */
+    coll_ext_t *x = r->ext.describe ? &r->ext : NULL;
+    int first = s->cur && s->cur <= s->nrounds ? s->rend[s->cur - 1] : 0;
+    int end = s->cur < s->nrounds ? s->rend[s->cur] : first;
+    for (int i = first; i < end; i++)
+        if (s->steps[i].kind == ST_EXT && coll_step_ext(r, &s->steps[i])->describe) x = coll_step_ext(r, &s->steps[i]);
+    if (!any && x)
+        x->describe(r, x, peers, sizeof peers);
+    else if (!any)
         snprintf(peers, sizeof peers, "%s",
                  r->alg == HPC_ALG_NATIVE ? "unknown (inside the MPI library's collective)" :
                  r->alg == HPC_ALG_NCCL ? "unknown (inside NCCL)" : "none pending (local step)");
@@ -198,6 +206,18 @@ static void drain(coll_comm_t *cc)
 int coll_requests_in_flight(void)
 {
     return nactive;
+}
+
+/* A blocking call that runs without a schedule (alg/shm.c's small calls)
+ * waits: what else is in flight advances (MPI's progress rule: a blocking
+ * call must not hold up the nonblocking ones its peers wait for), the
+ * core goes to a peer where the node is oversubscribed, and the watchdog
+ * and the stall check look at r as at any request. */
+void coll_request_wait_tick(hpc_request_t *r, int spins)
+{
+    if (active) progress_all();
+    idle(r->cc, spins);
+    if ((spins & 63) == 0) waiting(r, MPI_Wtime());
 }
 
 /* Run r: to its end (blocking; r is freed) or post its first round and

@@ -141,8 +141,18 @@ int coll_scale(coll_sched_t *s, void *buf, size_t n, int div, int dev)
 
 int coll_ext_step(coll_sched_t *s)
 {
-    coll_step_t st = {.kind = ST_EXT};
+    return coll_ext_step_x(s, NULL);
+}
+
+int coll_ext_step_x(coll_sched_t *s, coll_ext_t *x)
+{
+    coll_step_t st = {.kind = ST_EXT, .x = x};
     return add_step(s, &st);
+}
+
+coll_ext_t *coll_step_ext(hpc_request_t *r, const coll_step_t *st)
+{
+    return st->x ? st->x : &r->ext;
 }
 
 static int grow_reqs(coll_sched_t *s, int n)
@@ -182,7 +192,9 @@ static int post_round(hpc_request_t *r, int first, int end)
                                   &s->reqs[s->nreq]));
                 s->reqstep[s->nreq++] = i;
             } else if (pass == 1 && st->kind == ST_EXT) {
-                HPC_TRY(r->ext.post(r, &r->ext));
+                coll_ext_t *x = coll_step_ext(r, st);
+                x->done = 0;
+                HPC_TRY(x->post(r, x));
             }
         }
     }
@@ -338,9 +350,14 @@ int coll_sched_progress(hpc_request_t *r, int *done)
             s->nreq = 0;
         }
         if (has_ext) {
-            int xdone = 0;
-            HPC_TRY(r->ext.test(r, &r->ext, &xdone));
-            if (!xdone) return 0;
+            int all = 1;
+            for (int i = first; i < end; i++) {
+                coll_ext_t *x = s->steps[i].kind == ST_EXT ? coll_step_ext(r, &s->steps[i]) : NULL;
+                if (!x || x->done) continue;
+                HPC_TRY(x->test(r, x, &x->done));
+                all &= x->done;
+            }
+            if (!all) return 0;
         }
         HPC_TRY(run_locals(r, first, end));
         /* the round's device work (reductions on arrival, local steps)

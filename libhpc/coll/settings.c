@@ -35,6 +35,15 @@ static size_t env_size(const char *name, size_t def, size_t min)
     return def;
 }
 
+/* HPC_COLL_SINGLE_COPY: the smallest message shm moves by single copy
+ * (bytes; default 64K), or "off" (never) */
+static size_t env_single_copy(void)
+{
+    const char *e = getenv("HPC_COLL_SINGLE_COPY");
+    if (e && !strcmp(e, "off")) return SIZE_MAX;
+    return env_size("HPC_COLL_SINGLE_COPY", (size_t)64 << 10, 0);
+}
+
 /* -1 unset, else 0 or 1 */
 static int env_flag(const char *name)
 {
@@ -84,6 +93,11 @@ static void load(void)
     /* between nodes: ~5 us per message, ~2.5 GB/s (a 25 Gb/s link) */
     set.alpha_inter = env_double("HPC_COLL_ALPHA_INTER", 5e-6, 0);
     set.beta_inter = env_double("HPC_COLL_BETA_INTER", 4e-10, 0);
+    /* through a node's shared memory: ~0.2 us to hand a flag to another
+     * core; one core copies ~8 GB/s */
+    set.alpha_shm = env_double("HPC_COLL_ALPHA_SHM", 2e-7, 0);
+    set.beta_shm = env_double("HPC_COLL_BETA_SHM", 1.25e-10, 0);
+    set.single_copy = env_single_copy();
     set.pool_max = env_size("HPC_COLL_POOL_MAX", (size_t)256 << 20, 0);
     set.pool_idle = env_double("HPC_COLL_POOL_IDLE", 10, 0);
     const char *t = getenv("HPC_COLL_TUNING");

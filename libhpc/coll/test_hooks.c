@@ -106,5 +106,30 @@ int hpc_coll_test_choose(MPI_Comm comm, hpc_coll_t c, size_t bytes, hpc_alg_t *o
 {
     coll_comm_t *cc = NULL;
     HPC_TRY(coll_get_comm(comm, &cc));
-    return coll_select_nodes(c, bytes, cc->size, cc->topo.nnodes, 0, out);
+    return coll_select_comm(cc, c, bytes, 0, out);
+}
+
+int hpc_coll_test_choose_shape(hpc_coll_t c, size_t bytes, int nnodes, int ppn, int dev, hpc_alg_t *out)
+{
+    if ((unsigned)c >= HPC_COLL_COUNT || nnodes < 1 || ppn < 1) return HPC_ERR(HPC_ERR_ARG, "bad shape");
+    coll_shape_t sh = {.p = nnodes * ppn, .nnodes = nnodes, .ppn = ppn, .dev = dev, .cma = 0};
+    return coll_select_shape(c, bytes, &sh, out);
+}
+
+int hpc_coll_test_phase(hpc_coll_t c, size_t bytes, int nnodes, int ppn, int shm, hpc_alg_t *out)
+{
+    if ((unsigned)c >= HPC_COLL_COUNT || nnodes < 1 || ppn < 1) return HPC_ERR(HPC_ERR_ARG, "bad shape");
+    const coll_row_t *row = coll_select_phase(c, bytes, nnodes, ppn, shm, 0);
+    if (!row) return HPC_ERR(HPC_ERR_STATE, "no algorithm for the phase");
+    *out = row->alg;
+    return 0;
+}
+
+int hpc_coll_test_segment(MPI_Comm comm, int *ranks, int *cma)
+{
+    coll_comm_t *cc = NULL;
+    HPC_TRY(coll_get_comm(comm, &cc));
+    *ranks = cc->seg ? cc->seg->m : 0;
+    *cma = cc->seg ? cc->seg->cma : 0;
+    return 0;
 }

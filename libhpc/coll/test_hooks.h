@@ -44,6 +44,19 @@ int hpc_coll_test_nodes(MPI_Comm comm, int *nnodes, int *node_of, int max);
 /* What auto picks on comm (its nodes known) for c with bytes per rank. */
 int hpc_coll_test_choose(MPI_Comm comm, hpc_coll_t c, size_t bytes, hpc_alg_t *out);
 
+/* What auto picks for c with bytes per rank on nnodes nodes of ppn ranks
+ * (the largest), dev: device memory - HPC_COLL_<OP>, the tuning file's
+ * rows for that shape, the model (no communicator: single copy not
+ * counted). */
+HPC_EXPORT int hpc_coll_test_choose_shape(hpc_coll_t c, size_t bytes, int nnodes, int ppn, int dev,
+                                          hpc_alg_t *out);
+/* What hier runs in a phase of c: in a node of ppn ranks (nnodes 1; shm:
+ * the node has its segment) or among nnodes leaders (ppn 1). */
+HPC_EXPORT int hpc_coll_test_phase(hpc_coll_t c, size_t bytes, int nnodes, int ppn, int shm, hpc_alg_t *out);
+/* comm's shared segment on this node: *ranks on it (0: none), *cma: single
+ * copy works there. */
+HPC_EXPORT int hpc_coll_test_segment(MPI_Comm comm, int *ranks, int *cma);
+
 /* Requests in flight (freed ones included). */
 int hpc_coll_test_in_flight(void);
 

@@ -27,6 +27,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The predefined types programs pass most, by handle: dense, of this
+ * size (no questions to MPI on the path of a small call); 0: ask MPI. */
+static size_t known_size(MPI_Datatype t)
+{
+    if (t == MPI_DOUBLE || t == MPI_INT64_T || t == MPI_UINT64_T) return 8;
+    if (t == MPI_FLOAT || t == MPI_INT32_T || t == MPI_UINT32_T) return 4;
+    if (t == MPI_INT || t == MPI_UNSIGNED) return sizeof(int);
+    if (t == MPI_LONG || t == MPI_UNSIGNED_LONG) return sizeof(long);
+    if (t == MPI_LONG_LONG) return sizeof(long long);
+    if (t == MPI_CHAR || t == MPI_BYTE || t == MPI_SIGNED_CHAR || t == MPI_UNSIGNED_CHAR) return 1;
+    return 0;
+}
+
 static int is_named(MPI_Datatype t)
 {
     int ni, na, nd, comb;
@@ -82,6 +95,7 @@ static int dense_named(MPI_Datatype t)
 /* The caller's buffer can be moved as it is. */
 static int dense(MPI_Datatype t)
 {
+    if (known_size(t)) return 1;
     MPI_Datatype base;
     size_t mult;
     return base_of(t, &base, &mult) && dense_named(base);
@@ -89,9 +103,9 @@ static int dense(MPI_Datatype t)
 
 int pm_bytes(MPI_Datatype t, size_t count, size_t *bytes)
 {
-    MPI_Count size = 0;
-    if (t == MPI_DATATYPE_NULL || PMPI_Type_size_x(t, &size) != MPI_SUCCESS || size < 0 ||
-        size == MPI_UNDEFINED)
+    MPI_Count size = (MPI_Count)known_size(t);
+    if (!size && (t == MPI_DATATYPE_NULL || PMPI_Type_size_x(t, &size) != MPI_SUCCESS || size < 0 ||
+                  size == MPI_UNDEFINED))
         return -1;
     if (count && (size_t)size > SIZE_MAX / count) return -1;
     *bytes = (size_t)size * count;
@@ -102,13 +116,12 @@ int pm_bytes(MPI_Datatype t, size_t count, size_t *bytes)
 /* libhpc's dtype for reducing the named MPI type t, or -1 */
 static int red_named(MPI_Datatype t)
 {
-    int sz = 0;
     if (t == MPI_FLOAT) return HPC_FLOAT32;
     if (t == MPI_DOUBLE) return HPC_FLOAT64;
     if (t == MPI_INT32_T) return HPC_INT32;
     if (t == MPI_INT64_T) return HPC_INT64;
     if (t == MPI_INT || t == MPI_LONG || t == MPI_LONG_LONG) {
-        PMPI_Type_size(t, &sz);
+        size_t sz = known_size(t);
         return sz == 4 ? HPC_INT32 : sz == 8 ? HPC_INT64 : -1;
     }
     return -1;
@@ -118,8 +131,15 @@ int pm_red_type(MPI_Datatype t, int count, hpc_dtype_t *dt, size_t *n)
 {
     MPI_Datatype base;
     size_t mult;
+    int d = count < 0 ? -1 : red_named(t);
+    if (d >= 0) {
+        /* a named type itself: the common case, no questions to MPI */
+        *dt = (hpc_dtype_t)d;
+        *n = (size_t)count;
+        return 1;
+    }
     if (count < 0 || !base_of(t, &base, &mult)) return 0;
-    int d = red_named(base);
+    d = red_named(base);
     if (d < 0 || (mult && (size_t)count > SIZE_MAX / mult)) return 0;
     *dt = (hpc_dtype_t)d;
     *n = (size_t)count * mult;

@@ -90,6 +90,7 @@ static int size_of(MPI_Comm comm)
 /* ---- one served call ------------------------------------------------- */
 typedef struct pcall {
     struct pcall *next;
+    int heap;               /* a nonblocking call's, malloc'ed (a blocking one's is on the stack) */
     hpc_coll_args_t a;
     hpc_request_t *req;
     MPI_Request greq;
@@ -120,8 +121,9 @@ static size_t recv_bytes(const hpc_coll_args_t *a, int rank, int p, size_t es)
 /* Give libhpc aligned buffers: copies of the misaligned ones. */
 static int align_bufs(pcall_t *c, MPI_Comm comm)
 {
-    int rank = rank_of(comm), p = size_of(comm);
     size_t es = hpc_dtype_size(c->a.dtype), sc, rc;
+    if (!misaligned(c->a.sendbuf, es) && !misaligned(c->a.recvbuf, es)) return 0;
+    int rank = rank_of(comm), p = size_of(comm);
     hpc_coll_buf_counts(&c->a, rank, p, &sc, &rc);
     if (misaligned(c->a.sendbuf, es) && sc) {
         if (!(c->tsend = malloc(sc * es))) return -1;
@@ -149,7 +151,7 @@ static int pcall_end(pcall_t *c, int done, const char **why)
     if (pm_view_end(&c->vs, why) < 0) e = -1;
     free(c->tsend);
     free(c->trecv);
-    free(c);
+    if (c->heap) free(c);
     return e;
 }
 
@@ -212,11 +214,23 @@ static void progress(void)
     pm_depth--;
 }
 
-/* Run c on comm through libhpc: blocking (R NULL) or as *R. */
+/* Run c on comm through libhpc: blocking (R NULL) or as *R (c then
+ * moves to the heap: it outlives the call). */
 static int serve(pcall_t *c, MPI_Comm comm, MPI_Request *R)
 {
     const char *what = hpc_coll_name(c->a.coll), *why = NULL;
     served[c->a.coll]++;
+    if (R) {
+        pcall_t *h = malloc(sizeof *h);
+        if (!h) {
+            const char *ignored;
+            pcall_end(c, 0, &ignored);
+            return fail(comm, what, "out of memory");
+        }
+        *h = *c;
+        h->heap = 1;
+        c = h;
+    }
     pm_depth++;
     int e = align_bufs(c, comm);
     if (e < 0) why = "out of memory for an aligned copy";
@@ -240,12 +254,14 @@ static int serve(pcall_t *c, MPI_Comm comm, MPI_Request *R)
     return MPI_SUCCESS;
 }
 
-static pcall_t *pcall_new(hpc_coll_t coll, const void *s, void *r, size_t n, hpc_dtype_t t, int op, int root)
+/* A call's state in *c (the caller's stack; serve moves a nonblocking
+ * one to the heap). */
+static pcall_t *pcall_new(pcall_t *c, hpc_coll_t coll, const void *s, void *r, size_t n, hpc_dtype_t t, int op,
+                          int root)
 {
-    pcall_t *c = calloc(1, sizeof *c);
-    if (c)
-        c->a = (hpc_coll_args_t){.coll = coll, .sendbuf = s, .recvbuf = r, .count = n, .dtype = t,
-                                 .op = (hpc_op_t)op, .root = root, .alg = HPC_ALG_AUTO};
+    memset(c, 0, sizeof *c);
+    c->a = (hpc_coll_args_t){.coll = coll, .sendbuf = s, .recvbuf = r, .count = n, .dtype = t,
+                             .op = (hpc_op_t)op, .root = root, .alg = HPC_ALG_AUTO};
     return c;
 }
 
@@ -278,8 +294,8 @@ static int reduction(hpc_coll_t coll, const void *s, void *r, int count, MPI_Dat
     int o = red_op(op), ok = ours(comm, ret);
     if (ok < 0) return 1;
     if (!ok || o < 0 || !pm_red_type(t, count, &dt, &n)) return 0;
-    pcall_t *c = pcall_new(coll, s, r, n, dt, o, root);
-    *ret = c ? serve(c, comm, R) : fail(comm, hpc_coll_name(coll), "out of memory");
+    pcall_t pc;
+    *ret = serve(pcall_new(&pc, coll, s, r, n, dt, o, root), comm, R);
     return 1;
 }
 
@@ -340,8 +356,8 @@ static int barrier(MPI_Comm comm, MPI_Request *R)
     int e, ok = ours(comm, &e);
     if (ok < 0) return e;
     if (ok) {
-        pcall_t *c = pcall_new(HPC_COLL_BARRIER, NULL, NULL, 0, HPC_INT32, HPC_SUM, 0);
-        return c ? serve(c, comm, R) : fail(comm, "barrier", "out of memory");
+        pcall_t pc;
+        return serve(pcall_new(&pc, HPC_COLL_BARRIER, NULL, NULL, 0, HPC_INT32, HPC_SUM, 0), comm, R);
     }
     if (R) PASS(HPC_COLL_BARRIER, PMPI_Ibarrier(comm, R));
     PASS(HPC_COLL_BARRIER, PMPI_Barrier(comm));
@@ -414,8 +430,7 @@ static int bcast(void *buf, int n, MPI_Datatype t, int root, MPI_Comm comm, MPI_
     int e = MPI_SUCCESS, ok = move_plan(&m, HPC_COLL_BCAST, root, t, n, comm, &e);
     if (ok < 0) return e;
     if (ok) {
-        pcall_t *c = pcall_new(HPC_COLL_BCAST, NULL, NULL, m.n, m.dt, HPC_SUM, root);
-        if (!c) return fail(comm, "bcast", "out of memory");
+        pcall_t pc, *c = pcall_new(&pc, HPC_COLL_BCAST, NULL, NULL, m.n, m.dt, HPC_SUM, root);
         ok = view(c, &c->vr, buf, (size_t)n, t, m.me == root ? PM_IN : PM_OUT, &c->a.recvbuf, comm, &e);
         return go(c, ok, comm, R, e);
     }
@@ -447,8 +462,7 @@ static int gather(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_D
     if (ok) {
         int inplace = isroot && s == MPI_IN_PLACE;
         if (isroot && !inplace && !same_bytes(&m, st, sn, comm, &e)) return e;
-        pcall_t *c = pcall_new(HPC_COLL_GATHER, s, r, m.n, m.dt, HPC_SUM, root);
-        if (!c) return fail(comm, "gather", "out of memory");
+        pcall_t pc, *c = pcall_new(&pc, HPC_COLL_GATHER, s, r, m.n, m.dt, HPC_SUM, root);
         size_t all = (size_t)m.p * (size_t)rn;
         if (!inplace) ok = view(c, &c->vs, s, (size_t)sn, st, PM_IN, (void **)&c->a.sendbuf, comm, &e);
         if (ok >= 0 && isroot) ok = view(c, &c->vr, r, all, rt, PM_OUT, &c->a.recvbuf, comm, &e);
@@ -487,8 +501,7 @@ static int scatter(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_
     if (ok) {
         int inplace = isroot && r == MPI_IN_PLACE;
         if (isroot && !inplace && !same_bytes(&m, rt, rn, comm, &e)) return e;
-        pcall_t *c = pcall_new(HPC_COLL_SCATTER, s, r, m.n, m.dt, HPC_SUM, root);
-        if (!c) return fail(comm, "scatter", "out of memory");
+        pcall_t pc, *c = pcall_new(&pc, HPC_COLL_SCATTER, s, r, m.n, m.dt, HPC_SUM, root);
         size_t all = (size_t)m.p * (size_t)sn;
         if (isroot) ok = view(c, &c->vs, s, all, st, PM_IN, (void **)&c->a.sendbuf, comm, &e);
         if (ok >= 0 && !inplace) ok = view(c, &c->vr, r, (size_t)rn, rt, PM_OUT, &c->a.recvbuf, comm, &e);
@@ -519,8 +532,7 @@ static int all_to(hpc_coll_t coll, const void *s, int sn, MPI_Datatype st, void 
     if (ok <= 0) return ok;
     int inplace = s == MPI_IN_PLACE, a2a = coll == HPC_COLL_ALLTOALL;
     if (!inplace && !same_bytes(&m, st, sn, comm, err)) return -1;
-    pcall_t *c = pcall_new(coll, s, r, m.n, m.dt, HPC_SUM, 0);
-    if (!c) return *err = fail(comm, hpc_coll_name(coll), "out of memory"), -1;
+    pcall_t pc, *c = pcall_new(&pc, coll, s, r, m.n, m.dt, HPC_SUM, 0);
     size_t all = (size_t)m.p * (size_t)rn;
     if (!inplace) ok = view(c, &c->vs, s, a2a ? (size_t)m.p * (size_t)sn : (size_t)sn, st, PM_IN,
                             (void **)&c->a.sendbuf, comm, err);

@@ -31,11 +31,17 @@ static int intra(MPI_Comm comm)
 
 int pm_ready(MPI_Comm comm, int *err)
 {
-    if (pm_depth || !intra(comm)) return 0;
+    if (pm_depth || comm == MPI_COMM_NULL) return 0;
+    /* set up already (the common case, cheap), or now; asked only then
+     * whether it is an intercommunicator, which libhpc refuses */
     pm_depth++;
     int e = hpc_coll_setup(comm);
     pm_depth--;
     if (e == 0) return 1;
+    if (!intra(comm)) {
+        hpc_error_clear();
+        return 0;
+    }
     int rank = -1;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     fprintf(stderr, "hpc-mpi: rank %d: setting up a communicator: %s\n", rank, hpc_last_error());

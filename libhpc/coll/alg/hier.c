@@ -5,11 +5,15 @@
  * of the ranks (coll_build_t.map: its ranks 0..p-1 are the communicator's
  * ranks map[0..p-1]), so the whole call is still one schedule - blocking or
  * progressed nonblocking like any other, one tag, messages between two
- * ranks in the order both sides build them.  Inside a node the phases are
- * binomial trees over MPI point-to-point (MPI's shared-memory transport);
- * among the leaders the algorithm is the cheapest of the collective's own
- * flat ones for that many nodes by the cost model (select.c), i.e. ring,
- * Rabenseifner, tree, ... as the size calls for.
+ * ranks in the order both sides build them.  Which flat algorithm a phase
+ * runs comes from the same place as auto's choices (select.c: the tuning
+ * file's rows for that shape, else the cost model): inside a node, the
+ * node's shared memory (alg/shm.c) where the node has its segment, or a
+ * tree, ring, ... over MPI point-to-point; among the leaders, the cheapest
+ * of the collective's own flat ones for that many nodes under the
+ * inter-node constants (ring, Rabenseifner, tree, ...).  Every rank of a
+ * node makes the same choice (the same sizes, node and segment), and
+ * every leader the same.
  *
  * The nodes are the communicator's (topo.c: real nodes, or HPC_NODE_SPLIT's
  * fake ones).  A node's leader is its lowest rank, except that a rooted
@@ -73,27 +77,32 @@ static coll_build_t sub(const coll_build_t *b, const int *map, int rank, int p, 
     return c;
 }
 
-/* The leaders' phase: collective c's cheapest flat algorithm on nnodes
- * ranks for bytes per rank, by the cost model (inter-node constants). */
+/* The leaders' phase: collective coll among the nnodes leaders (c), by
+ * the algorithm chosen for N nodes of one rank each. */
 static int leaders_run(coll_build_t *c, hpc_coll_t coll, size_t bytes)
 {
-    int n;
-    const coll_row_t *rows = coll_rows(&n), *best = NULL;
-    double tbest = INFINITY;
-    for (int i = 0; i < n; i++) {
-        if (rows[i].coll != coll || rows[i].backend != COLL_BE_P2P || rows[i].alg == HPC_ALG_HIER ||
-            rows[i].alg == HPC_ALG_SHM ||
-            !(rows[i].mem & COLL_MEM_HOST))
-            continue;
-        /* leaders are one per node: every link between them is inter-node */
-        double t = coll_model_cost_inter(&rows[i], bytes, c->p);
-        if (!best || t < tbest) {
-            best = &rows[i];
-            tbest = t;
-        }
+    const coll_row_t *row = coll_select_phase(coll, bytes, c->p, 1, 0, 0);
+    if (!row) return HPC_ERR(HPC_ERR_STATE, "%s: no flat algorithm for the leaders", hpc_coll_name(coll));
+    HPC_TRY(row->build(c));
+    return coll_round(c->s);
+}
+
+/* An in-node phase: collective coll over the node's ranks (c: b narrowed
+ * to them, the leader first), by the algorithm chosen for one node of
+ * that many ranks - shared memory where the node has its segment. */
+static int node_run(coll_build_t *c, hpc_coll_t coll, size_t bytes)
+{
+    if (c->p < 2) {
+        /* a node of one rank: what a tree does there (a copy or nothing;
+         * a tree gather would "send" to itself) */
+        if (coll == HPC_COLL_GATHER) HPC_TRY(coll_copy(c, c->rbuf, c->sbuf, c->count * c->es));
+        else HPC_TRY(coll_row(coll, HPC_ALG_TREE)->build(c));
+        return coll_round(c->s);
     }
-    if (!best) return HPC_ERR(HPC_ERR_STATE, "%s: no flat algorithm for the leaders", hpc_coll_name(coll));
-    HPC_TRY(best->build(c));
+    int shm = coll_shm_usable(c);
+    const coll_row_t *row = coll_select_phase(coll, bytes, 1, c->p, shm, shm && c->r->cc->seg->cma);
+    if (!row) return HPC_ERR(HPC_ERR_STATE, "%s: no algorithm for the node", hpc_coll_name(coll));
+    HPC_TRY(row->build(c));
     return coll_round(c->s);
 }
 
@@ -102,17 +111,16 @@ int coll_allreduce_hier(coll_build_t *b)
 {
     hier_t h;
     HPC_TRY(hier_of(b, -1, &h));
+    size_t bytes = b->count * b->es;
     coll_build_t c = sub(b, h.local, h.li, h.m, 0);
-    HPC_TRY(coll_reduce_tree(&c));
-    HPC_TRY(coll_round(b->s));
+    HPC_TRY(node_run(&c, HPC_COLL_REDUCE, bytes));
     if (h.li == 0 && h.nnodes > 1) {
         c = sub(b, h.leaders, h.node, h.nnodes, 0);
         c.sbuf = b->rbuf;    /* in place on the node's sum */
-        HPC_TRY(leaders_run(&c, HPC_COLL_ALLREDUCE, b->count * b->es));
+        HPC_TRY(leaders_run(&c, HPC_COLL_ALLREDUCE, bytes));
     }
     c = sub(b, h.local, h.li, h.m, 0);
-    HPC_TRY(coll_bcast_tree(&c));
-    return coll_round(b->s);
+    return node_run(&c, HPC_COLL_BCAST, bytes);
 }
 
 /* ---- reduce: in the node to its leader (the root on the root's node),
@@ -125,8 +133,7 @@ int coll_reduce_hier(coll_build_t *b)
     if (h.li == 0 && b->rank != b->root) HPC_TRY(coll_tmp(b->r, b->count * b->es, (void **)&acc));
     coll_build_t c = sub(b, h.local, h.li, h.m, 0);
     c.rbuf = acc;
-    HPC_TRY(coll_reduce_tree(&c));
-    HPC_TRY(coll_round(b->s));
+    HPC_TRY(node_run(&c, HPC_COLL_REDUCE, b->count * b->es));
     if (h.li == 0 && h.nnodes > 1) {
         c = sub(b, h.leaders, h.node, h.nnodes, h.t->node_of[b->root]);
         c.sbuf = acc;
@@ -146,8 +153,7 @@ int coll_bcast_hier(coll_build_t *b)
         HPC_TRY(leaders_run(&c, HPC_COLL_BCAST, b->count * b->es));
     }
     coll_build_t c = sub(b, h.local, h.li, h.m, 0);
-    HPC_TRY(coll_bcast_tree(&c));
-    return coll_round(b->s);
+    return node_run(&c, HPC_COLL_BCAST, b->count * b->es);
 }
 
 /* Copies between the communicator's rank order (blocks of bytes) and the
@@ -177,9 +183,7 @@ int coll_allgather_hier(coll_build_t *b)
     if (h.li == 0) HPC_TRY(coll_tmp(b->r, node_bytes, (void **)&pack));
     coll_build_t c = sub(b, h.local, h.li, h.m, 0);
     c.rbuf = pack;
-    /* (the tree on one rank would "send" to itself) */
-    HPC_TRY(h.m > 1 ? coll_gather_tree(&c) : coll_copy(b, pack, b->sbuf, bytes));
-    HPC_TRY(coll_round(b->s));
+    HPC_TRY(node_run(&c, HPC_COLL_GATHER, bytes));
     if (h.li == 0) {
         all = pack;
         if (h.nnodes > 1) {
@@ -194,8 +198,7 @@ int coll_allgather_hier(coll_build_t *b)
     }
     c = sub(b, h.local, h.li, h.m, 0);
     c.count = b->count * (size_t)b->p;
-    HPC_TRY(coll_bcast_tree(&c));
-    return coll_round(b->s);
+    return node_run(&c, HPC_COLL_BCAST, c.count * b->es);
 }
 
 /* ---- reduce_scatter: reduce the whole vector in the node, reduce_scatter
@@ -216,8 +219,7 @@ int coll_reduce_scatter_hier(coll_build_t *b)
     coll_build_t c = sub(b, h.local, h.li, h.m, 0);
     c.count = all;
     c.rbuf = acc;
-    HPC_TRY(coll_reduce_tree(&c));
-    HPC_TRY(coll_round(b->s));
+    HPC_TRY(node_run(&c, HPC_COLL_REDUCE, all * b->es));
     if (h.li == 0) {
         HPC_TRY(repack(b, &h, acc, pack, bytes, 1));
         part = pack + (size_t)h.node * node_bytes;
@@ -234,8 +236,7 @@ int coll_reduce_scatter_hier(coll_build_t *b)
      * (non-rooted: the leader is the node's lowest rank, first anyway) */
     c = sub(b, h.local, h.li, h.m, 0);
     c.sbuf = part;
-    HPC_TRY(coll_scatter_tree(&c));
-    return coll_round(b->s);
+    return node_run(&c, HPC_COLL_SCATTER, bytes);
 }
 
 /* ---- barrier: in to the leader, dissemination among leaders, out ---- */
@@ -243,9 +244,20 @@ int coll_barrier_hier(coll_build_t *b)
 {
     hier_t h;
     HPC_TRY(hier_of(b, -1, &h));
+    coll_build_t c = sub(b, h.local, h.li, h.m, 0);
+    if (h.m > 1 && coll_shm_usable(&c)) {
+        /* the node's shared memory: all in, the leaders, all out again
+         * (the leader comes to the second only after the leaders' phase) */
+        HPC_TRY(coll_barrier_shm(&c));
+        if (h.li == 0 && h.nnodes > 1) {
+            coll_build_t l = sub(b, h.leaders, h.node, h.nnodes, 0);
+            HPC_TRY(coll_barrier_butterfly(&l));
+            HPC_TRY(coll_round(b->s));
+        }
+        return coll_barrier_shm(&c);
+    }
     char *tok = NULL;
     HPC_TRY(coll_tmp_kind(b->r, (size_t)h.m + 1, 0, (void **)&tok));
-    coll_build_t c = sub(b, h.local, h.li, h.m, 0);
     c.es = 1;
     for (int i = 1; i < h.m; i++)
         HPC_TRY(h.li == 0 ? coll_recv(&c, i, tok + i, 1) : i == h.li ? coll_send(&c, 0, tok, 1) : 0);
