@@ -18,6 +18,7 @@ libhpc_libhpc_la_SOURCES = \
 	libhpc/parse.c \
 	libhpc/dl.c \
 	libhpc/h5.c \
+	libhpc/h5_raw.c \
 	libhpc/h5_vds.c \
 	libhpc/internal.h \
 	libhpc/hpc_testing.h \
@@ -31,6 +32,7 @@ libhpc_libhpc_la_SOURCES = \
 	libhpc/app/run.c \
 	libhpc/app/workq.c \
 	libhpc/app/output.c \
+	libhpc/app/writer.c \
 	libhpc/app/grid.c \
 	libhpc/app/ckpt.c \
 	libhpc/app/same.c \
