@@ -355,6 +355,33 @@ HPC_EXPORT int64_t hpc_out_ndone(const hpc_out_t *o);
 HPC_EXPORT int hpc_out_ready(hpc_out_t *o, int argc, char **argv);
 /* Independent: part's data is written; make it durable, then flag it. */
 HPC_EXPORT int hpc_out_part_done(hpc_out_t *o, int64_t part);
+/* Parts written in the background (libhpc/app/writer.c): a thread of
+ * this rank runs fn(arg, checksums) for each batch handed over - fn
+ * writes the batch's rows with hpc_h5_raw_* only (no MPI, no other HDF5
+ * call) and gives one checksum (hpc_hash64 of the bytes it wrote) per
+ * part, or -errno - and records the checksums in the file.  Every
+ * sync_every seconds (0: after each batch) and when it stops, it syncs
+ * the data and then flags the parts written before as done.  A killed
+ * process loses no part (hpc_out_recover finds them); a crashed node
+ * loses at most sync_every seconds of them.  Independent. */
+typedef int (*hpc_out_write_fn)(void *arg, uint64_t *checksums);
+HPC_EXPORT int hpc_out_writer_start(hpc_out_t *o, double sync_every);
+/* Hands parts[0..n) (one batch) to the writer; returns once the batch
+ * handed over before is written (its buffers are free again), or with
+ * the writer's first error (HPC_ERR_IO naming the part and the cause). */
+HPC_EXPORT int hpc_out_submit(hpc_out_t *o, const int64_t *parts, int n, hpc_out_write_fn fn, void *arg);
+/* Everything handed over written, synced and flagged; the writer stops.
+ * Its first error, or 0.  hpc_out_finish drains too. */
+HPC_EXPORT int hpc_out_drain(hpc_out_t *o);
+/* Collective, after a resume: parts an earlier run wrote but did not flag
+ * (it was killed between syncs): each is re-read by one rank with
+ * verify(arg, part, &checksum), the same checksum its write gave, and
+ * counted as done where they match.  *recovered: how many. */
+typedef int (*hpc_out_verify_fn)(void *arg, int64_t part, uint64_t *checksum);
+HPC_EXPORT int hpc_out_recover(hpc_out_t *o, hpc_out_verify_fn verify, void *arg, int64_t *recovered);
+/* A 64-bit hash of bytes, chained through seed (not cryptographic: it
+ * finds torn or stale data, not an adversary). */
+HPC_EXPORT uint64_t hpc_hash64(const void *buf, size_t bytes, uint64_t seed);
 /* Collective.  ok: this rank's verdict.  Records wall_time, ranks, runs
  * (and resume_command_line after a resume), syncs, renames to PATH.
  * Frees o.  The app has closed its datasets. */

@@ -62,6 +62,20 @@ HPC_EXPORT int hpc_h5_close(hpc_h5file_t *f);
  * caller then records that it is done): fdatasync of the file. */
 HPC_EXPORT int hpc_h5_sync_data(hpc_h5file_t *f);
 
+/* Raw rows (libhpc/h5_raw.c): a contiguous dataset allocated early (fill
+ * written or never to be written) has a fixed place in the file, and its
+ * rows can be written there with pwrite - no HDF5 or MPI call, so from
+ * any thread, at the cost of a system call.  memtype must be the file's
+ * type byte for byte (H5Tequal), else HPC_ERR_ARG; open and close are
+ * local and call HDF5 (main thread); write and sync return 0 or -errno
+ * and touch no libhpc error state (safe in a thread of one's own). */
+typedef struct hpc_h5_raw hpc_h5_raw_t;
+HPC_EXPORT int hpc_h5_raw_open(hpc_h5file_t *f, hid_t dset, hid_t memtype, hpc_h5_raw_t **out);
+HPC_EXPORT int hpc_h5_raw_write_rows(hpc_h5_raw_t *r, hsize_t row0, hsize_t nrows, const void *buf);
+HPC_EXPORT int hpc_h5_raw_sync(hpc_h5_raw_t *r);
+HPC_EXPORT const char *hpc_h5_raw_name(const hpc_h5_raw_t *r);
+HPC_EXPORT void hpc_h5_raw_close(hpc_h5_raw_t *r);
+
 /* Collective.  Create dataset NAME (intermediate groups created) of type
  * type with ndims dims; chunk may be NULL (contiguous).  flags:
  * HPC_H5_ALLOC_EARLY allocates the whole dataset now (its size is final

@@ -45,6 +45,7 @@ libhpc_libcore_la_CPPFLAGS = $(AM_CPPFLAGS) -DHPC_LIB_TO_MODULES='"$(HPC_LIB_TO_
 
 libhpc_libio_la_SOURCES = \
 	libhpc/h5.c \
+	libhpc/h5_raw.c \
 	libhpc/h5_vds.c \
 	libhpc/app/app_internal.h \
 	libhpc/app/app.c \
@@ -56,6 +57,7 @@ libhpc_libio_la_SOURCES = \
 	libhpc/app/run.c \
 	libhpc/app/workq.c \
 	libhpc/app/output.c \
+	libhpc/app/writer.c \
 	libhpc/app/grid.c \
 	libhpc/app/ckpt.c \
 	libhpc/app/same.c \

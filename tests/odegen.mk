@@ -7,6 +7,8 @@
 #                    OpenBLAS kernel
 #   odegen_ranks.sh  identical data on 1, 2, 3, 4 ranks
 #   odegen_resume.sh kill -9 a rank, SIGUSR1 one rank, --resume: identical
+#   odegen_writer.sh  kill -9 between syncs and a torn chunk (checksums),
+#                     --sync-every 0, --dtype float32, a bad --sync-every
 #   odegen_errors.sh bad input: one line, exit 2 or 1, no output file
 #   odegen_hostile.sh the hostile-input probe's cases, replayed
 #   odegen_status.sh every failure status reachable, run goes on
@@ -39,7 +41,8 @@ tests_odegen_layout_CFLAGS = $(tests_odegen_unit_CFLAGS) -fwrapv
 TESTS += tests/odegen_layout
 ODEGEN_TESTS = tests/odegen_scipy.sh tests/odegen_ranks.sh tests/odegen_resume.sh \
 	tests/odegen_errors.sh tests/odegen_hostile.sh tests/odegen_status.sh tests/odegen_shards.sh \
-	tests/odegen_join_read.sh tests/odegen_batch_array.sh tests/odegen_xarray.sh tests/odegen_cuda.sh
+	tests/odegen_join_read.sh tests/odegen_batch_array.sh tests/odegen_xarray.sh tests/odegen_cuda.sh \
+	tests/odegen_writer.sh
 dist_check_SCRIPTS += $(ODEGEN_TESTS)
 TESTS += $(ODEGEN_TESTS)
 EXTRA_DIST += tests/odegen_lib.sh tests/odegen_ref.py tests/odegen_scipy_kernels.sh

@@ -7,7 +7,7 @@
 . "${top_srcdir:-.}/tests/testlib.sh" odegen
 ODEGEN=$top_builddir/apps/odegen/hpc-odegen
 # every dataset of an hpc-odegen file (attributes are compared separately)
-ODEGEN_DATASETS="/t /x0 /y /traj /component /stats/nsteps /stats/nfev /stats/nrejected /stats/status /stats/done /stats/chunk"
+ODEGEN_DATASETS="/t /x0 /y /traj /component /stats/nsteps /stats/nfev /stats/nrejected /stats/status /stats/done /stats/written /stats/chunk"
 
 odegen() {
     np=$1

@@ -6,6 +6,8 @@ apps_odegen_hpc_odegen_SOURCES = \
 	apps/odegen/systems.c \
 	apps/odegen/solver.c \
 	apps/odegen/output.c \
+	apps/odegen/rows.c \
+	apps/odegen/out_internal.h \
 	apps/odegen/join.c \
 	apps/odegen/odegen.h \
 	apps/odegen/ode_cuda.h \

@@ -3,9 +3,11 @@
  * The run: start through the app kit (options, one-line errors), open or
  * resume the output, then take chunks of trajectories from the shared
  * work queue until none is left: draw their initial conditions from
- * (seed, index), integrate them (CPU lanes or the GPU), write them, mark
- * them done.  A stop signal closes the queue for every rank and leaves a
- * resumable FILE.partial.  Rank 0 shows progress and the summary line.
+ * (seed, index), integrate them (CPU lanes or the GPU) and hand them to
+ * the writer thread (rows.c), which writes them while the next batch is
+ * integrated (two batches of buffers, used in turn).  A stop signal or a
+ * failed write closes the queue for every rank and leaves a resumable
+ * FILE.partial.  Rank 0 shows progress and the summary line.
  */
 #include "config.h"
 #include "hpc_app.h"
@@ -26,6 +28,7 @@ typedef struct {
     ode_stat_t *st;
     int64_t *chunks;        /* chunk indices in the batch */
     int nchunks;
+    ode_rows_t rows;        /* the batch as handed to the writer */
 } batch_t;
 
 static int batch_alloc(batch_t *b, const ode_opts_t *o, int64_t cap)
@@ -59,7 +62,8 @@ typedef struct {
     int64_t todo;           /* trajectories to compute in this run */
     int64_t mine;           /* computed by this rank */
     double solve_s;         /* seconds in the solver on this rank */
-    double write_s;         /* seconds writing chunks */
+    double write_s;         /* seconds waiting for the writer */
+    char err[1024];         /* the first failure of this rank, or "" */
     int kill_rank;          /* test hooks, see test_kill() and test_pace() */
     int64_t kill_after;
     long pace_ms;
@@ -122,30 +126,24 @@ static int64_t take(run_t *r, batch_t *b, int max)
     return n;
 }
 
-/* Integrate the batch and write its chunks; 0 or a reason in err. */
-static int process(run_t *r, batch_t *b, int64_t n, char *err, size_t errlen)
+/* Integrate the batch and hand it to the writer (which returns once the
+ * batch before is written); 0 or -1 with the reason in r->err. */
+static int process(run_t *r, batch_t *b, int64_t n)
 {
     const ode_opts_t *o = r->o;
     double t = hpc_wtime();
     if (o->device == ODE_DEV_CUDA) {
-        if (ode_cuda_solve(r->cuda, n, b->x0, b->y, b->st, err, errlen) < 0)
+        if (ode_cuda_solve(r->cuda, n, b->x0, b->y, b->st, r->err, sizeof r->err) < 0)
             return -1;
     } else {
         ode_solve_cpu(r->p, n, b->x0, b->y, b->st, b->scratch);
     }
     r->solve_s += hpc_wtime() - t;
-    int64_t off = 0;
     t = hpc_wtime();
-    for (int k = 0; k < b->nchunks; k++) {
-        int64_t first = b->chunks[k] * o->chunk;
-        int64_t cnt = o->n - first < o->chunk ? o->n - first : o->chunk;
-        if (ode_out_write_chunk(r->out, b->chunks[k], first, cnt, b->x0 + off * o->dim,
-                                b->y + off * o->nt * o->dim, b->st + off) < 0) {
-            snprintf(err, errlen, "writing chunk %lld: %s", (long long)b->chunks[k],
-                     hpc_last_cause());
-            return -1;
-        }
-        off += cnt;
+    b->rows = (ode_rows_t){r->out, b->nchunks, b->chunks, b->x0, b->y, b->st};
+    if (ode_out_put(&b->rows) < 0) {
+        snprintf(r->err, sizeof r->err, "%s", hpc_last_cause());
+        return -1;
     }
     r->write_s += hpc_wtime() - t;
     test_pace(r, b->nchunks);
@@ -202,20 +200,25 @@ static int open_device(run_t *r, const ode_opts_t *o, const ode_prob_t *p)
 }
 
 /* Compute every chunk not yet done (or, after a stop signal anywhere,
- * until the queue closes). */
-static void compute(run_t *r, batch_t *b, int batch_chunks)
+ * until the queue closes), the two batches in turn; then wait for the
+ * writer.  A failed write or kernel closes the queue for every rank (the
+ * others finish what they hold): the caller agrees on the failure, and
+ * the .partial stays, resumable. */
+static void compute(run_t *r, batch_t b[2], int batch_chunks)
 {
-    char err[1024];
-    for (;;) {
-        int64_t n = take(r, b, batch_chunks);
+    for (int i = 0;; i ^= 1) {
+        int64_t n = take(r, &b[i], batch_chunks);
         if (n == 0)
             break;
-        /* a failed write or kernel stops the job (MPI_Abort, rank and
-         * reason on stderr); the .partial stays, resumable */
-        if (process(r, b, n, err, sizeof err) < 0)
-            hpc_app_fatal(HPC_EXIT_DATA, "%s", err);
+        if (process(r, &b[i], n) < 0) {
+            hpc_workq_close(r->work);
+            break;
+        }
     }
-    test_kill(r, INT64_MAX);
+    test_kill(r, INT64_MAX);   /* (before the drain: written, not all flagged) */
+    double t = hpc_wtime();
+    if (ode_out_drain(r->out) < 0 && !r->err[0]) snprintf(r->err, sizeof r->err, "%s", hpc_last_cause());
+    r->write_s += hpc_wtime() - t;
 }
 
 int main(int argc, char **argv)
@@ -238,7 +241,7 @@ int main(int argc, char **argv)
     ode_prob_t p;
     ode_make_prob(&o, tgrid, vec, &p);
 
-    run_t r = {&o, &p, NULL, NULL, NULL, NULL, 0, 0, 0.0, 0.0, -1, 0, 0};
+    run_t r = {.o = &o, .p = &p, .kill_rank = -1};
     test_kill_setup(&r);
     int batch_chunks = open_device(&r, &o, &p);
     r.out = ode_out_open(&o, argc, argv, tgrid, vec);
@@ -252,10 +255,14 @@ int main(int argc, char **argv)
         return hpc_app_finish();
     }
 
-    batch_t b;
-    int ok = batch_alloc(&b, &o, batch_chunks * o.chunk) == 0;
-    hpc_app_agree(ok ? 0 : HPC_EXIT_DATA, "out of memory for %lld trajectories of buffers",
+    batch_t b[2];
+    int ok = batch_alloc(&b[0], &o, batch_chunks * o.chunk) == 0 && batch_alloc(&b[1], &o, batch_chunks * o.chunk) == 0;
+    hpc_app_agree(ok ? 0 : HPC_EXIT_DATA, "out of memory for 2 x %lld trajectories of buffers",
                   (long long)(batch_chunks * o.chunk));
+    /* chunks a killed run wrote but had not yet flagged (between syncs) */
+    int64_t recovered = 0;
+    hpc_app_agree_rc(ode_out_recover(r.out, &recovered), HPC_EXIT_DATA, "--resume");
+    if (recovered) hpc_log(HPC_LOG_INFO, "--resume: %lld chunks written by the last run checked and kept", (long long)recovered);
     int64_t nchunks, ndone;
     const uint8_t *done = ode_out_done(r.out, &nchunks, &ndone);
     HPC_CHECK(hpc_workq_create(hpc_comm_world(), nchunks, done, &r.work));
@@ -271,8 +278,16 @@ int main(int argc, char **argv)
 
     MPI_Barrier(hpc_comm_world());
     double t0 = hpc_wtime();
-    compute(&r, &b, batch_chunks);
+    compute(&r, b, batch_chunks);
     hpc_workq_free(r.work);
+    int bad = r.err[0] != 0;
+    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, hpc_comm_world());
+    if (bad) {
+        /* a failed write or kernel somewhere: keep the .partial, one line */
+        ode_out_finish(r.out, 0, 0, argc, argv);
+        hpc_error_clear();
+        hpc_app_agree(r.err[0] ? HPC_EXIT_DATA : 0, "%s (%s.partial continues with --resume)", r.err, o.out);
+    }
     hpc_log(HPC_LOG_INFO, "%lld trajectories, solver %.3f s, writing %.3f s", (long long)r.mine, r.solve_s,
             r.write_s);
     double wall = hpc_wtime() - t0, wmax = wall;
@@ -296,7 +311,8 @@ int main(int argc, char **argv)
     summary(&o, &tot, wmax, r.todo, r.solve_s, ndone);
 
     ode_cuda_close(r.cuda);
-    batch_free(&b);
+    batch_free(&b[0]);
+    batch_free(&b[1]);
     free(tgrid);
     free(vec);
     return hpc_app_finish();

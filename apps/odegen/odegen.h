@@ -37,6 +37,7 @@ const ode_system_info_t *ode_system_find(const char *name);
 /* ---- options.c ---- */
 enum { ODE_X0_UNIFORM = 0, ODE_X0_NORMAL = 1 };
 enum { ODE_DEV_CPU = 0, ODE_DEV_CUDA = 1 };
+enum { ODE_F64 = 0, ODE_F32 = 1 };          /* --dtype of /x0 and /y */
 
 typedef struct {
     const ode_system_info_t *sys;
@@ -55,6 +56,8 @@ typedef struct {
     const char *out;
     int resume, force;
     int device;                    /* ODE_DEV_* */
+    int dtype;                     /* ODE_F64, ODE_F32 */
+    double sync_every;             /* seconds between syncs of the data */
     int64_t chunk;                 /* trajectories per work chunk */
     /* --shard I/N: this file holds trajectories [first, first + n) of
      * n_total; 0, 1, 0, n without it */
@@ -111,9 +114,24 @@ ode_out_t *ode_out_open(const ode_opts_t *o, int argc, char **argv, const double
 int ode_out_complete(const ode_out_t *w);
 /* The done flag of each chunk, their number and how many are set. */
 const uint8_t *ode_out_done(const ode_out_t *w, int64_t *nchunks, int64_t *ndone);
-/* Independent.  Write one finished chunk and then mark it done. */
-int ode_out_write_chunk(ode_out_t *w, int64_t chunk, int64_t first, int64_t n,
-                        const double *x0, const double *y, const ode_stat_t *st);
+/* ---- rows.c: a batch of finished chunks into the file ---- */
+/* What main.c hands over: the batch's chunk indices and its rows, which
+ * stay untouched until the next ode_out_put (or ode_out_drain) returns. */
+typedef struct {
+    ode_out_t *w;
+    int nchunks;
+    const int64_t *chunks;
+    const double *x0, *y;
+    const ode_stat_t *st;
+} ode_rows_t;
+/* Independent.  The batch to the writer thread; returns once the batch
+ * before is written (0), or with the writer's first error. */
+int ode_out_put(ode_rows_t *b);
+/* Independent.  Everything handed over written, synced and flagged done. */
+int ode_out_drain(ode_out_t *w);
+/* Collective, after a resume: chunks the killed run wrote but had not
+ * yet flagged, kept where their rows match their checksums. */
+int ode_out_recover(ode_out_t *w, int64_t *recovered);
 /* Collective totals over the whole file (all chunks). */
 int ode_out_totals(ode_out_t *w, int64_t *failed, int64_t *steps, int64_t fails_by[4]);
 /* Collective.  Close, record the run, rename to the final name if all ok. */

@@ -1,11 +1,13 @@
 /* output.c - the HDF5 file of hpc-odegen: its layout and attributes.
  *
  * Layout (N trajectories, NT times, D dims):
- *   /t [NT]  /x0 [N,D]  /y [N,NT,D] float64, /y chunked [chunk,NT,D]
+ *   /t [NT]  /x0 [N,D]  /y [N,NT,D] float64 (--dtype float32: float32),
+ *   contiguous, so that rows.c writes them raw from its thread
  *   /traj [N] int64 (global trajectory index)  /component [D] int64
  *   /stats/nsteps /stats/nfev /stats/nrejected [N] int32
  *   /stats/status [N] int8 (fill -128 = not computed yet)
  *   /stats/done [nchunks] uint8: 1 once a chunk's data is on disk
+ *   /stats/written [nchunks] uint64: a chunk's checksum once written
  *   /stats/chunk [nchunks] int64: the chunk index, done's scale
  *
  * /traj, /t and /component are dimension scales attached to the
@@ -29,14 +31,10 @@
 #include <string.h>
 #include "odegen.h"
 
+#include "out_internal.h"
+
 #define NDATA 7    /* the datasets written by the run; then the indices */
 #define NDSETS 9
-
-struct ode_out {
-    hpc_out_t *out;
-    hid_t t, x0, y, nsteps, nfev, nrej, status, traj, component;
-    const ode_opts_t *o;
-};
 
 int ode_scales(hid_t traj, hid_t t, hid_t component, hid_t x0, hid_t y, const hid_t stats[4])
 {
@@ -119,12 +117,14 @@ typedef struct {
     const char *long_name;
 } dset_t;
 
-static void dsets(dset_t d[NDSETS])
+static void dsets(const ode_opts_t *o, dset_t d[NDSETS])
 {
+    hid_t ft = o->dtype == ODE_F32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
+    size_t fs = o->dtype == ODE_F32 ? 4 : 8;
     const dset_t all[NDSETS] = {
         {"t", H5T_IEEE_F64LE, H5T_FLOAT, 8, 1, "time"},
-        {"x0", H5T_IEEE_F64LE, H5T_FLOAT, 8, 2, "initial state x(t0)"},
-        {"y", H5T_IEEE_F64LE, H5T_FLOAT, 8, 3, "state x(t) on the output grid (NaN after a failure)"},
+        {"x0", ft, H5T_FLOAT, fs, 2, "initial state x(t0)"},
+        {"y", ft, H5T_FLOAT, fs, 3, "state x(t) on the output grid (NaN after a failure)"},
         {"stats/nsteps", H5T_STD_I32LE, H5T_INTEGER, 4, 1, "accepted steps"},
         {"stats/nfev", H5T_STD_I32LE, H5T_INTEGER, 4, 1, "right-hand side evaluations"},
         {"stats/nrejected", H5T_STD_I32LE, H5T_INTEGER, 4, 1, "rejected step attempts"},
@@ -148,7 +148,7 @@ static void dims_of(const ode_opts_t *o, int i, hsize_t dims[3])
     memcpy(dims, all[i], sizeof all[i]);
 }
 
-/* /stats/chunk, the scale of the kit's done flags (a named dimension for
+/* /stats/chunk, the scale of the kit's done flags and checksums (a named dimension for
  * xarray: h5netcdf refuses a group with an unnamed one) */
 static int chunk_scale(ode_out_t *w)
 {
@@ -159,10 +159,13 @@ static int chunk_scale(ode_out_t *w)
     int rc = hpc_h5_describe(c, "work chunk: trajectories [c K, (c+1) K) of this file, K the root attribute "
                                   "chunk", NULL);
     if (!rc) rc = hpc_h5_scale_set(c, "chunk");
-    if (!rc && !(rc = hpc_h5_dataset_open(f, "stats/done", 1, &n, &done))) {
-        rc = hpc_h5_scale_attach(done, c, 0);
-        H5Dclose(done);
-    }
+    /* the kit's two: the done flags and the written parts' checksums */
+    const char *kit[2] = {"stats/done", "stats/written"};
+    for (int i = 0; i < 2 && !rc; i++)
+        if (!(rc = hpc_h5_dataset_open(f, kit[i], 1, &n, &done))) {
+            rc = hpc_h5_scale_attach(done, c, 0);
+            H5Dclose(done);
+        }
     H5Dclose(c);
     return rc;
 }
@@ -177,7 +180,7 @@ static int write_coords(ode_out_t *w, const double *tgrid)
     HPC_TRY(hpc_h5_index(f, "component", o->dim, 0, &w->component));
     HPC_TRY(ode_scales(w->traj, w->t, w->component, w->x0, w->y, (hid_t[]){w->nsteps, w->nfev, w->nrej, w->status}));
     dset_t d[NDSETS];
-    dsets(d);
+    dsets(w->o, d);
     for (int i = 0; i < NDSETS; i++) HPC_TRY(hpc_h5_describe(*handle(w, i), d[i].long_name, NULL));
     return 0;
 }
@@ -186,11 +189,10 @@ static int create_layout(ode_out_t *w, const double *tgrid, const double *vec, i
 {
     const ode_opts_t *o = w->o;
     hpc_h5file_t *f = hpc_out_file(w->out);
-    hsize_t cy[3] = {(hsize_t)o->chunk, (hsize_t)o->nt, (hsize_t)o->dim};
     const int8_t not_run = ODE_NOT_RUN;
     const double nan = NAN;
     dset_t d[NDSETS];
-    dsets(d);
+    dsets(w->o, d);
     for (int i = 0; i < NDATA; i++) {
         hsize_t dims[3];
         dims_of(o, i, dims);
@@ -199,8 +201,7 @@ static int create_layout(ode_out_t *w, const double *tgrid, const double *vec, i
          * and a .partial's rows not yet computed have status -128 */
         const void *fill = i == 6 ? (const void *)&not_run : i == 1 || i == 2 ? (const void *)&nan : NULL;
         int flags = HPC_H5_ALLOC_EARLY | (i == 1 || i == 2 ? HPC_H5_FILL_NEVER : 0);
-        HPC_TRY(hpc_h5_dataset_create(f, d[i].name, d[i].type, d[i].nd, dims, i == 2 ? cy : NULL, flags,
-                                      fill, handle(w, i)));
+        HPC_TRY(hpc_h5_dataset_create(f, d[i].name, d[i].type, d[i].nd, dims, NULL, flags, fill, handle(w, i)));
     }
     HPC_TRY(write_coords(w, tgrid));
     HPC_TRY(chunk_scale(w));
@@ -214,7 +215,7 @@ static int open_layout(ode_out_t *w)
 {
     hpc_h5file_t *f = hpc_out_file(w->out);
     dset_t d[NDSETS];
-    dsets(d);
+    dsets(w->o, d);
     for (int i = 0; i < NDSETS; i++) {
         hsize_t dims[3];
         dims_of(w->o, i, dims);
@@ -242,7 +243,8 @@ ode_out_t *ode_out_open(const ode_opts_t *o, int argc, char **argv, const double
     for (int i = 0; i < NDSETS; i++) *handle(w, i) = H5I_INVALID_HID;
     int64_t nchunks = (o->n + o->chunk - 1) / o->chunk;
     /* what the finished file will take: the data, and a little metadata */
-    double bytes = (double)o->n * ((double)o->nt * o->dim * 8 + o->dim * 8 + 21) + (double)nchunks * 9 + 65536;
+    double es = o->dtype == ODE_F32 ? 4 : 8;
+    double bytes = (double)o->n * ((double)o->nt * o->dim * es + o->dim * es + 21) + (double)nchunks * 17 + 65536;
     int mode = o->resume ? HPC_OUT_RESUME : o->force ? HPC_OUT_FORCE : HPC_OUT_NEW;
     int rc = hpc_out_open(o->out, hpc_comm_world(), mode, hpc_app_key(), nchunks, "stats/done", bytes,
                           &w->out);
@@ -255,6 +257,7 @@ ode_out_t *ode_out_open(const ode_opts_t *o, int argc, char **argv, const double
         rc = open_layout(w);
         hpc_app_agree_rc(rc, HPC_EXIT_DATA, "--resume: the file does not have hpc-odegen's layout");
     }
+    if (st != HPC_OUT_COMPLETE) hpc_app_agree_rc(ode_rows_open(w), HPC_EXIT_DATA, "the writer");
     return w;
 }
 
@@ -268,37 +271,6 @@ const uint8_t *ode_out_done(const ode_out_t *w, int64_t *nchunks, int64_t *ndone
     *nchunks = (w->o->n + w->o->chunk - 1) / w->o->chunk;
     *ndone = hpc_out_ndone(w->out);
     return hpc_out_done(w->out);
-}
-
-int ode_out_write_chunk(ode_out_t *w, int64_t chunk, int64_t first, int64_t n,
-                        const double *x0, const double *y, const ode_stat_t *st)
-{
-    int32_t *v = malloc((size_t)n * sizeof *v);
-    int8_t *s = malloc((size_t)n);
-    int rc = 0;
-    if (!v || !s) {
-        rc = HPC_ERR(HPC_ERR_NOMEM, "chunk stats");
-        goto out;
-    }
-    hsize_t r0 = (hsize_t)first, nr = (hsize_t)n;
-#define W(call) do { if ((rc = (call)) < 0) { hpc_error_push(rc, __FILE__, __LINE__, __func__); goto out; } } while (0)
-    W(hpc_h5_write_rows_indep(w->x0, H5T_NATIVE_DOUBLE, r0, nr, x0));
-    W(hpc_h5_write_rows_indep(w->y, H5T_NATIVE_DOUBLE, r0, nr, y));
-    for (int64_t i = 0; i < n; i++) v[i] = st[i].nsteps;
-    W(hpc_h5_write_rows_indep(w->nsteps, H5T_NATIVE_INT32, r0, nr, v));
-    for (int64_t i = 0; i < n; i++) v[i] = st[i].nfev;
-    W(hpc_h5_write_rows_indep(w->nfev, H5T_NATIVE_INT32, r0, nr, v));
-    for (int64_t i = 0; i < n; i++) v[i] = st[i].nrejected;
-    W(hpc_h5_write_rows_indep(w->nrej, H5T_NATIVE_INT32, r0, nr, v));
-    for (int64_t i = 0; i < n; i++) s[i] = st[i].status;
-    W(hpc_h5_write_rows_indep(w->status, H5T_NATIVE_INT8, r0, nr, s));
-    /* last: the chunk counts as done only once its data is on disk */
-    W(hpc_out_part_done(w->out, chunk));
-#undef W
-out:
-    free(v);
-    free(s);
-    return rc;
 }
 
 int ode_out_totals(ode_out_t *w, int64_t *failed, int64_t *steps, int64_t fails_by[4])
@@ -349,8 +321,10 @@ int ode_out_totals(ode_out_t *w, int64_t *failed, int64_t *steps, int64_t fails_
 
 int ode_out_finish(ode_out_t *w, double wall, int ok, int argc, char **argv)
 {
+    if (ode_out_drain(w) < 0) ok = 0;
     close_datasets(w);
     int rc = hpc_out_finish(w->out, ok, wall, argc, argv);
+    ode_rows_close(w);
     free(w);
     return rc;
 }

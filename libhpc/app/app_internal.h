@@ -22,4 +22,22 @@ const char *app_settings_nccl_var(void);
 /* stop.c */
 void app_stop_install(void);
 
+/* output.c and writer.c: a resumable output */
+typedef struct out_writer out_writer_t;
+struct hpc_out {
+    hpc_h5file_t *f;
+    char *path;
+    int state;
+    int64_t nparts, ndone;
+    uint8_t *done;             /* durable: the part's data is on disk */
+    hid_t done_d;
+    hid_t written_d;           /* checksums of parts written, not yet durable
+                                * (-1: a file from before they were kept) */
+    int64_t runs;              /* 1 + resumes */
+    out_writer_t *writer;      /* the background writer, or NULL */
+};
+/* writer.c: stop the writer (every queued part written, synced, flagged);
+ * the first error of its thread, or 0.  No-op without a writer. */
+int app_out_writer_stop(hpc_out_t *o);
+
 #endif

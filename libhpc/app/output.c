@@ -8,6 +8,8 @@
  * means the data is on disk, whenever the run is killed.  --resume
  * reopens PATH.partial if its key equals this run's and continues with the
  * parts not done; the final name appears when all are (hpc_h5_finish).
+ * Beside the done flags, "written" holds the checksum of each part written
+ * by the background writer (writer.c) and not yet known to be on disk.
  */
 #include "config.h"
 #include <errno.h>
@@ -19,15 +21,6 @@
 #include <unistd.h>
 #include "app_internal.h"
 
-struct hpc_out {
-    hpc_h5file_t *f;
-    char *path;
-    int state;
-    int64_t nparts, ndone;
-    uint8_t *done;
-    hid_t done_d;
-    int64_t runs;              /* 1 + resumes */
-};
 
 /* What rank 0 finds on disk, shared with every rank. */
 typedef struct {
@@ -55,10 +48,18 @@ static void look(const char *path, MPI_Comm comm, look_t *l)
     MPI_Bcast(l, sizeof *l, MPI_BYTE, 0, comm);
 }
 
+/* "stats/done" -> "stats/written": the checksums beside the flags */
+static void written_name(const char *done, char *buf, size_t len)
+{
+    const char *slash = strrchr(done, '/');
+    snprintf(buf, len, "%.*swritten", slash ? (int)(slash - done + 1) : 0, done);
+}
+
 static void out_free(hpc_out_t *o)
 {
     if (!o) return;
     if (o->done_d >= 0) H5Dclose(o->done_d);
+    if (o->written_d >= 0) H5Dclose(o->written_d);
     free(o->done);
     free(o->path);
     free(o);
@@ -91,16 +92,34 @@ static int open_done(hpc_out_t *o, const char *done_name)
     int64_t runs = 1;
     if (hpc_h5_attr_get_int64(hpc_h5_id(o->f), "runs", &runs) == 0) o->runs = runs + 1;
     else hpc_error_clear();
+    /* a file from before the checksums were kept has flags only */
+    char wname[256];
+    written_name(done_name, wname, sizeof wname);
+    if (hpc_h5_dataset_open(o->f, wname, 1, &n, &o->written_d) < 0) {
+        hpc_error_clear();
+        o->written_d = H5I_INVALID_HID;
+    }
     return 0;
 }
 
-/* --resume: continue PATH.partial, or confirm PATH is complete */
+/* --resume: continue PATH.partial, or confirm PATH is complete.  1: a
+ * .partial left before its set-up was done (killed before hpc_out_ready
+ * put the key and the layout on disk: not HDF5 yet, or without the key),
+ * which holds no data - the caller starts afresh. */
 static int reopen(hpc_out_t *o, const look_t *l, const char *key, const char *done_name)
 {
     char shown[4300];
     snprintf(shown, sizeof shown, "%s%s", o->path, l->partial ? ".partial" : "");
-    HPC_TRY(hpc_h5_open(o->path, hpc_comm_world(), l->partial, l->partial, &o->f));
-    int rc = same_key(o, key, shown);
+    int rc = hpc_h5_open(o->path, hpc_comm_world(), l->partial, l->partial, &o->f);
+    if (rc == HPC_ERR_HDF5 && l->partial) return 1;
+    HPC_TRY(rc);
+    if (l->partial && H5Aexists(hpc_h5_id(o->f), "options") <= 0) {
+        H5Eclear2(H5E_DEFAULT);
+        hpc_h5_close(o->f);
+        o->f = NULL;
+        return 1;
+    }
+    rc = same_key(o, key, shown);
     if (rc == 0) rc = open_done(o, done_name);
     if (rc < 0) {
         char why[1024];
@@ -130,6 +149,14 @@ static int create(hpc_out_t *o, const look_t *l, int mode, const char *done_name
     HPC_TRY(hpc_h5_attr_set_string(o->done_d, "internal",
                                    "resume bookkeeping, not data: 1 once a part's rows are on disk "
                                    "(all 1 in a finished file)"));
+    const uint64_t none = 0;
+    char wname[256];
+    written_name(done_name, wname, sizeof wname);
+    HPC_TRY(hpc_h5_dataset_create(o->f, wname, H5T_STD_U64LE, 1, &n, NULL, HPC_H5_ALLOC_EARLY, &none,
+                                  &o->written_d));
+    HPC_TRY(hpc_h5_attr_set_string(o->written_d, "internal",
+                                   "resume bookkeeping, not data: a checksum of each part written and "
+                                   "not yet synced (0 = none); --resume keeps a part whose rows match it"));
     o->state = HPC_OUT_CREATED;
     return 0;
 }
@@ -157,7 +184,7 @@ int hpc_out_open(const char *path, MPI_Comm comm, int mode, const char *key, int
     }
     hpc_out_t *o = calloc(1, sizeof *o);
     if (!o) return HPC_ERR(HPC_ERR_NOMEM, "output");
-    o->done_d = H5I_INVALID_HID;
+    o->done_d = o->written_d = H5I_INVALID_HID;
     o->runs = 1;
     o->nparts = nparts;
     o->path = strdup(path);
@@ -167,15 +194,19 @@ int hpc_out_open(const char *path, MPI_Comm comm, int mode, const char *key, int
         return HPC_ERR(HPC_ERR_NOMEM, "out of memory for the done flags of %lld parts", (long long)nparts);
     }
     int rc;
-    if (mode == HPC_OUT_RESUME && (l.partial || l.final))
-        rc = reopen(o, &l, key ? key : "", done_dataset);
-    else
-        rc = create(o, &l, mode, done_dataset);
+    rc = mode == HPC_OUT_RESUME && (l.partial || l.final) ? reopen(o, &l, key ? key : "", done_dataset) : 2;
+    if (rc == 1) {
+        hpc_error_clear();
+        if (hpc_rank() == 0)
+            hpc_warn("%s.partial was left before its set-up was complete (it holds no data): starting afresh", path);
+    }
+    if (rc > 0) rc = create(o, &l, mode, done_dataset);
     if (rc < 0) {
         if (o->f) {
             /* collective, as the error is: every rank took this branch */
             if (o->done_d >= 0) H5Dclose(o->done_d);
-            o->done_d = H5I_INVALID_HID;
+            if (o->written_d >= 0) H5Dclose(o->written_d);
+            o->done_d = o->written_d = H5I_INVALID_HID;
             hpc_h5_finish(o->f, 0);
         }
         out_free(o);
@@ -212,9 +243,57 @@ int hpc_out_part_done(hpc_out_t *o, int64_t part)
     return 0;
 }
 
+/* Collective.  Parts written by an earlier run and not flagged done: each
+ * rank re-reads its share, and a part whose rows match the checksum
+ * recorded for it counts as done (after a sync, so the flag still means
+ * "on disk"). */
+int hpc_out_recover(hpc_out_t *o, hpc_out_verify_fn verify, void *arg, int64_t *recovered)
+{
+    *recovered = 0;
+    if (o->state != HPC_OUT_RESUMED || o->written_d < 0) return 0;
+    int rank = hpc_rank(), size = hpc_size();
+    MPI_Comm comm = hpc_comm_world();
+    uint64_t *sum = malloc((size_t)o->nparts * sizeof *sum);
+    uint8_t *ok = calloc((size_t)o->nparts, 1);
+    int rc = sum && ok ? 0 : HPC_ERR(HPC_ERR_NOMEM, "recovery of %lld parts", (long long)o->nparts);
+    /* collective read: every rank takes this branch alike (even after a
+     * failed allocation, with nothing to read) */
+    int rrc = hpc_h5_read_rows(o->written_d, H5T_NATIVE_UINT64, 0, rc ? 0 : (hsize_t)o->nparts, sum);
+    if (!rc) rc = rrc;
+    int64_t k = 0;
+    for (int64_t i = 0; !rc && i < o->nparts; i++) {
+        if (o->done[i] || !sum[i]) continue;
+        uint64_t got = 0;
+        if (k++ % size == rank && verify(arg, i, &got) == 0) ok[i] = (got | 1) == sum[i];
+        hpc_error_clear();
+    }
+    int64_t n = 0;
+    int bad = rc != 0;
+    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, comm);
+    if (!bad) {
+        MPI_Allreduce(MPI_IN_PLACE, ok, (int)o->nparts, MPI_UINT8_T, MPI_MAX, comm);
+        for (int64_t i = 0; i < o->nparts; i++) n += ok[i];
+        /* every rank's page cache to disk before the flags say so */
+        if (n && hpc_h5_sync_data(o->f) < 0) bad = 1;
+        MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, comm);
+    }
+    for (int64_t i = 0; !bad && i < o->nparts; i++) {
+        if (!ok[i]) continue;
+        if (rank == 0 && !rc) rc = hpc_h5_write_rows_indep(o->done_d, H5T_NATIVE_UINT8, (hsize_t)i, 1, &ok[i]);
+        o->done[i] = 1;
+        o->ndone++;
+    }
+    free(sum);
+    free(ok);
+    if (bad && !rc) rc = HPC_ERR(HPC_ERR_IO, "recovering the parts written by the last run (on another rank)");
+    if (!rc) *recovered = n;
+    return rc;
+}
+
 int hpc_out_finish(hpc_out_t *o, int ok, double wall, int argc, char **argv)
 {
     hpc_h5file_t *f = o->f;
+    if (app_out_writer_stop(o) < 0) ok = 0;
     int all = ok;
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, hpc_h5_comm(f));
     if (o->state == HPC_OUT_COMPLETE) {
@@ -234,7 +313,8 @@ int hpc_out_finish(hpc_out_t *o, int ok, double wall, int argc, char **argv)
         if (rc) all = 0;
     }
     H5Dclose(o->done_d);
-    o->done_d = H5I_INVALID_HID;
+    if (o->written_d >= 0) H5Dclose(o->written_d);
+    o->done_d = o->written_d = H5I_INVALID_HID;
     out_free(o);
     int frc = hpc_h5_finish(f, all);
     return rc ? rc : frc;
