@@ -35,4 +35,4 @@ install-modulefile:
 uninstall-hook:
 	rm -f $(DESTDIR)$(modulefiledir)/$(VERSION)
 .PHONY: install-modulefile
-EXTRA_DIST += docs/modulefile.sh
+EXTRA_DIST += docs/modulefile.sh docs/settings-table.sh

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "hpc.h"
 #include "hpc_dl.h"
 
 /* Where hpc_dl_module_dir looks, relative to the folder of the loaded
@@ -48,7 +49,7 @@ int hpc_dlsyms(const char *name, const char *const *symbols, void **fns, int n, 
 
 int hpc_dl_module_dir(char *dir, unsigned long len)
 {
-    const char *env = getenv("HPC_MODULE_DIR");
+    const char *env = hpc_setting_value("HPC_MODULE_DIR", NULL);
     if (env && *env) {
         snprintf(dir, len, "%s", env);
         return 0;

@@ -201,6 +201,7 @@ int hpc_init(int *argc, char ***argv)
         hpc_env_global = e;
         hpc_err_set_rank(e->rank);
         if (stale[0] && e->rank == 0) hpc_warn("ignoring the launcher variables: %s", stale);
+        if (e->rank == 0) settings_init_warn();
     }
     if (rc == 0 && held == 0) held = bind_gpu(e, 0);
     if (rc == 0 && held == 0 && e->gpu_policy.mode == HPC_GPU_BIND_EXCLUSIVE)

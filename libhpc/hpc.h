@@ -224,8 +224,56 @@ HPC_EXPORT int hpc_parse_size(const char *s, size_t *out);
 /* Exactly n integers, each separated from the next by one character of
  * seps ("3:250", "4/16"), each as hpc_parse_int64 takes it. */
 HPC_EXPORT int hpc_parse_int64s(const char *s, const char *seps, int64_t *out, int n);
+/* s with control characters escaped (\n, \t, \xNN), into buf. */
+HPC_EXPORT const char *hpc_escape(const char *s, char *buf, size_t len);
 /* The command line joined with spaces (malloc'd), for provenance. */
 HPC_EXPORT char *hpc_cmdline(int argc, char **argv);
+
+/* ------------------------------------------------------------------ */
+/* Settings (settings.c): every HPC_* environment variable hpckit reads, */
+/* declared once with its type, default, range and help.               */
+/* ------------------------------------------------------------------ */
+typedef enum {
+    HPC_SET_FLAG,       /* 0 or 1 */
+    HPC_SET_SECONDS,    /* a number of seconds in [min, max] */
+    HPC_SET_NUMBER,     /* a finite number in [min, max] (unit in values) */
+    HPC_SET_BYTES,      /* a size (128K) >= min, or the word in values */
+    HPC_SET_INT,        /* an integer in [min, max] */
+    HPC_SET_CHOICE,     /* one of values (comma-separated) */
+    HPC_SET_LIST,       /* a comma list of values */
+    HPC_SET_TEXT        /* anything (check, if set, decides) */
+} hpc_setting_type_t;
+typedef struct hpc_setting {
+    const char *name;   /* HPC_LOG; a '*' stands for any text (HPC_TEST_*) */
+    hpc_setting_type_t type;
+    const char *def;    /* the default as text; NULL: detected at run time */
+    double min, max;
+    const char *values; /* choices, the form, a unit or the word for "off" */
+    const char *who;    /* who reads it: libhpc, collectives, programs, ... */
+    const char *help;   /* one line */
+    int (*check)(const char *value, char *why, size_t len);
+} hpc_setting_t;
+HPC_EXPORT int hpc_settings_count(void);
+HPC_EXPORT const hpc_setting_t *hpc_setting_at(int i);
+/* The row of name (a family row for HPC_TRAIN_TEST_PACE), or NULL. */
+HPC_EXPORT const hpc_setting_t *hpc_setting_find(const char *name);
+/* 0: value is one name takes (empty: unset); -1: it is not (err: the
+ * line "NAME='value': expected ..."); -2: name is not a setting. */
+HPC_EXPORT int hpc_setting_check(const char *name, const char *value, char *err, size_t len);
+/* The value in effect: the environment's where it is valid, else the
+ * default ("" where none); *from (may be NULL) says which. */
+HPC_EXPORT const char *hpc_setting_value(const char *name, const char **from);
+/* The value in effect as a number (sizes in bytes; "off": +inf) or a
+ * flag (-1: unset and detected at run time). */
+HPC_EXPORT double hpc_setting_double(const char *name);
+HPC_EXPORT int hpc_setting_flag(const char *name);
+/* Warn (hpc_warn) once per process of every HPC_* variable that is not a
+ * setting, naming the nearest one, and of invalid values (the default is
+ * used); returns how many.  hpc_init calls it on rank 0, the drop-in at
+ * MPI_Init.  hpc_settings_strict(): the caller refuses invalid values
+ * itself (the app kit: one line, exit 2), so only unknown names warn. */
+HPC_EXPORT int hpc_settings_warn(void);
+HPC_EXPORT void hpc_settings_strict(void);
 
 /* ------------------------------------------------------------------ */
 /* Timers (timer.c)                                                    */

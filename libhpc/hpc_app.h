@@ -245,8 +245,7 @@ HPC_EXPORT void hpc_progress_end(hpc_progress_t *p);
 HPC_EXPORT void hpc_format_bytes(double bytes, char *buf, size_t len);
 /* "1.23M" */
 HPC_EXPORT void hpc_format_count(double v, char *buf, size_t len);
-/* s with control characters escaped (\n, \t, \xNN), into buf. */
-HPC_EXPORT const char *hpc_escape(const char *s, char *buf, size_t len);
+/* hpc_escape (hpc.h): s with control characters escaped, into buf. */
 
 /* ------------------------------------------------------------------ */
 /* Whole files (tables, tuning files, plots): complete or absent        */

@@ -41,6 +41,9 @@ extern hpc_env_t *hpc_env_global;
 /* After a failed hpc_init: 1 where this rank's own start-up failed (it
  * holds the reason), 0 where another rank's did. */
 HPC_PRIVATE int hpc_init_failed_here(void);
+/* settings.c: hpc_init's warnings of unknown HPC_* names and bad values
+ * (on rank 0; not where the app kit refuses them itself) */
+void settings_init_warn(void);
 
 /* err.c is a leaf: it never calls back into the environment.  env.c
  * tells it the rank to put in messages once it is known (the launcher's

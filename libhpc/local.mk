@@ -36,6 +36,7 @@ libhpc_libcore_la_SOURCES = \
 	libhpc/node.c \
 	libhpc/timer.c \
 	libhpc/parse.c \
+	libhpc/settings.c \
 	libhpc/dl.c \
 	libhpc/internal.h \
 	libhpc/gpu_ops.h \

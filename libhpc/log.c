@@ -22,7 +22,7 @@ hpc_log_level_t hpc_log_level(void)
 {
     if (level < 0) {
         static const char *const names[] = {"error", "warn", "info", "debug"};
-        const char *s = getenv("HPC_LOG");
+        const char *s = hpc_setting_value("HPC_LOG", NULL);
         level = HPC_LOG_WARN;
         for (int i = 0; s && i < 4; i++)
             if (!strcasecmp(s, names[i])) level = i;
@@ -36,7 +36,7 @@ void hpc_log(hpc_log_level_t lvl, const char *fmt, ...)
     if ((int)lvl > (int)hpc_log_level()) return;
     int rank = hpc_rank_hint();
     /* info is about the job, not each rank: say it once */
-    if (lvl == HPC_LOG_INFO && rank > 0 && !getenv("HPC_LOG_ALL")) return;
+    if (lvl == HPC_LOG_INFO && rank > 0 && hpc_setting_flag("HPC_LOG_ALL") != 1) return;
     static const char *const tags[] = {"error: ", "warning: ", "", "debug: "};
     char line[2048];
     va_list ap;

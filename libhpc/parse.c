@@ -97,3 +97,19 @@ char *hpc_cmdline(int argc, char **argv)
     }
     return s;
 }
+
+/* (here, below the app kit: the settings table quotes values with it) */
+const char *hpc_escape(const char *s, char *buf, size_t len)
+{
+    size_t k = 0;
+    if (!len) return buf;
+    for (; s && *s && k + 5 < len; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '\n') k += (size_t)snprintf(buf + k, len - k, "\\n");
+        else if (c == '\t') k += (size_t)snprintf(buf + k, len - k, "\\t");
+        else if (c < 0x20 || c == 0x7f) k += (size_t)snprintf(buf + k, len - k, "\\x%02x", c);
+        else buf[k++] = (char)c;
+    }
+    buf[k] = '\0';
+    return buf;
+}

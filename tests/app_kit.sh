@@ -57,15 +57,15 @@ bad "unexpected argument 'extra'" extra
 bad 'bad\\nname' --pair 'bad
 name'
 HPC_LOG=verbose bad "HPC_LOG='verbose'"
-HPC_PROGRESS=yes bad "HPC_PROGRESS='yes': expected seconds between progress lines"
+HPC_PROGRESS=yes bad "HPC_PROGRESS='yes': expected seconds"
 HPC_PROGRESS=-1 bad "HPC_PROGRESS='-1': expected seconds"
 HPC_PROGRESS=30s bad "HPC_PROGRESS='30s': expected seconds"
 HPC_PROGRESS=nan bad "HPC_PROGRESS='nan'"
 HPC_TIMEOUT=-1 bad "HPC_TIMEOUT"
 HPC_DEBUG=everything bad "HPC_DEBUG"
 HPC_COLL_ALLREDUCE=rign bad "allreduce has no algorithm"
-HPC_COLL_ALLREDCE=ring bad "no collective by that name"
-HPC_COLL_STALL=soon bad "HPC_COLL_STALL='soon': expected a finite number"
+HPC_COLL_ALLREDCE=ring bad "HPC_COLL_ALLREDCE is not a setting of hpckit: did you mean HPC_COLL_ALLREDUCE?"
+HPC_COLL_STALL=soon bad "HPC_COLL_STALL='soon': expected seconds"
 HPC_COLL_STALL=0.5 HPC_COLL_POOL_MAX=64M HPC_COLL_POOL_IDLE=2 run 2 "$demo" -q || fail "valid HPC_COLL_* settings refused"
 HPC_GPU_BIND=sideways bad "HPC_GPU_BIND='sideways'"
 

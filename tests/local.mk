@@ -80,8 +80,8 @@ TESTS += tests/test_env-np1.mpi tests/test_env-np2.mpi tests/test_env-np3.mpi te
 # The app kit through a program made of it alone; every program's answer
 # to stale launcher variables, bad settings and bad flags; the exports.
 check_PROGRAMS += tests/app_demo
-dist_check_SCRIPTS += tests/app_kit.sh tests/programs_env.sh tests/symbols.sh
-TESTS += tests/app_kit.sh tests/programs_env.sh tests/symbols.sh
+dist_check_SCRIPTS += tests/app_kit.sh tests/programs_env.sh tests/symbols.sh tests/settings.sh
+TESTS += tests/app_kit.sh tests/programs_env.sh tests/symbols.sh tests/settings.sh
 # The layers (core, coll, h5, app, programs; the drop-in, the modules)
 # from the objects' symbols, and that a call upward is caught
 dist_check_SCRIPTS += tests/layers.sh

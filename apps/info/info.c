@@ -12,13 +12,14 @@
 #include <string.h>
 #include "hpc_app.h"
 #include "hpc_coll.h"
+#include "info.h"
 
 typedef struct {
     int rank, node_id, local_rank, ncores, threads, threads_user, sharers, mismatch, gpu;
     char host[64], cpuset[96], gpu_name[96], pci[32];
 } rank_rec_t;
 
-static int json, selftest, with_device, verbose;
+static int json, selftest, with_device, verbose, settings, markdown;
 
 static const hpc_opt_t options[] = {
     HPC_FLAG("json", 0, &json, 0, "print the same information as one JSON object"),
@@ -28,11 +29,17 @@ static const hpc_opt_t options[] = {
     HPC_FLAG("device", 0, &with_device, 0,
              "with --selftest: also device (GPU) buffers; exit 2 without a usable GPU on every rank"),
     HPC_FLAG("verbose", 'v', &verbose, 0, "with --selftest: one line per case, not only failures"),
+    HPC_FLAG("settings", 0, &settings, 0,
+             "print every HPC_* setting instead: its value in effect (rank 0's), where it came from "
+             "(environment or default) and what it does; with --json as an array"),
+    HPC_FLAG("markdown", 0, &markdown, 0,
+             "with --settings: a Markdown table of the settings, their forms and defaults (the README's)"),
     HPC_OPTS_END};
 
 static const hpc_app_t app = {
     .name = "hpc-info",
     .usage = "hpc-info [--json] [--selftest [--device] [-v]]\n"
+             "hpc-info --settings [--json | --markdown]\n"
              "mpiexec -n 4 hpc-info    srun hpc-info",
     .about = "Show how the ranks of a job were placed: one row per rank with its host, node "
              "id, local rank, the CPU cores it may run on, the BLAS/OpenMP threads libhpc chose "
@@ -49,6 +56,8 @@ static const hpc_app_t app = {
               "                 list:I,J,... (local rank i -> device list[i % n])\n"
               "  CUDA_VISIBLE_DEVICES, OMP_NUM_THREADS, OPENBLAS_NUM_THREADS are honoured.\n"
               "  HPC_LOG        error | warn (default) | info | debug\n"
+              "  Every HPC_* setting: hpc-info --settings.  A name that is not one (a typo:\n"
+              "  HPC_TIMEUOT) is warned of once, with the nearest setting's name.\n"
               "\n"
               "\n"
               "With --json: one object with version, mpi, launcher, build {cuda, nccl} (what\n"
@@ -199,6 +208,14 @@ int main(int argc, char **argv)
     if (with_device && !selftest) hpc_app_exit(HPC_EXIT_USAGE, "--device goes with --selftest");
     if (verbose && !selftest) hpc_app_exit(HPC_EXIT_USAGE, "--verbose goes with --selftest");
     if (json && verbose) hpc_app_exit(HPC_EXIT_USAGE, "--verbose prints lines, --json one object: choose one");
+    if (markdown && !settings) hpc_app_exit(HPC_EXIT_USAGE, "--markdown goes with --settings");
+    if (settings && (selftest || verbose)) hpc_app_exit(HPC_EXIT_USAGE, "--settings prints the settings alone");
+    if (settings && json && markdown) hpc_app_exit(HPC_EXIT_USAGE, "--json or --markdown: choose one");
+    if (settings) {
+        if (hpc_rank() == 0)
+            info_print_settings(json ? INFO_SETTINGS_JSON : markdown ? INFO_SETTINGS_MARKDOWN : INFO_SETTINGS_TEXT);
+        return hpc_app_finish();
+    }
     if (with_device) require_gpus();
     int rank = hpc_rank(), size = hpc_size();
     rank_rec_t mine, *all = NULL;

@@ -235,6 +235,7 @@ void hpc_app_summary(const char *fmt, ...)
 void hpc_app_start(const hpc_app_t *app, int *argc, char ***argv)
 {
     the_app = app;
+    hpc_settings_strict();      /* app_settings_check refuses bad values */
     int rc = hpc_init(argc, argv);
     if (rc < 0) {
         /* only the ranks that failed hold a reason; the lowest says it */

@@ -30,18 +30,11 @@ struct hpc_progress {
     void *ctx;
 };
 
-/* HPC_PROGRESS as seconds; the app kit refused a bad value at start, a
- * program outside the kit gets the default */
+/* HPC_PROGRESS as seconds (the settings table's; the app kit refused a
+ * bad value at start, a program outside the kit gets the default) */
 static double log_every(void)
 {
-    const char *s = getenv("HPC_PROGRESS");
-    double v;
-    if (!s || !*s) return LOG_EVERY_DEFAULT;
-    if (hpc_parse_double(s, 0, &v) < 0 || v < 0) {
-        hpc_error_clear();
-        return LOG_EVERY_DEFAULT;
-    }
-    return v;
+    return hpc_setting_double("HPC_PROGRESS");
 }
 
 hpc_progress_t *hpc_progress_start(const char *what, const char *unit, uint64_t total)

@@ -3,7 +3,10 @@
  * A misspelt value would otherwise be ignored silently deep inside a run
  * (HPC_LOG=verbose) or fail on one rank mid-job (HPC_COLL_ALLREDUCE=rign);
  * every program instead refuses it up front with one line, exit 2.  Empty
- * values count as unset.  HPC_GPU_BIND is checked by hpc_init itself.
+ * values count as unset.  The forms are the settings table's
+ * (libhpc/settings.c); here is what needs the layers above the core: an
+ * algorithm's name (HPC_COLL_<OP>), a tuning file.  Names that are not
+ * settings are warned of once, after the values passed.
  */
 #include "config.h"
 #include <ctype.h>
@@ -21,13 +24,6 @@ static int bad(char *err, size_t len, const char *var, const char *val, const ch
     char esc[256];
     snprintf(err, len, "%s='%s': %s", var, hpc_escape(val, esc, sizeof esc), want);
     return -1;
-}
-
-static int one_of(const char *v, const char *const *ok)
-{
-    for (; *ok; ok++)
-        if (!strcmp(v, *ok)) return 1;
-    return 0;
 }
 
 /* the first HPC_COLL_<OP> set to nccl (a device path: app.c checks that
@@ -61,59 +57,27 @@ static int check_coll_override(const char *var, const char *val, char *err, size
     return 0;
 }
 
-/* HPC_DEBUG: a comma list of areas */
-static int check_debug(const char *var, const char *val, char *err, size_t len)
-{
-    static const char *const areas[] = {"coll", "all", "1", NULL};
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", val);
-    for (char *save = NULL, *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
-        if (!one_of(t, areas)) return bad(err, len, var, val, "expected a list of: coll, all");
-    return 0;
-}
-
+/* One variable: the table's check (libhpc/settings.c), and what only
+ * the layers above the core know: an algorithm's name, a tuning file. */
 static int check_one(const char *var, const char *val, char *err, size_t len)
 {
-    static const char *const levels[] = {"error", "warn", "info", "debug", NULL};
-    static const char *const bools[] = {"0", "1", NULL};
-    double d;
-    size_t sz;
-    if (!strcmp(var, "HPC_LOG"))
-        return one_of(val, levels) ? 0 : bad(err, len, var, val, "expected error, warn, info or debug");
-    if (!strcmp(var, "HPC_LOG_ALL") || !strcmp(var, "HPC_CUDA_AWARE") ||
-        !strcmp(var, "HPC_COLL_YIELD"))
-        return one_of(val, bools) ? 0 : bad(err, len, var, val, "expected 0 or 1");
-    if (!strcmp(var, "HPC_DEBUG")) return check_debug(var, val, err, len);
-    if (!strcmp(var, "HPC_PROGRESS"))
-        return hpc_parse_double(val, 0, &d) == 0 && d >= 0 ? 0
-               : bad(err, len, var, val, "expected seconds between progress lines in a log, >= 0 "
-                     "(0: none; a plain number: 60, not 60s)");
-    if (!strcmp(var, "HPC_TIMEOUT"))
-        return hpc_parse_double(val, 0, &d) == 0 && d > 0 ? 0
-               : bad(err, len, var, val, "expected seconds > 0 (a plain number: 30, not 30s)");
-    if (!strcmp(var, "HPC_COLL_SEGMENT"))
-        return hpc_parse_size(val, &sz) == 0 && sz >= 64 ? 0
-               : bad(err, len, var, val, "expected a size of at least 64 bytes (128K)");
-    if (!strcmp(var, "HPC_COLL_ALPHA") || !strcmp(var, "HPC_COLL_BETA") || !strcmp(var, "HPC_COLL_GAMMA") ||
-        !strcmp(var, "HPC_COLL_ALPHA_INTER") || !strcmp(var, "HPC_COLL_BETA_INTER") ||
-        !strcmp(var, "HPC_COLL_ALPHA_SHM") || !strcmp(var, "HPC_COLL_BETA_SHM") ||
-        !strcmp(var, "HPC_COLL_STALL") || !strcmp(var, "HPC_COLL_POOL_IDLE"))
-        return hpc_parse_double(val, 0, &d) == 0 && d >= 0 ? 0
-               : bad(err, len, var, val, "expected a finite number >= 0");
-    if (!strcmp(var, "HPC_COLL_SINGLE_COPY"))
-        return !strcmp(val, "off") || hpc_parse_size(val, &sz) == 0 ? 0
-               : bad(err, len, var, val, "expected a size in bytes (64K; 0: every message) or off");
-    if (!strcmp(var, "HPC_COLL_POOL_MAX"))
-        return hpc_parse_size(val, &sz) == 0 ? 0 : bad(err, len, var, val, "expected a size in bytes (256M)");
-    if (!strcmp(var, "HPC_NODE_SPLIT")) {
-        hpc_node_split_t sp;
-        if (hpc_node_split_parse(val, &sp) == 0) return 0;
-        hpc_error_clear();
-        return bad(err, len, var, val, "expected odd-even, blocks:K (K ranks per node) or none");
-    }
     if (!strcmp(var, "HPC_COLL_TUNING")) return hpc_coll_tuning_check(val, err, len);
-    if (!strncmp(var, "HPC_COLL_", 9)) return check_coll_override(var, val, err, len);
-    return 0;   /* HPC_TEST_*, the batch scripts' HPC_BIN, ...: not ours */
+    int rc = hpc_setting_check(var, val, err, len);
+    if (rc == -1) return -1;
+    /* HPC_COLL_<OP> of a collective the table has, or a misspelt one: a
+     * forced algorithm is the run's meaning, so a typo is refused, not
+     * warned of (the table's line says which it meant) */
+    if (!strncmp(var, "HPC_COLL_", 9) && (rc == -2 || hpc_setting_find(var)->type == HPC_SET_TEXT)) {
+        hpc_coll_t c;
+        char name[64];
+        size_t i = 0;
+        for (const char *p = var + 9; *p && i + 1 < sizeof name; p++) name[i++] = (char)tolower((unsigned char)*p);
+        name[i] = 0;
+        if (hpc_coll_parse(name, &c) == 0) return check_coll_override(var, val, err, len);
+        hpc_error_clear();
+        if (rc == -2) return -1;
+    }
+    return 0;   /* unknown names: warned of (hpc_settings_warn) */
 }
 
 int app_settings_check(char *err, size_t len)
@@ -126,5 +90,6 @@ int app_settings_check(char *err, size_t len)
         snprintf(var, sizeof var, "%.*s", (int)(eq - *e), *e);
         if (check_one(var, eq + 1, err, len) < 0) return -1;
     }
+    if (hpc_rank() == 0) hpc_settings_warn();     /* the values are good: unknown names */
     return 0;
 }

@@ -674,8 +674,7 @@ int MPI_Request_free(MPI_Request *req)
 int MPI_Finalize(void)
 {
     while (pending) progress();     /* requests the program never waited for */
-    const char *v = getenv("HPC_MPI_VERBOSE");
-    if (v && *v && strcmp(v, "0") != 0) {
+    if (hpc_setting_flag("HPC_MPI_VERBOSE") == 1) {
         long tot[2 * HPC_COLL_COUNT], mine[2 * HPC_COLL_COUNT];
         for (int c = 0; c < HPC_COLL_COUNT; c++) {
             mine[c] = served[c];

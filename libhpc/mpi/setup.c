@@ -50,6 +50,16 @@ int pm_ready(MPI_Comm comm, int *err)
     return -1;
 }
 
+/* At MPI_Init: the HPC_* settings that are not (a typo) or are invalid
+ * (their default is used: the program is not ours to stop), once, from
+ * world rank 0. */
+static int init_done(int e)
+{
+    int r = -1;
+    if (e == MPI_SUCCESS && PMPI_Comm_rank(MPI_COMM_WORLD, &r) == MPI_SUCCESS && r == 0) hpc_settings_warn();
+    return e;
+}
+
 /* After a call that made *out (MPI_COMM_NULL on ranks outside it). */
 static int made(int e, MPI_Comm *out)
 {
@@ -61,13 +71,13 @@ static int made(int e, MPI_Comm *out)
 int MPI_Init(int *argc, char ***argv)
 {
     MPI_Comm world = MPI_COMM_WORLD;
-    return made(PMPI_Init(argc, argv), &world);
+    return made(init_done(PMPI_Init(argc, argv)), &world);
 }
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     MPI_Comm world = MPI_COMM_WORLD;
-    return made(PMPI_Init_thread(argc, argv, required, provided), &world);
+    return made(init_done(PMPI_Init_thread(argc, argv, required, provided)), &world);
 }
 
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *out)

@@ -1,0 +1,351 @@
+/* settings.c - every HPC_* environment variable hpckit reads, declared
+ * once (after MPICH's CVAR blocks: name, type, default, range, help).
+ *
+ * The library, the programs, the drop-in and the batch scripts all read
+ * their settings through this table: one parser per type, one range per
+ * setting, one text for --help, hpc-info --settings and the README
+ * (docs/settings-table.sh makes the README's table from hpc-info's output;
+ * tests/settings.sh checks they agree).  A name that starts with HPC_ and
+ * is not in the table is a typo until shown otherwise (HPC_TIMEUOT would
+ * otherwise do nothing, silently): hpc_settings_warn says so once.
+ *
+ * Values are read from the environment at each call (getenv): callers on
+ * hot paths keep what they read (coll/settings.c reads once).
+ */
+#include "config.h"
+#include "hpc.h"
+#include "internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+extern char **environ;
+
+static int check_split(const char *v, char *why, size_t len)
+{
+    hpc_node_split_t sp;
+    if (hpc_node_split_parse(v, &sp) == 0) return 0;
+    hpc_error_clear();
+    snprintf(why, len, "expected odd-even, blocks:K (K ranks per node) or none");
+    return -1;
+}
+
+static int check_bind(const char *v, char *why, size_t len)
+{
+    hpc_gpu_policy_t p;
+    if (hpc_gpu_policy_parse(v, &p) == 0) return 0;
+    hpc_error_clear();
+    snprintf(why, len, "expected none, local, exclusive or list:I,J,...");
+    return -1;
+}
+
+/* the collectives' names, for HPC_COLL_<OP> (the algorithm a name allows
+ * is the collectives' to check: they are above this layer) */
+#define COLL_ROW(OP, op)                                                                       \
+    {"HPC_COLL_" OP, HPC_SET_TEXT, "auto", 0, 0, "ALG", "collectives",                           \
+     "force the algorithm auto picks for " op " (its names: hpc-collbench --help)", NULL}
+
+static const hpc_setting_t table[] = {
+    /* libhpc's core */
+    {"HPC_LOG", HPC_SET_CHOICE, "warn", 0, 0, "error,warn,info,debug", "libhpc",
+     "log level; lines are [elapsed] rank R: ..., info from rank 0 only", NULL},
+    {"HPC_LOG_ALL", HPC_SET_FLAG, "0", 0, 1, NULL, "libhpc", "1: info lines from every rank", NULL},
+    {"HPC_GPU_BIND", HPC_SET_TEXT, "local", 0, 0, "local|none|exclusive|list:I,J", "libhpc",
+     "GPU per rank: local rank % visible GPUs; none; one GPU per rank or an error; local rank i gets "
+     "device list[i % n]", check_bind},
+    {"HPC_NODE_SPLIT", HPC_SET_TEXT, "none", 0, 0, "odd-even|blocks:K|none", "libhpc",
+     "fake nodes for testing on one machine (even/odd world ranks; K ranks each)", check_split},
+    {"HPC_MODULE_DIR", HPC_SET_TEXT, "", 0, 0, "DIR", "libhpc",
+     "where the GPU modules are (default: lib/hpckit beside libhpc-core)", NULL},
+    {"HPC_DEBUG", HPC_SET_LIST, "", 0, 0, "coll,all,1", "libhpc",
+     "coll: a check before every collective that all ranks call the same one", NULL},
+    {"HPC_TIMEOUT", HPC_SET_SECONDS, "0", 0, INFINITY, NULL, "collectives",
+     "abort a collective not done in this time (0: never)", NULL},
+    {"HPC_CUDA_AWARE", HPC_SET_FLAG, NULL, 0, 1, NULL, "collectives",
+     "the MPI library takes device pointers (default: asked of MPI)", NULL},
+    /* the collectives */
+    {"HPC_COLL_TUNING", HPC_SET_TEXT, "", 0, 0, "FILE", "collectives",
+     "the table hpc-collbench --tune wrote: algorithms by collective, nodes, ranks per node, memory, "
+     "bytes", NULL},
+    {"HPC_COLL_SEGMENT", HPC_SET_BYTES, "128K", 64, INFINITY, NULL, "collectives",
+     "pipeline segment of ring and tree", NULL},
+    {"HPC_COLL_STALL", HPC_SET_SECONDS, "1", 0, INFINITY, NULL, "collectives",
+     "a call with no progress this long looks for ranks running another algorithm (0: never)", NULL},
+    {"HPC_COLL_YIELD", HPC_SET_FLAG, NULL, 0, 1, NULL, "collectives",
+     "yield the core while waiting (default: where the node has more ranks than cores)", NULL},
+    {"HPC_COLL_ALPHA", HPC_SET_NUMBER, "2e-6", 0, INFINITY, "s", "collectives",
+     "cost model: seconds per message", NULL},
+    {"HPC_COLL_BETA", HPC_SET_NUMBER, "2e-10", 0, INFINITY, "s/byte", "collectives",
+     "cost model: seconds per byte sent", NULL},
+    {"HPC_COLL_GAMMA", HPC_SET_NUMBER, "2.5e-10", 0, INFINITY, "s/byte", "collectives",
+     "cost model: seconds per byte reduced", NULL},
+    {"HPC_COLL_ALPHA_INTER", HPC_SET_NUMBER, "5e-6", 0, INFINITY, "s", "collectives",
+     "cost model: seconds per message between nodes", NULL},
+    {"HPC_COLL_BETA_INTER", HPC_SET_NUMBER, "4e-10", 0, INFINITY, "s/byte", "collectives",
+     "cost model: seconds per byte between nodes", NULL},
+    {"HPC_COLL_ALPHA_SHM", HPC_SET_NUMBER, "2e-7", 0, INFINITY, "s", "collectives",
+     "cost model: a flag handed to another core through shared memory", NULL},
+    {"HPC_COLL_BETA_SHM", HPC_SET_NUMBER, "1.25e-10", 0, INFINITY, "s/byte", "collectives",
+     "cost model: one core's copy, per byte", NULL},
+    {"HPC_COLL_SINGLE_COPY", HPC_SET_BYTES, "64K", 0, INFINITY, "off", "collectives",
+     "shm moves messages of at least this size by single copy (process_vm_readv) where the kernel "
+     "allows it (0: all; off: never)", NULL},
+    {"HPC_COLL_POOL_MAX", HPC_SET_BYTES, "256M", 0, INFINITY, NULL, "collectives",
+     "scratch buffers kept per communicator for reuse", NULL},
+    {"HPC_COLL_POOL_IDLE", HPC_SET_SECONDS, "10", 0, INFINITY, NULL, "collectives",
+     "free kept scratch buffers unused this long", NULL},
+    COLL_ROW("BARRIER", "barrier"), COLL_ROW("BCAST", "bcast"), COLL_ROW("REDUCE", "reduce"),
+    COLL_ROW("ALLREDUCE", "allreduce"), COLL_ROW("GATHER", "gather"), COLL_ROW("ALLGATHER", "allgather"),
+    COLL_ROW("SCATTER", "scatter"), COLL_ROW("REDUCE_SCATTER", "reduce_scatter"),
+    COLL_ROW("ALLTOALL", "alltoall"),
+    /* the programs (the app kit) and the drop-in */
+    {"HPC_PROGRESS", HPC_SET_SECONDS, "60", 0, INFINITY, NULL, "programs",
+     "seconds between progress lines when stderr is not a terminal (0: none)", NULL},
+    {"HPC_MPI_VERBOSE", HPC_SET_FLAG, "0", 0, 1, NULL, "drop-in",
+     "libhpc-mpi.so: at MPI_Finalize, the calls it served and passed on", NULL},
+    /* the batch scripts (read by the shell; listed so that they are not
+     * taken for typos, and documented with the rest) */
+    {"HPC_BIN", HPC_SET_TEXT, "", 0, 0, "DIR", "batch scripts",
+     "the programs' folder (the modulefile sets it)", NULL},
+    {"HPC_BATCH_DIR", HPC_SET_TEXT, "", 0, 0, "DIR", "batch scripts",
+     "the scripts' own folder (the modulefile sets it)", NULL},
+    {"HPC_NP", HPC_SET_INT, "", 1, 1 << 30, NULL, "batch scripts",
+     "ranks outside Slurm (default: the cores)", NULL},
+    {"HPC_MAX_REQUEUE", HPC_SET_INT, "20", 0, 1 << 30, NULL, "batch scripts",
+     "requeue a job at most this many times", NULL},
+    {"HPC_SRUN_MPI", HPC_SET_TEXT, "", 0, 0, "PLUGIN", "batch scripts",
+     "srun --mpi plugin (default: pmi2 for MPICH, pmix for Open MPI where Slurm has it)", NULL},
+    {"HPC_ODEGEN_JOIN", HPC_SET_FLAG, "1", 0, 1, NULL, "batch scripts",
+     "odegen.sh: 0: an array's task 0 does not join the shards (pipeline.sh joins)", NULL},
+    /* tests: the harness's and the programs' test hooks */
+    {"HPC_TEST_*", HPC_SET_TEXT, "", 0, 0, NULL, "tests", "the test harness (tests/)", NULL},
+    {"HPC_*_TEST_*", HPC_SET_TEXT, "", 0, 0, NULL, "tests", "the programs' test hooks", NULL},
+};
+enum { NROWS = sizeof table / sizeof table[0] };
+
+int hpc_settings_count(void)
+{
+    return NROWS;
+}
+
+const hpc_setting_t *hpc_setting_at(int i)
+{
+    return i >= 0 && i < NROWS ? &table[i] : NULL;
+}
+
+/* name matches pat, where '*' in pat stands for one or more characters */
+static int match(const char *pat, const char *name)
+{
+    if (!*pat) return !*name;
+    if (*pat == '*') {
+        for (const char *n = name; *n; n++)
+            if (match(pat + 1, n + 1)) return 1;
+        return 0;
+    }
+    return *pat == *name && match(pat + 1, name + 1);
+}
+
+const hpc_setting_t *hpc_setting_find(const char *name)
+{
+    for (int i = 0; name && i < NROWS; i++)
+        if (match(table[i].name, name)) return &table[i];
+    return NULL;
+}
+
+static int in_list(const char *v, const char *list, size_t n)
+{
+    for (const char *p = list; p && *p;) {
+        const char *e = strchr(p, ',');
+        size_t k = e ? (size_t)(e - p) : strlen(p);
+        if (k == n && !strncasecmp(p, v, n)) return 1;
+        p = e ? e + 1 : NULL;
+    }
+    return 0;
+}
+
+static int check_number(const hpc_setting_t *s, const char *v, char *why, size_t len)
+{
+    double d;
+    if (hpc_parse_double(v, 0, &d) < 0) {
+        hpc_error_clear();
+        d = NAN;
+    }
+    if (d >= s->min && d <= s->max) return 0;
+    if (s->type == HPC_SET_SECONDS)
+        snprintf(why, len, "expected seconds >= %g (a plain number: 30, not 30s)", s->min);
+    else
+        snprintf(why, len, "expected a finite number >= %g%s%s", s->min, s->values ? " in " : "",
+                 s->values ? s->values : "");
+    return -1;
+}
+
+static int check_bytes(const hpc_setting_t *s, const char *v, char *why, size_t len)
+{
+    size_t z;
+    if (s->values && !strcmp(v, s->values)) return 0;      /* "off" */
+    if (hpc_parse_size(v, &z) == 0 && (double)z >= s->min) return 0;
+    hpc_error_clear();
+    snprintf(why, len, "expected a size in bytes >= %g (%s)%s%s", s->min, s->def, s->values ? " or " : "",
+             s->values ? s->values : "");
+    return -1;
+}
+
+static int check_int(const hpc_setting_t *s, const char *v, char *why, size_t len)
+{
+    int64_t k;
+    if (hpc_parse_int64(v, &k) == 0 && k >= s->min && k <= s->max) return 0;
+    hpc_error_clear();
+    snprintf(why, len, "expected an integer from %g to %g", s->min, s->max);
+    return -1;
+}
+
+static int check_list(const hpc_setting_t *s, const char *v, char *why, size_t len)
+{
+    for (const char *p = v; *p;) {
+        size_t n = strcspn(p, ", ");
+        if (n && !in_list(p, s->values, n)) {
+            snprintf(why, len, "expected a list of: %s", s->values);
+            return -1;
+        }
+        p += n + (p[n] != 0);
+    }
+    return 0;
+}
+
+static int check_value(const hpc_setting_t *s, const char *v, char *why, size_t len)
+{
+    switch (s->type) {
+    case HPC_SET_FLAG:
+        if (!strcmp(v, "0") || !strcmp(v, "1")) return 0;
+        snprintf(why, len, "expected 0 or 1");
+        return -1;
+    case HPC_SET_SECONDS:
+    case HPC_SET_NUMBER: return check_number(s, v, why, len);
+    case HPC_SET_BYTES: return check_bytes(s, v, why, len);
+    case HPC_SET_INT: return check_int(s, v, why, len);
+    case HPC_SET_CHOICE:
+        if (in_list(v, s->values, strlen(v))) return 0;
+        snprintf(why, len, "expected one of %s", s->values);
+        return -1;
+    case HPC_SET_LIST: return check_list(s, v, why, len);
+    case HPC_SET_TEXT: return s->check ? s->check(v, why, len) : 0;
+    }
+    return 0;
+}
+
+/* the one row a misspelt name most likely meant: the fewest single-letter
+ * edits, at most two */
+static const char *nearest(const char *name)
+{
+    const char *best = NULL;
+    size_t bestd = 3;
+    for (int i = 0; i < NROWS; i++) {
+        const char *t = table[i].name;
+        size_t n = strlen(name), m = strlen(t), d[64];
+        if (strchr(t, '*') || n >= 63 || m >= 63) continue;
+        for (size_t j = 0; j <= m; j++) d[j] = j;
+        for (size_t a = 1; a <= n; a++) {
+            size_t prev = d[0];
+            d[0] = a;
+            for (size_t j = 1; j <= m; j++) {
+                size_t cur = d[j], sub = prev + (name[a - 1] != t[j - 1]);
+                d[j] = d[j] + 1 < d[j - 1] + 1 ? d[j] + 1 : d[j - 1] + 1;
+                if (sub < d[j]) d[j] = sub;
+                prev = cur;
+            }
+        }
+        if (d[m] < bestd) bestd = d[m], best = t;
+    }
+    return best;
+}
+
+int hpc_setting_check(const char *name, const char *value, char *err, size_t len)
+{
+    const hpc_setting_t *s = hpc_setting_find(name);
+    if (!s) {
+        const char *near = nearest(name);
+        if (near)
+            snprintf(err, len, "%s is not a setting of hpckit: did you mean %s? (hpc-info --settings)", name, near);
+        else
+            snprintf(err, len, "%s is not a setting of hpckit (hpc-info --settings lists them)", name);
+        return -2;
+    }
+    if (!value || !*value) return 0;    /* empty: unset */
+    char why[256], esc[256];
+    if (check_value(s, value, why, sizeof why) == 0) return 0;
+    snprintf(err, len, "%s='%s': %s", name, hpc_escape(value, esc, sizeof esc), why);
+    return -1;
+}
+
+const char *hpc_setting_value(const char *name, const char **from)
+{
+    const hpc_setting_t *s = hpc_setting_find(name);
+    const char *v = getenv(name);
+    char why[256];
+    if (v && *v && s && check_value(s, v, why, sizeof why) == 0) {
+        if (from) *from = "environment";
+        return v;
+    }
+    if (from) *from = v && *v ? "default (the environment's value is not valid)" : "default";
+    return s && s->def ? s->def : "";
+}
+
+double hpc_setting_double(const char *name)
+{
+    double d = 0;
+    const char *v = hpc_setting_value(name, NULL);
+    size_t z;
+    const hpc_setting_t *s = hpc_setting_find(name);
+    if (s && s->type == HPC_SET_BYTES) {
+        if (s->values && !strcmp(v, s->values)) return INFINITY;
+        return hpc_parse_size(v, &z) == 0 ? (double)z : (hpc_error_clear(), 0);
+    }
+    if (hpc_parse_double(v, 0, &d) < 0) hpc_error_clear();
+    return d;
+}
+
+int hpc_setting_flag(const char *name)
+{
+    const char *v = hpc_setting_value(name, NULL);
+    return *v ? atoi(v) != 0 : -1;
+}
+
+static int values_checked_by_caller;
+
+void hpc_settings_strict(void)
+{
+    values_checked_by_caller = 1;
+}
+
+/* hpc_init, on rank 0: unless the app kit checks the settings itself */
+void settings_init_warn(void)
+{
+    if (!values_checked_by_caller) hpc_settings_warn();
+}
+
+int hpc_settings_warn(void)
+{
+    static int done;
+    if (done) return 0;
+    done = 1;
+    int n = 0;
+    for (char **e = environ; *e; e++) {
+        if (strncmp(*e, "HPC_", 4)) continue;
+        const char *eq = strchr(*e, '=');
+        if (!eq) continue;
+        char var[128], err[512];
+        snprintf(var, sizeof var, "%.*s", (int)(eq - *e), *e);
+        int rc = hpc_setting_check(var, eq + 1, err, sizeof err);
+        if (rc == -2) {
+            hpc_warn("%s", err);
+            n++;
+        } else if (rc == -1 && !values_checked_by_caller) {
+            hpc_warn("%s; using the default", err);
+            n++;
+        }
+    }
+    return n;
+}
