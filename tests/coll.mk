@@ -68,6 +68,8 @@ tests_coll_pool_LDADD = $(HPC_TESTING_LDADD)
 tests_coll_registry_LDADD = $(HPC_TESTING_LDADD)
 tests_coll_request_free_LDADD = $(HPC_TESTING_LDADD)
 tests_coll_topo_LDADD = $(HPC_TESTING_LDADD)
+tests_coll_tune_LDADD = $(HPC_TESTING_LDADD)
+tests_coll_shm_kill_LDADD = $(HPC_TESTING_LDADD)
 # The device logic without a GPU: a fake runtime behind libhpc's GPU table
 # (tests/fake_gpu.h; hooks, so they link libhpc's objects):
 #   coll_nccl_stub  NCCL's nonblocking communicator through a stub: calls
