@@ -69,7 +69,8 @@
  *   HPC_COLL_POOL_MAX=BYTES  scratch buffers kept per communicator for
  *                          reuse (default 256M; larger ones are freed)
  *   HPC_COLL_POOL_IDLE=SECONDS  free kept buffers unused this long (10)
- * All are read once, at the first collective.
+ * All are read once, at the first collective, through the settings table
+ * (hpc.h: hpc_setting_*; hpc-info --settings lists every HPC_* setting).
  */
 #ifndef HPC_COLL_H
 #define HPC_COLL_H

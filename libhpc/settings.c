@@ -121,6 +121,8 @@ static const hpc_setting_t table[] = {
     {"HPC_ODEGEN_JOIN", HPC_SET_FLAG, "1", 0, 1, NULL, "batch scripts",
      "odegen.sh: 0: an array's task 0 does not join the shards (pipeline.sh joins)", NULL},
     /* tests: the harness's and the programs' test hooks */
+    {"HPC_MPI_FLAVOR", HPC_SET_CHOICE, "", 0, 0, "mpich,openmpi", "tests",
+     "the build's MPI, for the test scripts (make check sets it)", NULL},
     {"HPC_TEST_*", HPC_SET_TEXT, "", 0, 0, NULL, "tests", "the test harness (tests/)", NULL},
     {"HPC_*_TEST_*", HPC_SET_TEXT, "", 0, 0, NULL, "tests", "the programs' test hooks", NULL},
 };

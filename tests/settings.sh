@@ -25,7 +25,8 @@ echo "ok: README's table is the settings table ($(($(wc -l <"$tmp/md") - 2)) row
 
 # the names the headers and batch scripts use are all settings
 "$info" --settings --json | sed -n 's/.*"name": "\([^"]*\)".*/\1/p' >"$tmp/names"
-sed -n '/Environment:/,/\*\//p' "$top_srcdir/libhpc/hpc_coll.h" | grep -o 'HPC_[A-Z_]*[A-Z]' >"$tmp/used"
+# (HPC_COLL_<OP> stands for the collectives' rows)
+sed -n '/Environment:/,/\*\//p' "$top_srcdir/libhpc/hpc_coll.h" | grep -o 'HPC_[A-Z_]*[A-Z]' | grep -vx HPC_COLL >"$tmp/used"
 grep -ho '\${\?HPC_[A-Z_]*[A-Z]' "$top_srcdir"/batch/*.sh | tr -d '${' >>"$tmp/used"
 for n in $(sort -u "$tmp/used"); do
     grep -qx "$n" "$tmp/names" || fail "$n is used but not in the settings table"
