@@ -246,6 +246,14 @@ typedef struct {
 
 HPC_EXPORT int hpc_coll(const hpc_coll_args_t *a, MPI_Comm comm);
 HPC_EXPORT int hpc_icoll(const hpc_coll_args_t *a, MPI_Comm comm, hpc_request_t **req);
+/* Known answers, for checking results (hpc-info --selftest and
+ * hpc-collbench --check use them): input element j of rank's send buffer
+ * (a small integer, so every reduction is exact; +-1 for products), and
+ * element i of rank's receive buffer after a (NAN: not defined there, as
+ * a reduce's result off the root).  Fill the inputs with the first,
+ * compare with the second. */
+HPC_EXPORT double hpc_coll_check_value(hpc_op_t op, int rank, size_t j);
+HPC_EXPORT double hpc_coll_check_expected(const hpc_coll_args_t *a, int rank, int nranks, size_t i);
 /* Elements this rank sends / receives for a (what the buffers must hold). */
 HPC_EXPORT void hpc_coll_buf_counts(const hpc_coll_args_t *a, int rank, int nranks,
                          size_t *send_count, size_t *recv_count);

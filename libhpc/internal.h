@@ -54,7 +54,7 @@ HPC_PRIVATE int hpc_err_rank(void);
 static inline int hpc_rank_hint(void) { return hpc_err_rank(); }
 /* Host for message prefixes (err.c, from gethostname). */
 HPC_PRIVATE const char *hpc_host_hint(void);
-/* HPC_TIMEOUT in seconds, 0 = no watchdog (coll/settings.c): every wait
+/* HPC_TIMEOUT in seconds, 0 = no watchdog (coll/settings_cache.c): every wait
  * libhpc makes on other ranks, collective or app kit, is bounded by it. */
 HPC_PRIVATE double hpc_coll_timeout(void);
 /* 0 if the tuning file at path is valid as a whole (coll/select.c), else

@@ -51,7 +51,7 @@ libhpc_libio_la_SOURCES = \
 	libhpc/app/app_internal.h \
 	libhpc/app/app.c \
 	libhpc/app/opts.c \
-	libhpc/app/settings.c \
+	libhpc/app/settings_check.c \
 	libhpc/app/stop.c \
 	libhpc/app/progress.c \
 	libhpc/app/text.c \

@@ -10,7 +10,7 @@
  * otherwise do nothing, silently): hpc_settings_warn says so once.
  *
  * Values are read from the environment at each call (getenv): callers on
- * hot paths keep what they read (coll/settings.c reads once).
+ * hot paths keep what they read (coll/settings_cache.c reads once).
  */
 #include "config.h"
 #include "hpc.h"

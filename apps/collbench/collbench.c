@@ -201,27 +201,10 @@ static void from_buf(void *dst, const void *src, size_t bytes, int dev)
     else memcpy(dst, src, bytes);
 }
 
-/* ---- element values for --check ------------------------------------ */
-/* Input element j of rank r: small integers, so every reduction is exact
- * in every dtype (prod: +-1). */
+/* ---- element values for --check: libhpc's known answers ----------- */
 static double val(hpc_op_t op, int r, size_t j)
 {
-    if (op == HPC_PROD) return ((size_t)r + j) % 3 == 0 ? -1 : 1;
-    return (double)(int)(((size_t)r * 13 + j * 7) % 9) - 4;
-}
-
-static double red(hpc_op_t op, hpc_dtype_t t, size_t j)
-{
-    double a = val(op, 0, j);
-    for (int r = 1; r < nranks; r++) {
-        double v = val(op, r, j);
-        if (op == HPC_MIN) a = v < a ? v : a;
-        else if (op == HPC_MAX) a = v > a ? v : a;
-        else if (op == HPC_PROD) a *= v;
-        else a += v;
-    }
-    if (op == HPC_AVG) a = (t == HPC_INT32 || t == HPC_INT64) ? (double)((long long)a / nranks) : a / nranks;
-    return a;
+    return hpc_coll_check_value(op, r, j);
 }
 
 /* Fill the input of a (in send buffer, or receive buffer in place). */
@@ -248,44 +231,19 @@ static void fill(const opts_t *o, const hpc_coll_args_t *a, void *hs, void *hr, 
 /* Wrong elements of this rank's result. */
 static long verify(const opts_t *o, const hpc_coll_args_t *a, const void *hr, const void *hs)
 {
-    size_t n = a->count;
+    size_t n = a->count, sc, rc;
     long bad = 0;
-    hpc_dtype_t t = a->dtype;
-    int root = rank == a->root;
-#define CHK(got, want) do { if ((got) != (want)) bad++; } while (0)
-    switch (a->coll) {
-    case HPC_COLL_BCAST:
-        for (size_t j = 0; j < n; j++) CHK(hpc_dtype_get(t, hr, j), val(o->op, a->root, j));
-        break;
-    case HPC_COLL_REDUCE:
-        if (!root) break;
-        /* fall through */
-    case HPC_COLL_ALLREDUCE:
-        for (size_t j = 0; j < n; j++) CHK(hpc_dtype_get(t, hr, j), red(o->op, t, j));
-        break;
-    case HPC_COLL_REDUCE_SCATTER:
-        for (size_t j = 0; j < n; j++) CHK(hpc_dtype_get(t, hr, j), red(o->op, t, (size_t)rank * n + j));
-        break;
-    case HPC_COLL_GATHER:
-        if (!root) break;
-        /* fall through */
-    case HPC_COLL_ALLGATHER:
-        for (size_t j = 0; j < (size_t)nranks * n; j++) CHK(hpc_dtype_get(t, hr, j), val(o->op, (int)(j / n), j % n));
-        break;
-    case HPC_COLL_SCATTER:
-        if (root && o->inplace) {
-            for (size_t j = 0; j < n; j++) CHK(hpc_dtype_get(t, hs, (size_t)rank * n + j), val(o->op, rank, (size_t)rank * n + j));
-        } else {
-            for (size_t j = 0; j < n; j++) CHK(hpc_dtype_get(t, hr, j), val(o->op, a->root, (size_t)rank * n + j));
-        }
-        break;
-    case HPC_COLL_ALLTOALL:
-        for (size_t j = 0; j < (size_t)nranks * n; j++)
-            CHK(hpc_dtype_get(t, hr, j), val(o->op, (int)(j / n), (size_t)rank * n + j % n));
-        break;
-    default: break;
+    /* a scatter's root in place keeps its own block where it was */
+    if (a->coll == HPC_COLL_SCATTER && rank == a->root && o->inplace) {
+        for (size_t j = 0; j < n; j++)
+            bad += hpc_dtype_get(a->dtype, hs, (size_t)rank * n + j) != val(o->op, rank, (size_t)rank * n + j);
+        return bad;
     }
-#undef CHK
+    hpc_coll_buf_counts(a, rank, nranks, &sc, &rc);
+    for (size_t i = 0; i < rc; i++) {
+        double want = hpc_coll_check_expected(a, rank, nranks, i);
+        if (!isnan(want) && hpc_dtype_get(a->dtype, hr, i) != want) bad++;
+    }
     return bad;
 }
 
@@ -850,7 +808,7 @@ static void sim_cell(void *ctx, size_t size, size_t count, int k, double us, dou
     t->rows[t->n - 1].r[k] = (res_t){.us = us, .algbw = algbw, .busbw = busbw, .wrong = -1, .ok = ok};
 }
 
-/* --simulate (simulate.c): no buffers, no measurement */
+/* --simulate (sim_table.c): no buffers, no measurement */
 static int simulate_main(void)
 {
     if (o.sim_nodes > o.sim_ranks)

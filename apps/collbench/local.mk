@@ -1,7 +1,7 @@
 # apps/collbench/local.mk - hpc-collbench: collectives benchmark (issue 3).
 bin_PROGRAMS += apps/collbench/hpc-collbench
-apps_collbench_hpc_collbench_SOURCES = apps/collbench/collbench.c apps/collbench/model.c apps/collbench/model.h \
-	apps/collbench/simulate.c
+apps_collbench_hpc_collbench_SOURCES = apps/collbench/collbench.c apps/collbench/model_measure.c apps/collbench/model.h \
+	apps/collbench/sim_table.c
 # --mem cuda: device buffers through libhpc (hpc_coll_dev_alloc), not
 # the CUDA runtime
 # a plain MPI program (no hpckit) to run with and without libhpc-mpi.so

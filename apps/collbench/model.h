@@ -1,5 +1,5 @@
 /* model.h - hpc-collbench's measurements of the cost model's constants
- * (model.c) and its scale simulator (simulate.c). */
+ * (model_measure.c) and its scale simulator (sim_table.c). */
 #ifndef HPC_COLLBENCH_MODEL_H
 #define HPC_COLLBENCH_MODEL_H
 #include <stdio.h>
@@ -10,7 +10,7 @@
  * more than one) and gamma; rank 0 writes them to tune.  Collective. */
 void model_measure(MPI_Comm comm, FILE *tune);
 
-/* --simulate: the table for ranks on nodes, predicted (simulate.c);
+/* --simulate: the table for ranks on nodes, predicted (sim_table.c);
  * rank 0 prints it (and CSV rows to csv), the others return at once. */
 typedef struct {
     hpc_coll_t coll;

@@ -1,3 +1,3 @@
 # apps/info/local.mk - hpc-info: who runs where, bound to what.
 bin_PROGRAMS += apps/info/hpc-info
-apps_info_hpc_info_SOURCES = apps/info/info.c apps/info/settings.c apps/info/info.h
+apps_info_hpc_info_SOURCES = apps/info/info.c apps/info/show_settings.c apps/info/info.h

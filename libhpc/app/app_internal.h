@@ -13,7 +13,7 @@ void app_opts_help(const hpc_app_t *app, FILE *out);
 char *app_opts_key(const hpc_app_t *app);
 void app_opts_free(void);
 
-/* settings.c: check the HPC_* variables libhpc reads; 0 or -1 with a
+/* settings_check.c: check the HPC_* variables libhpc reads; 0 or -1 with a
  * one-line reason naming the variable. */
 int app_settings_check(char *err, size_t len);
 /* after it: the first HPC_COLL_<OP> set to nccl, or NULL */

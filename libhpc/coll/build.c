@@ -156,7 +156,7 @@ int coll_build(hpc_request_t *r, const hpc_coll_args_t *a)
     /* native blocking = MPI's blocking call, unless requests of ours are in
      * flight: then MPI's nonblocking call, progressed with them; and where
      * auto could have sent other ranks to NCCL, so that a mismatch can be
-     * seen (mismatch.c); and with the watchdog on (HPC_TIMEOUT), whose
+     * seen (stall_check.c); and with the watchdog on (HPC_TIMEOUT), whose
      * clock only runs while we poll: a blocking MPI call could wait for a
      * stopped rank forever */
     r->ext.blocking = r->blocking && !coll_requests_in_flight() && !(r->automatic && hpc_have_nccl()) &&

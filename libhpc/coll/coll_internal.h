@@ -31,9 +31,9 @@
  *   nccl_comm.c    NCCL communicators: probe, nonblocking setup, abort
  *   request.c      requests in flight, progress, watchdog, stalls,
  *                  test/wait/free, stream waits
- *   desync.c       HPC_DEBUG=coll: ranks compare their calls
- *   mismatch.c     ranks that run one call with different algorithms
- *   sched.c        schedules: steps and rounds, built and advanced
+ *   call_check.c       HPC_DEBUG=coll: ranks compare their calls
+ *   stall_check.c     ranks that run one call with different algorithms
+ *   schedule.c        schedules: steps and rounds, built and advanced
  *   comm.c         per-communicator state, scratch pool, cleanup and abort hooks
  *   shmseg.c       its shared segment on the node, made at set-up: the
  *                  CMA probe, node mates' pids (liveness)
@@ -42,7 +42,7 @@
  *   device.c       CUDA memory, streams, kernels, through the GPU module
  *                  (../gpu_ops.h; the kernels are cuda.cu, in the module)
  *   reduce.c       host reductions
- *   settings.c     the HPC_* environment
+ *   settings_cache.c     the HPC_* environment
  *   types.c        dtype/op/collective names, parsers, sizes, conversions
  */
 #ifndef HPC_COLL_INTERNAL_H
@@ -62,7 +62,7 @@ typedef struct {
     void (*fini)(struct coll_comm *cc);
     void (*abort)(struct coll_comm *cc);    /* the job ends: stop now (coll_abort_all) */
 } coll_hook_t;
-typedef struct coll_beacon_out coll_beacon_out_t;   /* mismatch.c */
+typedef struct coll_beacon_out coll_beacon_out_t;   /* stall_check.c */
 typedef struct coll_seg coll_seg_t;                 /* shmseg.c */
 #define COLL_BEACONS_KEPT 16
 
@@ -119,7 +119,7 @@ typedef struct coll_comm {
     int yield;              /* more ranks on this node than cores: yield when idle */
     coll_pooled_t pool[COLL_POOL_SLOTS];   /* scratch kept for reuse (comm.c) */
     size_t pool_bytes;
-    coll_beacon_out_t *bout;                /* beacons sent (mismatch.c) */
+    coll_beacon_out_t *bout;                /* beacons sent (stall_check.c) */
     unsigned char bin[COLL_BEACONS_KEPT][48];   /* the latest beacons received */
     unsigned nbin;
     uint64_t bout_seen;     /* calls / 64 when beacons were last taken in */
@@ -216,7 +216,7 @@ struct hpc_request {
     int completed;          /* finished (successfully or not) */
     int detached;           /* hpc_request_free: freed when it completes */
     int automatic;          /* the algorithm is auto's choice */
-    /* stalls (request.c) and what they found (mismatch.c) */
+    /* stalls (request.c) and what they found (stall_check.c) */
     int stall_round;        /* the round t_round belongs to */
     double t_round, t_check, mismatch_t;
     int beaconed;
@@ -262,7 +262,7 @@ uint16_t coll_float_to_half(float f);
 float coll_bf16_to_float(uint16_t h);
 uint16_t coll_float_to_bf16(float f);
 
-/* settings.c: the HPC_* environment, read on first use */
+/* settings_cache.c: the HPC_* environment, read on first use */
 typedef struct {
     size_t segment;         /* HPC_COLL_SEGMENT: pipeline segment, bytes */
     int debug;              /* HPC_DEBUG names coll */
@@ -394,7 +394,7 @@ int coll_tmp_kind(hpc_request_t *r, size_t bytes, int kind, void **out);
 void coll_tmp_release(hpc_request_t *r);
 void coll_pool_free(coll_comm_t *cc);
 
-/* sched.c */
+/* schedule.c */
 extern size_t coll_max_message;     /* bytes per message (1 GiB; tests lower it) */
 extern long coll_pieces;            /* extra messages from cutting steps */
 void coll_sched_init(coll_sched_t *s);
@@ -415,7 +415,7 @@ int coll_round(coll_sched_t *s);   /* close the current round */
 /* Advance r one or more rounds without blocking; *done at the end. */
 int coll_sched_progress(hpc_request_t *r, int *done);
 
-/* mismatch.c: the tag of call seq's messages under alg */
+/* stall_check.c: the tag of call seq's messages under alg */
 int coll_tag(const coll_comm_t *cc, uint64_t seq, hpc_alg_t alg);
 /* r is stalled: does some rank run it with another algorithm?  If so, one
  * line and the job ends. */
@@ -423,7 +423,7 @@ void coll_mismatch_check(hpc_request_t *r, double now);
 /* at every call: now and then, take in beacons nobody asked for */
 void coll_mismatch_tick(coll_comm_t *cc);
 
-/* desync.c: the call about to start on cc (HPC_DEBUG=coll) */
+/* call_check.c: the call about to start on cc (HPC_DEBUG=coll) */
 int coll_desync_check(coll_comm_t *cc, const hpc_coll_args_t *a, hpc_alg_t alg);
 
 /* request.c */

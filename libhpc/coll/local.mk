@@ -5,6 +5,7 @@
 libhpc_libcore_la_SOURCES += \
 	libhpc/coll/api.c \
 	libhpc/coll/selftest.c \
+	libhpc/coll/expect.c \
 	libhpc/coll/simulate.c \
 	libhpc/coll/select.c \
 	libhpc/coll/build.c \
@@ -18,16 +19,16 @@ libhpc_libcore_la_SOURCES += \
 	libhpc/coll/nccl.c \
 	libhpc/coll/nccl_comm.c \
 	libhpc/coll/request.c \
-	libhpc/coll/desync.c \
-	libhpc/coll/mismatch.c \
-	libhpc/coll/sched.c \
+	libhpc/coll/call_check.c \
+	libhpc/coll/stall_check.c \
+	libhpc/coll/schedule.c \
 	libhpc/coll/comm.c \
 	libhpc/coll/shmseg.c \
 	libhpc/coll/topo.c \
 	libhpc/coll/devsync.c \
 	libhpc/coll/device.c \
 	libhpc/coll/reduce.c \
-	libhpc/coll/settings.c \
+	libhpc/coll/settings_cache.c \
 	libhpc/coll/types.c \
 	libhpc/coll/coll_internal.h \
 	libhpc/coll/registry.h

@@ -18,7 +18,7 @@
  * unique id goes out with MPI_Ibcast, and NCCL is set up nonblocking
  * (config.blocking = 0) and polled.  A rank that never joins (it chose
  * another algorithm) then leaves its peers waiting in our progress loop,
- * where the stall check sees it (mismatch.c), not inside NCCL.  NCCL's
+ * where the stall check sees it (stall_check.c), not inside NCCL.  NCCL's
  * asynchronous errors are polled with every look at a request, so a dead
  * peer is an error rather than a hang; at the job's end (coll_abort_all)
  * the communicator is aborted.  NCCL is reached through the GPU module

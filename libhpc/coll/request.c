@@ -5,7 +5,7 @@
  * deadlock.  A blocking collective is a request run to its end here, with
  * everything else in flight advanced alongside.  The watchdog
  * (HPC_TIMEOUT) names the operation and the peers still waited for; a
- * request stalled for HPC_COLL_STALL seconds is handed to mismatch.c.
+ * request stalled for HPC_COLL_STALL seconds is handed to stall_check.c.
  * Also here: letting go of a request (hpc_request_free), and streams
  * waiting for one (hpc_request_stream_wait, with devsync.c).
  */
@@ -158,7 +158,7 @@ static void finish(hpc_request_t *q, int err)
 }
 
 /* r is not done at time now: the watchdog, and a look for a mismatch
- * (mismatch.c) once it has completed no round for HPC_COLL_STALL seconds
+ * (stall_check.c) once it has completed no round for HPC_COLL_STALL seconds
  * - then every quarter of that while the stall lasts. */
 static void waiting(hpc_request_t *r, double now)
 {

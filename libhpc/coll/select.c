@@ -291,7 +291,7 @@ int hpc_coll_tuning_check(const char *path, char *err, size_t len)
 
 /* A bad file is ignored whole, with one warning: the cost model with the
  * settings' constants decides instead.  (Programs on the app kit refuse it
- * at start, exit 2: app/settings.c.) */
+ * at start, exit 2: app/settings_check.c.) */
 static void tune_load(const char *path)
 {
     if (!*path) return;

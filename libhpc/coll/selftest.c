@@ -14,46 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Element j of rank r's send data: a small integer in [-8, 8]. */
-static int val(int r, size_t j)
-{
-    return (int)(((size_t)(r + 1) * 5 + j * 7) % 17) - 8;
-}
-
-/* Reduction of element j over ranks 0..p-1 */
-static double red(hpc_op_t op, hpc_dtype_t t, int p, size_t j)
-{
-    double acc = val(0, j);
-    for (int r = 1; r < p; r++) {
-        double v = val(r, j);
-        if (op == HPC_MAX) acc = v > acc ? v : acc;
-        else if (op == HPC_MIN) acc = v < acc ? v : acc;
-        else acc += v;
-    }
-    if (op == HPC_AVG) {
-        if (t == HPC_INT32 || t == HPC_INT64) acc = (double)((long long)acc / p);
-        else acc /= p;
-    }
-    return acc;
-}
-
-/* Expected element i of this rank's receive buffer; NAN = not checked. */
-static double expect(const hpc_coll_args_t *a, int rank, int p, size_t i)
-{
-    size_t n = a->count;
-    switch (a->coll) {
-    case HPC_COLL_BCAST: return val(a->root, i);
-    case HPC_COLL_REDUCE: return rank == a->root ? red(a->op, a->dtype, p, i) : NAN;
-    case HPC_COLL_ALLREDUCE: return red(a->op, a->dtype, p, i);
-    case HPC_COLL_GATHER: return rank == a->root ? val((int)(i / n), i % n) : NAN;
-    case HPC_COLL_ALLGATHER: return val((int)(i / n), i % n);
-    case HPC_COLL_SCATTER: return val(a->root, (size_t)rank * n + i);
-    case HPC_COLL_REDUCE_SCATTER: return red(a->op, a->dtype, p, (size_t)rank * n + i);
-    case HPC_COLL_ALLTOALL: return val((int)(i / n), (size_t)rank * n + i % n);
-    default: return NAN;
-    }
-}
-
 /* Tolerance: exact for integers and small-integer float sums, except
  * float16/bfloat16 averages (one rounding) and float averages. */
 static double tol(const hpc_coll_args_t *a, double want)
@@ -81,9 +41,9 @@ static long run_case(MPI_Comm comm, hpc_coll_args_t *a, int nb, int dev, char *w
         bad = 1;
         goto out;
     }
-    for (size_t j = 0; j < sc; j++) hpc_dtype_set(a->dtype, hs, j, val(rank, j));
+    for (size_t j = 0; j < sc; j++) hpc_dtype_set(a->dtype, hs, j, hpc_coll_check_value(a->op, rank, j));
     if (a->coll == HPC_COLL_BCAST)
-        for (size_t j = 0; j < rc; j++) hpc_dtype_set(a->dtype, hr, j, rank == a->root ? val(rank, j) : -99);
+        for (size_t j = 0; j < rc; j++) hpc_dtype_set(a->dtype, hr, j, rank == a->root ? hpc_coll_check_value(a->op, rank, j) : -99);
     else
         for (size_t j = 0; j < rc; j++) hpc_dtype_set(a->dtype, hr, j, -99);
     a->sendbuf = hs;
@@ -119,7 +79,7 @@ static long run_case(MPI_Comm comm, hpc_coll_args_t *a, int nb, int dev, char *w
         goto out;
     }
     for (size_t i = 0; i < rc; i++) {
-        double want = expect(a, rank, p, i), got = hpc_dtype_get(a->dtype, hr, i);
+        double want = hpc_coll_check_expected(a, rank, p, i), got = hpc_dtype_get(a->dtype, hr, i);
         if (isnan(want)) continue;
         if (fabs(got - want) > tol(a, want)) {
             if (!bad) snprintf(why, whylen, "rank %d element %zu: %g, expected %g", rank, i, got, want);

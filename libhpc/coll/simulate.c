@@ -34,7 +34,7 @@
 typedef struct {
     int kind;               /* ST_SEND, ST_RECV, ST_REDUCE (bytes reduced), ST_COPY */
     int peer;
-    uint32_t bytes;         /* (a message is at most 1 GiB: sched.c cuts bigger ones) */
+    uint32_t bytes;         /* (a message is at most 1 GiB: schedule.c cuts bigger ones) */
     uint32_t red;           /* RECV: bytes reduced on arrival */
 } sim_step_t;
 

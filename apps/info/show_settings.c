@@ -1,4 +1,4 @@
-/* settings.c - hpc-info --settings: every HPC_* setting, its value in
+/* show_settings.c - hpc-info --settings: every HPC_* setting, its value in
  * effect on rank 0 and where that came from, as text, Markdown (the
  * README's table is this output: docs/settings-table.sh) or JSON. */
 #include "config.h"

@@ -1,4 +1,4 @@
-/* mismatch.c - ranks that run one call with different algorithms, or
+/* stall_check.c - ranks that run one call with different algorithms, or
  * whose calls are out of step: one clear line instead of a hang, without
  * HPC_DEBUG and at no cost while collectives make progress.
  *

@@ -1,4 +1,4 @@
-/* settings.c - the HPC_* environment the collectives read, read once.
+/* settings_cache.c - the HPC_* environment the collectives read, read once.
  *
  * hpc_test() is called in tight polling loops, and every collective used
  * to look at several variables; getenv is a linear scan of the

@@ -1,4 +1,4 @@
-/* model.c - the cost model's constants, measured for --tune.
+/* model_measure.c - the cost model's constants, measured for --tune.
  *
  * alpha (seconds per message) and beta (seconds per byte) come from a
  * ping-pong between rank 0 and another rank of its node - and, where the

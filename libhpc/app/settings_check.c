@@ -1,4 +1,4 @@
-/* settings.c - the HPC_* variables libhpc reads, checked once at start.
+/* settings_check.c - the HPC_* variables libhpc reads, checked once at start.
  *
  * A misspelt value would otherwise be ignored silently deep inside a run
  * (HPC_LOG=verbose) or fail on one rank mid-job (HPC_COLL_ALLREDUCE=rign);

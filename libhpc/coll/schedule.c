@@ -1,4 +1,4 @@
-/* sched.c - schedules: building them and running them round by round.
+/* schedule.c - schedules: building them and running them round by round.
  *
  * A round posts all of its receives, then its sends (receives first so a
  * rendezvous send finds its match at once), then its external operation,

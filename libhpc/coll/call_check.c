@@ -1,4 +1,4 @@
-/* desync.c - the desync check (HPC_DEBUG=coll): before a collective every
+/* call_check.c - the desync check (HPC_DEBUG=coll): before a collective every
  * rank shares what it is about to call; a mismatch - the hang every DDP
  * user knows - becomes one line naming each distinct call and the ranks
  * that made it, and a failed job.

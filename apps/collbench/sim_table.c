@@ -1,4 +1,4 @@
-/* simulate.c - hpc-collbench --simulate --ranks N --nodes K: the table a
+/* sim_table.c - hpc-collbench --simulate --ranks N --nodes K: the table a
  * measured run prints, predicted for a job this machine cannot run.
  *
  * Every algorithm of the collective that has a schedule of its own is
