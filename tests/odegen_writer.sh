@@ -26,7 +26,9 @@ print(int((f['stats/done'][()] != 0).sum()), int((f['stats/written'][()] != 0).s
 }
 
 step "1. kill -9 between syncs, --resume keeps what was written"
-HPC_ODEGEN_TEST_KILL=1:40 odegen 2 -q --sync-every 1000 --out "$T/a.h5" $ARGS 2>/dev/null && fail "the killed run succeeded"
+# (paced, so that both ranks take chunks in turn and neither finishes -
+# and syncs at its end - before rank 1 dies at its 21st)
+HPC_ODEGEN_TEST_PACE=20 HPC_ODEGEN_TEST_KILL=1:20 odegen 2 -q --sync-every 1000 --out "$T/a.h5" $ARGS 2>/dev/null && fail "the killed run succeeded"
 set -- $(flags "$T/a.h5.partial")
 [ "$1" = 0 ] || fail "chunks flagged done without a sync: $1"
 [ "$2" -ge 40 ] || fail "only $2 chunks recorded as written before the kill"
@@ -38,7 +40,7 @@ same_data "$T/ref.h5" "$T/a.h5" || fail "resumed file a differs from the uninter
 echo "kill -9 between syncs: $written written chunks kept, file identical"
 
 step "2. a torn chunk is computed again"
-HPC_ODEGEN_TEST_KILL=0:40 odegen 2 -q --sync-every 1000 --out "$T/b.h5" $ARGS 2>/dev/null && fail "the killed run succeeded"
+HPC_ODEGEN_TEST_PACE=20 HPC_ODEGEN_TEST_KILL=0:40 odegen 2 -q --sync-every 1000 --out "$T/b.h5" $ARGS 2>/dev/null && fail "the killed run succeeded"
 torn=$("$PY" -c "import h5py, numpy, sys
 f = h5py.File(sys.argv[1], 'r+')
 c = int(numpy.flatnonzero(f['stats/written'][()])[0])
@@ -53,7 +55,7 @@ same_data "$T/ref.h5" "$T/b.h5" || fail "file b (chunk $torn torn, then resumed)
 echo "torn chunk $torn computed again, file identical"
 
 step "3. --sync-every 0 flags each batch at once"
-HPC_ODEGEN_TEST_KILL=1:40 odegen 2 -q --sync-every 0 --out "$T/c.h5" $ARGS 2>/dev/null && fail "the killed run succeeded"
+HPC_ODEGEN_TEST_PACE=20 HPC_ODEGEN_TEST_KILL=1:40 odegen 2 -q --sync-every 0 --out "$T/c.h5" $ARGS 2>/dev/null && fail "the killed run succeeded"
 set -- $(flags "$T/c.h5.partial")
 # (the kill may land between a batch written and its sync: one batch per
 # rank, 1 chunk each on the CPU)

@@ -102,16 +102,41 @@ static int open_done(hpc_out_t *o, const char *done_name)
     return 0;
 }
 
+/* A .partial HDF5 cannot open: left by a run killed inside its set-up
+ * (empty; zeros where the superblock goes, which HDF5 writes at its first
+ * flush, after the datasets' early allocation; or HDF5's signature with
+ * metadata never flushed: no data was written before hpc_out_ready), or
+ * something else - damaged, or not ours - which stays for inspection. */
+static int torn_setup(const char *partial)
+{
+    static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+    unsigned char head[8];
+    FILE *f = fopen(partial, "rb");
+    if (!f) return 0;
+    size_t n = fread(head, 1, sizeof head, f);
+    fclose(f);
+    static const unsigned char zero[8];
+    return n == 0 || (n == sizeof head && (!memcmp(head, sig, sizeof sig) || !memcmp(head, zero, sizeof zero)));
+}
+
 /* --resume: continue PATH.partial, or confirm PATH is complete.  1: a
  * .partial left before its set-up was done (killed before hpc_out_ready
- * put the key and the layout on disk: not HDF5 yet, or without the key),
- * which holds no data - the caller starts afresh. */
+ * put the key and the layout on disk: an HDF5 file not complete yet, or
+ * without the key), which holds no data - the caller starts afresh. */
 static int reopen(hpc_out_t *o, const look_t *l, const char *key, const char *done_name)
 {
     char shown[4300];
     snprintf(shown, sizeof shown, "%s%s", o->path, l->partial ? ".partial" : "");
     int rc = hpc_h5_open(o->path, hpc_comm_world(), l->partial, l->partial, &o->f);
-    if (rc == HPC_ERR_HDF5 && l->partial) return 1;
+    if (rc == HPC_ERR_HDF5 && l->partial) {
+        char part[4200];
+        snprintf(part, sizeof part, "%s.partial", o->path);
+        /* every rank reads the same bytes: the same verdict */
+        if (torn_setup(part)) {
+            hpc_error_clear();
+            return 1;
+        }
+    }
     HPC_TRY(rc);
     if (l->partial && H5Aexists(hpc_h5_id(o->f), "options") <= 0) {
         H5Eclear2(H5E_DEFAULT);
