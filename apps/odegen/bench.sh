@@ -15,7 +15,11 @@
 # atol 1e-6, 101 output times, x0 ~ U[0, 1).  Prints:
 #   scipy      solve_ivp(RK45, t_eval) in a Python loop, one core
 #   solver     hpc-odegen's integration alone, per core (from its summary)
-#   end-to-end hpc-odegen wall time including the HDF5 writes, 1 and NP ranks
+#   end-to-end hpc-odegen wall time including the HDF5 writes, 1 and NP ranks,
+#              against the solver alone (goal >= 0.8x at 1 rank) and, at NP
+#              ranks, against 1 rank (goal >= 1.8x) or, where the run is
+#              I/O bound, its write rate against the disk's (dd with
+#              fdatasync in the same folder; goal >= 0.8x)
 set -e
 build=${1:-.}
 prog=$build/apps/odegen/hpc-odegen
@@ -53,12 +57,21 @@ run() {
     rm -f "$dir/b.h5"
     $MPIEXEC "$1" "$prog" -n "$N" --out "$dir/b.h5" | sed -n \
         's/.* \([0-9.]*\) traj\/s on .*solver alone \([0-9.]*\) traj\/s per rank.*/\1 \2/p'
+    stat -c %s "$dir/b.h5" > "$dir/bytes"
+}
+
+# the disk under TMPDIR: MB/s of 1 GiB written and fdatasync'ed
+disk_rate() {
+    dd if=/dev/zero of="$dir/dd" bs=16M count=64 conv=fdatasync 2>&1 |
+        sed -n 's/.* s, \([0-9.]*\) \([MG]\)B\/s.*/\1 \2/p' | awk '{ print $2 == "G" ? $1 * 1000 : $1 }'
+    rm -f "$dir/dd"
 }
 
 echo "bench.sh: classic example, N=$N, $REPEAT runs each, median; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
-: > "$dir/scipy"; : > "$dir/r1"; : > "$dir/rn"
+: > "$dir/scipy"; : > "$dir/r1"; : > "$dir/rn"; : > "$dir/disk"
 for i in $(seq "$REPEAT"); do   # interleaved, so load changes hit all alike
     scipy_rate >> "$dir/scipy"
+    disk_rate >> "$dir/disk"
     run 1 >> "$dir/r1"
     run "$NP" >> "$dir/rn"
 done
@@ -67,10 +80,18 @@ s1=$(cut -d' ' -f2 "$dir/r1" | median)
 e1=$(cut -d' ' -f1 "$dir/r1" | median)
 sn=$(cut -d' ' -f2 "$dir/rn" | median)
 en=$(cut -d' ' -f1 "$dir/rn" | median)
-awk -v sp="$sp" -v s1="$s1" -v e1="$e1" -v sn="$sn" -v en="$en" -v np="$NP" 'BEGIN {
+dk=$(median < "$dir/disk")
+mb=$(awk '{ print $1 / 1e6 }' "$dir/bytes")
+awk -v sp="$sp" -v s1="$s1" -v e1="$e1" -v sn="$sn" -v en="$en" -v np="$NP" -v dk="$dk" -v mb="$mb" -v n="$N" 'BEGIN {
     printf "scipy RK45 loop (1 core):          %9.0f traj/s\n", sp
     printf "hpc-odegen solver, per core:       %9.0f traj/s  = %.0fx scipy   (goal >= 100x)\n", s1, s1 / sp
     printf "hpc-odegen solver, per core, %d ranks: %7.0f traj/s\n", np, sn
     printf "end-to-end incl. HDF5, 1 rank:     %9.0f traj/s  = %.0fx scipy\n", e1, e1 / sp
+    printf "end-to-end / solver alone, 1 rank: %9.2fx           (goal >= 0.8x)\n", e1 / s1
     printf "end-to-end incl. HDF5, %d ranks:    %9.0f traj/s  = %.2fx 1 rank (goal >= 1.8x)\n", np, en, en / e1
+    w = mb * en / n
+    printf "output %.0f MB, written at %.0f MB/s at %d ranks; the disk takes %.0f MB/s (dd, fdatasync)\n", mb, w, np, dk
+    if (en / e1 >= 1.8) printf "verdict: compute bound, %d ranks %.2fx 1 rank (goal >= 1.8x met)\n", np, en / e1
+    else if (w >= 0.5 * dk) printf "verdict: I/O bound, %.2fx the disk (goal >= 0.8x %s)\n", w / dk, (w / dk >= 0.8 ? "met" : "missed")
+    else printf "verdict: neither 1.8x nor near the disk: %.2fx 1 rank, %.2fx the disk (goal missed)\n", en / e1, w / dk
 }'
