@@ -30,9 +30,12 @@ step "1. kill -9 between syncs, --resume keeps what was written"
 # and syncs at its end - before rank 1 dies at its 21st)
 HPC_ODEGEN_TEST_PACE=20 HPC_ODEGEN_TEST_KILL=1:20 odegen 2 -q --sync-every 1000 --out "$T/a.h5" $ARGS 2>/dev/null && fail "the killed run succeeded"
 set -- $(flags "$T/a.h5.partial")
-[ "$1" = 0 ] || fail "chunks flagged done without a sync: $1"
-[ "$2" -ge 40 ] || fail "only $2 chunks recorded as written before the kill"
-written=$2
+# Under MPICH the launcher kills the other rank too: nothing is flagged.
+# Open MPI's sends it SIGTERM, a stop: it syncs and flags its own chunks
+# on the way out, so only the killed rank's stay written but unflagged.
+[ "$2" -ge 30 ] || fail "only $2 chunks recorded as written before the kill"
+[ "$(($2 - $1))" -ge 15 ] || fail "$1 of $2 written chunks flagged done: the killed rank's were synced without a sync"
+written=$(($2 - $1))
 HPC_LOG=info odegen 2 -q --sync-every 1000 --resume --out "$T/a.h5" $ARGS 2> "$T/a.log" || { cat "$T/a.log"; fail "resume a"; }
 grep -q -- "--resume: $written chunks written by the last run checked and kept" "$T/a.log" ||
     { cat "$T/a.log"; fail "resume a did not keep the $written written chunks"; }
