@@ -70,7 +70,10 @@ for try in 1 2 3; do
     HPC_TIMEOUT=3 HPC_TEST_TIMEOUT=60 $MPIEXEC_WRAP -n 2 $bench -c allreduce -b 8 -e 1K -n 1000000 -w 1 \
         --csv "$T/wd$try.csv" >"$T/stdout" 2>"$T/stderr" &
     job=$!
-    sleep 2
+    # stopped inside the measurement, not in a start-up that a loaded
+    # machine can make take seconds (no collective runs there to time out)
+    for i in $(seq 300); do grep -q '^# hpc-collbench' "$T/stdout" 2>/dev/null && break; sleep 0.1; done
+    sleep 1
     victim=$(pgrep -f -- "--csv $T/wd$try.csv" | while read -r p; do
         case $(cat /proc/$p/comm 2>/dev/null) in *collbench*) echo "$p" ;; esac; done | tail -n 1)
     [ -n "$victim" ] || fail "try $try: no rank found to stop"

@@ -30,9 +30,12 @@ step "1. kill -9 between syncs, --resume keeps what was written"
 # and syncs at its end - before rank 1 dies at its 21st)
 HPC_ODEGEN_TEST_PACE=20 HPC_ODEGEN_TEST_KILL=1:20 odegen 2 -q --sync-every 1000 --out "$T/a.h5" $ARGS 2>/dev/null && fail "the killed run succeeded"
 set -- $(flags "$T/a.h5.partial")
-[ "$1" = 0 ] || fail "chunks flagged done without a sync: $1"
-[ "$2" -ge 40 ] || fail "only $2 chunks recorded as written before the kill"
-written=$2
+# Under MPICH the launcher kills the other rank too: nothing is flagged.
+# Open MPI's sends it SIGTERM, a stop: it syncs and flags its own chunks
+# on the way out, so only the killed rank's stay written but unflagged.
+[ "$2" -ge 30 ] || fail "only $2 chunks recorded as written before the kill"
+[ "$(($2 - $1))" -ge 15 ] || fail "$1 of $2 written chunks flagged done: the killed rank's were synced without a sync"
+written=$(($2 - $1))
 HPC_LOG=info odegen 2 -q --sync-every 1000 --resume --out "$T/a.h5" $ARGS 2> "$T/a.log" || { cat "$T/a.log"; fail "resume a"; }
 grep -q -- "--resume: $written chunks written by the last run checked and kept" "$T/a.log" ||
     { cat "$T/a.log"; fail "resume a did not keep the $written written chunks"; }
@@ -43,14 +46,15 @@ step "2. a torn chunk is computed again"
 HPC_ODEGEN_TEST_PACE=20 HPC_ODEGEN_TEST_KILL=0:40 odegen 2 -q --sync-every 1000 --out "$T/b.h5" $ARGS 2>/dev/null && fail "the killed run succeeded"
 torn=$("$PY" -c "import h5py, numpy, sys
 f = h5py.File(sys.argv[1], 'r+')
-c = int(numpy.flatnonzero(f['stats/written'][()])[0])
+# a chunk written, not flagged (flagged ones were synced: trusted)
+c = int(numpy.flatnonzero((f['stats/written'][()] != 0) & (f['stats/done'][()] == 0))[0])
 k = int(f.attrs['chunk'])
 f['y'][c * k, 3, 0] = 12345.0        # bytes other than the ones written
 print(c)" "$T/b.h5.partial") || fail "tearing a chunk"
 set -- $(flags "$T/b.h5.partial")
 HPC_LOG=info odegen 2 -q --sync-every 1000 --resume --out "$T/b.h5" $ARGS 2> "$T/b.log" || { cat "$T/b.log"; fail "resume b"; }
-grep -q -- "--resume: $(($2 - 1)) chunks written by the last run checked and kept" "$T/b.log" ||
-    { cat "$T/b.log"; fail "resume b: expected $(($2 - 1)) of $2 written chunks kept (chunk $torn torn)"; }
+grep -q -- "--resume: $(($2 - $1 - 1)) chunks written by the last run checked and kept" "$T/b.log" ||
+    { cat "$T/b.log"; fail "resume b: expected $(($2 - $1 - 1)) of $(($2 - $1)) unflagged written chunks kept (chunk $torn torn)"; }
 same_data "$T/ref.h5" "$T/b.h5" || fail "file b (chunk $torn torn, then resumed) differs"
 echo "torn chunk $torn computed again, file identical"
 

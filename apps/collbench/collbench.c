@@ -445,6 +445,7 @@ static void print_header(const opts_t *o, hpc_coll_t coll, const hpc_alg_t *algs
         if (r) printf(" %6s %6s", "", "");
     }
     printf("\n");
+    fflush(stdout);     /* a log shows what runs before its first row */
 }
 
 static void print_row(const row_t *w, const hpc_alg_t *algs, int nalg)
