@@ -63,7 +63,7 @@ same "$T/ck40" "$T/ck20" "stale, 20 steps resumed to 40 (and the same model and 
 HPC_TRAIN_TEST_STOP=2:7 train 3 $ck --steps 40 --out "$T/sig" 2> "$T/err"
 rc=$?
 [ $rc = 75 ] || { cat "$T/err"; fail "stale stopped: exit $rc, expected 75"; }
-grep -q "stopped by a signal after step 8 of 40" "$T/err" || { cat "$T/err"; fail "stale: not stopped after step 8"; }
+grep -q "stopped by a signal after step 9 of 40" "$T/err" || { cat "$T/err"; fail "stale: not stopped after step 9"; }
 train 3 $ck --steps 40 --out "$T/sig" --resume || fail "stale: resuming the stopped run"
-echo "ok: stale: a signal after step 7 drained and stopped after step 8; --resume finished the run"
+echo "ok: stale: a signal after step 7 was voted on in step 8, drained step 9 and stopped after it; --resume finished the run"
 echo "train_pipe_stale: stale pipelines apply the gradients they should"
