@@ -6,7 +6,8 @@
 #   - every level at 1, 2, 3 and 4 ranks: every one of 60 steps' losses
 #     within 1e-5 relative of the 1-rank dp run (several units: small
 #     --bucket-mb), the ranks that hold the parameters whole alike
-#     (--check-sync);
+#     (--check-sync); at 4 ranks the optimiser state a rank allocated
+#     (the summary) is at most 0.3 of the unsharded one's;
 #   - --accum 2 (grads and params sum reduced micro-steps into the shard)
 #     and --clip 0.5 (the norm over the shards) against dp's;
 #   - a params run at 3 ranks stopped by a signal on one rank resumes bit
@@ -24,11 +25,25 @@ args="--data $T/ode.h5 --layers 11,37,29,23,10 --steps 60 --log-every 1 --batch 
 
 train 1 $args --out "$T/dp" || fail "1 rank"
 losses "$T/dp" | awk 'NR == 1 { a = $2 } END { exit !($2 < a / 2) }' || fail "the loss did not halve"
+# "optimiser state 2.4 KiB a rank (unsharded 9.4 KiB)" in bytes: "mine whole"
+state_bytes() {
+    sed -n 's/.*optimiser state \([0-9.]* [KMG]*i*B\) a rank (unsharded \([0-9.]* [KMG]*i*B\)).*/\1 \2/p' "$1" |
+        awk '{ for (i = 1; i <= 3; i += 2) { v = $i; u = $(i + 1)
+                   v *= u == "KiB" ? 1024 : u == "MiB" ? 1048576 : u == "GiB" ? 1073741824 : 1
+                   printf "%d ", v } print "" }'
+}
 for level in optim grads params; do
     for np in 1 2 3 4; do
-        train $np $args --shard $level --check-sync 30 --out "$T/$level$np" || fail "--shard $level on $np ranks"
+        train $np ${args% -q} --shard $level --check-sync 30 --out "$T/$level$np" > "$T/out" ||
+            fail "--shard $level on $np ranks"
         close "$T/dp" "$T/$level$np" "--shard $level, $np ranks" 1e-5
     done
+    # at 4 ranks each holds a quarter of Adam's state (and the padding)
+    set -- $(state_bytes "$T/out")
+    [ $# = 2 ] || { cat "$T/out"; fail "--shard $level: no optimiser state in the summary"; }
+    awk -v a="$1" -v b="$2" 'BEGIN { exit !(a > 0 && a <= 0.3 * b) }' ||
+        fail "--shard $level at 4 ranks: $1 bytes of optimiser state a rank, unsharded $2"
+    echo "ok: --shard $level at 4 ranks: optimiser state $1 bytes a rank, unsharded $2"
 done
 train 1 $args --batch 24 --accum 2 --out "$T/acc" || fail "dp, --accum 2"
 for level in grads params; do

@@ -30,7 +30,7 @@
  * The same training as dp: the same gradients summed in another order
  * (tests/train_shard.sh: every loss within 1e-5 of dp's).  Memory per
  * rank, N floats of the layout, k optimiser states, U the largest unit:
- *   optim   4 N (2 + k/D)          grads   4 N (1 + (1 + k)/D) + 8 U
+ *   optim   4 N (2 + (1 + k)/D)    grads   4 N (1 + (1 + k)/D) + 8 U
  *   params  4 N (2 + k)/D + 16 U   (dp: 4 N (2 + k))
  * (+ 8 U/D when --accum sums micro-steps into the shard).
  */
@@ -482,7 +482,12 @@ static void summary(train_t *t, char *buf, size_t len)
 {
     static const char *name[] = {"", "optim (ZeRO-1)", "grads (ZeRO-2)", "params (ZeRO-3)"};
     shs_t *s = st(t);
-    snprintf(buf, len, "; sharded %s over %d rank%s", name[s->level], hpc_size(), hpc_size() > 1 ? "s" : "");
+    /* what this rank allocated for the optimiser against dp's whole */
+    char mine[32], whole[32];
+    hpc_format_bytes(4.0 * t->opt.nstates * (double)t->opt.n, mine, sizeof mine);
+    hpc_format_bytes(4.0 * t->opt.nstates * (double)t->model.n, whole, sizeof whole);
+    snprintf(buf, len, "; sharded %s over %d rank%s: optimiser state %s a rank (unsharded %s)", name[s->level],
+             hpc_size(), hpc_size() > 1 ? "s" : "", mine, whole);
 }
 
 static void finish(train_t *t)
