@@ -6,7 +6,8 @@
 #     that micro-batch's forward used: tests/train_pipe_replay.py rebuilds
 #     the network from the weights every stage's forward used and
 #     recomputes it in float64 (test hook HPC_TRAIN_TEST_PIPE_DUMP);
-#     without stashing the same check fails (it is sensitive);
+#     without stashing the same check fails (it is sensitive); with
+#     --weight-prediction msnag too (the predicted weights are stashed);
 #   - --recompute gives the same bits as keeping the activations (with
 #     stashing, and for 1f1b): the second forward is the first one;
 #   - every mitigation (stashing, msnag, aggmsnag with --step-every 2,
@@ -27,6 +28,13 @@ HPC_TRAIN_TEST_PIPE_DUMP=$T/stash train 3 $stale --weight-stashing --out "$T/s1"
 "$PYTHON" "$top_srcdir/tests/train_pipe_replay.py" "$T/stash" $sizes 40 stash || fail "stashing: the replay differs"
 HPC_TRAIN_TEST_PIPE_DUMP=$T/plain train 3 $stale --out "$T/s2" || fail "stale"
 "$PYTHON" "$top_srcdir/tests/train_pipe_replay.py" "$T/plain" $sizes 40 nostash || fail "the replay is not sensitive"
+# prediction with stashing: the predicted weights are the stash the
+# backward uses
+mkdir "$T/predstash"
+HPC_TRAIN_TEST_PIPE_DUMP=$T/predstash train 3 $stale --momentum 0.9 --weight-prediction msnag --weight-stashing \
+    --out "$T/s3" || fail "stale with prediction and stashing"
+"$PYTHON" "$top_srcdir/tests/train_pipe_replay.py" "$T/predstash" $sizes 40 stash ||
+    fail "prediction with stashing: the backward did not use the forward's predicted weights"
 
 same() {
     losses "$1" > "$T/a"
