@@ -255,7 +255,8 @@ static double sumsq(size_t n, const float *x)
 
 __global__ void k_scale(size_t n, float *x, float s)
 {
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) x[i] *= s;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        x[i] *= s;
 }
 
 static void scale(size_t n, float *x, float s)
@@ -280,7 +281,8 @@ OPT_KERNELS(CUDA_OPT)
 
 __global__ void k_add(size_t n, float *y, const float *x)
 {
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) y[i] += x[i];
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        y[i] += x[i];
 }
 
 static void add(size_t n, float *y, const float *x)

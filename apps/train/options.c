@@ -242,8 +242,8 @@ const hpc_app_t train_app = {
              "hpc-odegen files directly.  --shard divides the optimiser state, gradients and parameters "
              "among the ranks (ZeRO, FSDP).  Or as a pipeline: --parallel pipe splits the layers into "
              "stages on consecutive ranks, each holding only its layers (seq, gpipe, 1f1b or the stale "
-             "schedule), hybrid adds data-parallel replicas of it.  Checkpoints survive time limits and Ctrl-C: SIGUSR1, SIGTERM or a first "
-             "Ctrl-C finishes the step, writes RUNDIR/checkpoint.h5 and exits 75; --resume continues "
+             "schedule), hybrid adds data-parallel replicas of it.  Checkpoints survive time limits and "
+             "Ctrl-C: SIGUSR1, SIGTERM or a first Ctrl-C finishes the step, writes RUNDIR/checkpoint.h5 and exits 75; --resume continues "
              "bit for bit.",
     .opts = options,
     .epilog =

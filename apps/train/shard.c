@@ -327,7 +327,8 @@ static int open_shard(train_t *t)
     }
     int bad = !s->p || (s->level == SHARD_OPTIM && !s->g) || (!whole && (!s->gath[0] || !s->gath[1]));
     if (bad || optim_open(&t->opt, t->o, dev, m->shard_n) < 0 ||
-        acts_alloc(&s->acts, &t->model, dev, rows, 0, m->nl, ACTS_OUT | ACTS_GRAD) < 0 || train_batch_alloc(t, rows) < 0)
+        acts_alloc(&s->acts, &t->model, dev, rows, 0, m->nl, ACTS_OUT | ACTS_GRAD) < 0 ||
+        train_batch_alloc(t, rows) < 0)
         return HPC_ERR(HPC_ERR_NOMEM, "out of %s memory for the model", dev->name);
     if (whole) model_wts(m, s->p, &s->pw);
     if (s->g) model_wts(m, s->g, &s->gw);
