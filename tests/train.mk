@@ -46,6 +46,7 @@ TESTS += tests/pipe_unit
 #   hpckit_torch.sh  the installed Python module: a run loaded reproduces
 #                    its validation loss; --init-from a PyTorch model trains
 #                    as PyTorch; the optimiser state continues in PyTorch
+#                    (also a --shard params run's, resumed by --shard optim)
 #   train_cuda.sh    --device cuda against the CPU, 100 steps within 1e-4
 #                    (skips without a GPU)
 #   train_errors.sh  bad input: one line, exit 2 or 1, no checkpoint under
@@ -56,8 +57,9 @@ TESTS += tests/pipe_unit
 #   train_pipe_hybrid.sh  hybrid 2 x 2 and --clip against 1 rank; 1f1b's
 #                    activations against gpipe's
 #   train_pipe_bubble.sh  seq's and gpipe's bubble against the theory
-#   train_pipe_stale.sh   stale with stashing: the applied gradients against
-#                    a serial replay (train_pipe_replay.py); --recompute;
+#   train_pipe_stale.sh   stale with stashing (and with prediction): the
+#                    applied gradients against a serial replay
+#                    (train_pipe_replay.py); --recompute;
 #                    every mitigation trains
 #   train_pipe_resume.sh  a pipeline stopped on one stage, resumed bit for
 #                    bit; pipeline <-> dp checkpoints; kill -9 of a stage

@@ -363,7 +363,7 @@ int pipe_step(train_t *t)
     if (pp->D > 1) MPI_Allreduce(&pp->lsum, &all, 1, MPI_DOUBLE, MPI_SUM, pp->rep_comm);
     t->train_loss = all / train_loss_terms(t);
     t->step_comm = pp->zero ? zero_exposed(pp->zero) : pp->dp.exposed;
-    t->step_blocking = pp->dp.calib;
+    t->step_blocking = pp->zero ? zero_blocking(pp->zero) : pp->dp.calib;
     if (!isfinite(t->train_loss)) return -1;
     if (!pp->row->async) update(pp, t);
     return 0;

@@ -40,6 +40,8 @@
 #include <string.h>
 #include "train.h"
 
+#define ZERO_CALIB 5   /* rounds of the calibration */
+
 /* ---- the component: reduce-scatter, update, gather ---- */
 
 struct zero {
@@ -56,6 +58,7 @@ struct zero {
     hpc_request_t *req[TRAIN_MAXL]; /* optim: per unit; grads, params: per slot (0, 1) */
     int armed, first;
     double exposed;
+    double blocking;                /* s of a step's collectives done blocking */
 };
 
 static void zfatal(const char *what)
@@ -70,6 +73,49 @@ double zero_bytes(const model_t *lay, int level, int accum)
     if (level != SHARD_OPTIM) f += 2.0 * (double)lay->unit_most;
     if (level != SHARD_OPTIM && accum > 1) f += 2.0 * (double)lay->unit_most / lay->shards;
     return f * sizeof(float);
+}
+
+double zero_blocking(const zero_t *z)
+{
+    return z->blocking;
+}
+
+/* What a step's collectives take done one after the other, blocking (the
+ * median of a few rounds, the slowest rank's): what the overlap is
+ * measured against.  A step reduce-scatters every unit once (optim) or
+ * every micro-step (grads, params) and gathers every unit once (optim,
+ * grads) or, with params, every layer before its forward and all but the
+ * first and the last again before its backward, every micro-step.  The
+ * buffers are all zeros here and stay so. */
+static int calibrate(zero_t *z, int accum)
+{
+    const model_t *m = z->lay;
+    int optim = z->level == SHARD_OPTIM, params = z->level == SHARD_PARAMS;
+    double t[ZERO_CALIB];
+    for (int r = 0; r < ZERO_CALIB; r++) {
+        double rs = 0, ag = 0, back = 0;
+        MPI_Barrier(z->comm);
+        for (int u = 0; u < m->nunits; u++) {
+            size_t blk = m->ulen[u] / (size_t)z->D;
+            double t0 = hpc_wtime();
+            HPC_TRY(hpc_reduce_scatter(optim ? z->g + m->uoff[u] : z->stage[0], z->gs + m->uat[u], blk,
+                                       HPC_FLOAT32, HPC_SUM, z->comm, HPC_ALG_AUTO));
+            double t1 = hpc_wtime();
+            if (params)
+                HPC_TRY(hpc_allgather(z->p + m->uat[u], z->stage[0], blk, HPC_FLOAT32, z->comm, HPC_ALG_AUTO));
+            else
+                HPC_TRY(hpc_allgather(HPC_IN_PLACE, z->p + m->uoff[u], blk, HPC_FLOAT32, z->comm, HPC_ALG_AUTO));
+            double t2 = hpc_wtime();
+            rs += t1 - t0;
+            ag += t2 - t1;
+            /* params: a unit is a layer; backward gathers layers 1..nl-2 again */
+            if (params && m->ulo[u] > 0 && m->ulo[u] < m->nl - 1) back += t2 - t1;
+        }
+        t[r] = optim ? rs + ag : z->level == SHARD_GRADS ? accum * rs + ag : accum * (rs + ag + back);
+    }
+    double med = hpc_median(t, ZERO_CALIB);
+    MPI_Allreduce(&med, &z->blocking, 1, MPI_DOUBLE, MPI_MAX, z->comm);
+    return 0;
 }
 
 int zero_open(zero_t **out, const model_t *lay, const train_dev_t *dev, int level, float *p, float *g, wts_t *gw,
@@ -97,7 +143,8 @@ int zero_open(zero_t **out, const model_t *lay, const train_dev_t *dev, int leve
     }
     /* the collectives' set-up now, where every rank is, not inside the
      * first nonblocking call */
-    return hpc_coll_setup(comm);
+    HPC_TRY(hpc_coll_setup(comm));
+    return z->D > 1 ? calibrate(z, accum) : 0;
 }
 
 void zero_close(zero_t *z)
@@ -450,6 +497,7 @@ static int step(train_t *t)
     double lr = sched_lr(t->o, t->step, t->total);
     t->grad_norm = zero_update(s->z, &t->opt, lr, t->step + 1, MPI_COMM_NULL);
     t->step_comm += zero_exposed(s->z) + s->gather_s;
+    t->step_blocking = zero_blocking(s->z);
     for (int j = 0; j < 2; j++) {   /* what was gathered is the old parameters */
         if (s->greq[j] && hpc_wait(&s->greq[j]) < 0) zfatal("parameter allgather");
         s->gunit[j] = -1;

@@ -409,6 +409,9 @@ int zero_finish(zero_t *z);
 double zero_update(zero_t *z, const optim_t *opt, double lr, int64_t t, MPI_Comm parts2);
 /* s spent in collective calls since the last zero_begin(first) */
 double zero_exposed(const zero_t *z);
+/* s the collectives of a step take done blocking (measured at
+ * zero_open; 0 on one rank) */
+double zero_blocking(const zero_t *z);
 void zero_close(zero_t *z);
 
 /* ---- strategies (strategy.c and one file each) ---- */
