@@ -442,6 +442,12 @@ HPC_EXPORT int hpc_ckpt_put(hpc_ckpt_t *c, const char *name, hid_t memtype, int 
  * for state that ranks hold in parts (a pipeline stage's layers). */
 HPC_EXPORT int hpc_ckpt_put_from(hpc_ckpt_t *c, const char *name, hid_t memtype, int ndims,
                                  const hsize_t *dims, const void *data, int writer);
+/* Collective.  The same, each rank writing its own run of the array's
+ * elements in row-major order, [first, first + count) (count 0: none),
+ * for state that ranks hold in slices (a sharded optimiser); the runs of
+ * all ranks together should cover the array. */
+HPC_EXPORT int hpc_ckpt_put_part(hpc_ckpt_t *c, const char *name, hid_t memtype, int ndims,
+                                 const hsize_t *dims, const void *data, size_t first, size_t count);
 /* The file, for attributes (hpc_h5_attr_set_*: collective, one value for
  * all ranks; hpc_h5_attr_get_* when reading). */
 HPC_EXPORT hid_t hpc_ckpt_id(const hpc_ckpt_t *c);
@@ -458,6 +464,10 @@ HPC_EXPORT int hpc_ckpt_open(const char *path, MPI_Comm comm, const char *key, h
  * exactly dims and its class that of memtype (HPC_ERR_DATA naming it). */
 HPC_EXPORT int hpc_ckpt_get(hpc_ckpt_t *c, const char *name, hid_t memtype, int ndims,
                             const hsize_t *dims, void *data);
+/* Collective.  The same for the run [first, first + count) of its
+ * elements in row-major order only (count 0: none), into data. */
+HPC_EXPORT int hpc_ckpt_get_part(hpc_ckpt_t *c, const char *name, hid_t memtype, int ndims,
+                                 const hsize_t *dims, void *data, size_t first, size_t count);
 /* Collective.  Close a checkpoint opened for reading. */
 HPC_EXPORT int hpc_ckpt_close(hpc_ckpt_t *c);
 

@@ -15,11 +15,14 @@ PyTorch (tests/hpckit_torch.sh).
      and the final parameters.
   4. load_optimizer_state(): PyTorch continues hpc-train's checkpoint of
      step 10 (model and optimiser state) to step 20; hpc-train --resume to
-     step 20 ends at the same parameters.
+     step 20 ends at the same parameters.  The same from a sharded run
+     (with MPIEXEC_WRAP set): --shard params at 3 ranks wrote the
+     checkpoint, --shard optim at 2 ranks resumes it.
   5. init files that do not fit: one line, exit 1.
 
 usage: hpckit_torch.py HPC_TRAIN TMPDIR MODULE_DIR REGRESS.h5 CLASSES.h5 ODE.h5
 """
+import os
 import subprocess
 import sys
 
@@ -158,6 +161,29 @@ for name, args, make in optims:
     report(meta["step"] == 10 and dp < 1e-5,
            f"{name}: PyTorch continued hpc-train's step-10 checkpoint (model and optimiser state) to step 20; "
            f"hpc-train --resume ends within {dp:.2g}")
+
+
+# 4b. a sharded run's checkpoint (each rank wrote its blocks of every
+# array) continues in PyTorch, and another sharding resumes it
+wrap = os.environ.get("MPIEXEC_WRAP")
+if wrap:
+    def hpc_np(n, args):
+        return subprocess.run([wrap, "-n", str(n), train, "-q"] + args, check=True, capture_output=True, text=True)
+
+    name, args, make = optims[0]
+    out = f"{tmp}/cont-shard"
+    hpc_np(3, base + args + ["--init-from", init, "--steps", "10", "--out", out, "--shard", "params"])
+    model, _, meta = hk.load(out)
+    opt = make(model.parameters())
+    hk.load_optimizer_state(out, model, opt)
+    torch_steps(model, opt, 10, X, Y)
+    hpc_np(2, base[:-1] + args + ["--init-from", init, "--steps", "20", "--out", out, "--resume", "--shard", "optim"])
+    dp = max_param_diff(f"{out}/checkpoint.h5", model)
+    report(meta["step"] == 10 and dp < 1e-5,
+           f"{name}: PyTorch continued the step-10 checkpoint of --shard params at 3 ranks to step 20; "
+           f"--shard optim at 2 ranks --resume ends within {dp:.2g}")
+else:
+    report(False, "MPIEXEC_WRAP is not set: the sharded case cannot run")
 
 
 # 5. init files that do not fit

@@ -4,7 +4,8 @@
 # hpc-train and PyTorch (Debian's python3-torch) by tests/hpckit_torch.py:
 # loading a run reproduces its validation loss, a PyTorch model becomes an
 # init file that --init-from trains as PyTorch does, the optimiser state
-# continues in PyTorch, init files that do not fit are refused.  Skips (77)
+# continues in PyTorch (from a dp and from a sharded run), init files
+# that do not fit are refused.  Skips (77)
 # without torch.
 . "$top_srcdir/tests/train_lib.sh"
 need_torch
@@ -17,6 +18,6 @@ case $mod in */share/hpckit/python/hpckit_torch.py) ;; *) fail "hpckit_torch.py 
 "$MKDATA" classes "$T/c.h5" 64 || fail "making c.h5"
 # lorenz with an attempt limit that some trajectories exceed (status != 0)
 "$ODEGEN" -q -s lorenz -n 24 --nt 6 --t1 2 --max-steps 27 --out "$T/ode.h5" || fail "making ode.h5"
-OMP_NUM_THREADS=1 "$PYTHON" "$top_srcdir/tests/hpckit_torch.py" "$TRAIN" "$T" "$(dirname "$mod")" \
+OMP_NUM_THREADS=1 MPIEXEC_WRAP=$MPIEXEC_WRAP "$PYTHON" "$top_srcdir/tests/hpckit_torch.py" "$TRAIN" "$T" "$(dirname "$mod")" \
     "$T/r.h5" "$T/c.h5" "$T/ode.h5" || fail "hpckit_torch"
 echo "hpckit_torch: runs load into PyTorch and PyTorch models train in hpc-train"

@@ -3,7 +3,13 @@
  *   - weight prediction (msnag, aggmsnag) for SGD with momentum, Adam
  *     with and without L2 decay, and AdamW: the closed forms of pipe_wp.c
  *     against D optimiser steps actually taken with zero gradients (the
- *     summed gradient in the first, for aggmsnag), the second moment held;
+ *     summed gradient in the first, for aggmsnag), the second moment held,
+ *     each step at its own learning rate;
+ *   - scheduler-aware prediction: the rates of the updates ahead
+ *     (wp_horizon) against a serial replay of a stale stage's updates
+ *     under warm-up and cosine schedules (--step-every 1 and 3), and the
+ *     prediction with them against the optimiser's steps with the rates
+ *     that schedule gives (through the optimisers' table);
  *   - gap-aware: the penalty and the running mean square of the steps;
  *   - the partition: the balanced split against every split tried;
  *   - the schedules: every micro-batch forward then backward once, at
@@ -36,14 +42,17 @@ static double rel(double a, double b)
     return fabs(a - b) / (fabs(b) > 1e-3 ? fabs(b) : 1e-3);
 }
 
+/* learning rates of the steps ahead: not all the same */
+static const double LR[8] = {0.1, 0.07, 0.12, 0.05, 0.09, 0.11, 0.03, 0.08};
+
 /* SGD with momentum, D steps, the first with gradient gacc (or 0) */
-static void ref_sgd(int with_g, double lr, double mu, int D)
+static void ref_sgd(int with_g, const double *lr, double mu, int D)
 {
     for (int i = 0; i < N; i++) {
         double p = w[i], buf = v[i];
         for (int k = 1; k <= D; k++) {
             buf = mu * buf + (k == 1 && with_g ? g[i] : 0.0);
-            p -= lr * buf;
+            p -= lr[k - 1] * buf;
         }
         EXPECT(rel(out[i], p) < 1e-6, "sgd%s D=%d i=%d: %.9g, reference %.9g", with_g ? " agg" : "", D, i, out[i], p);
     }
@@ -52,11 +61,11 @@ static void ref_sgd(int with_g, double lr, double mu, int D)
 static void test_sgd(void)
 {
     for (int D = 0; D <= 4; D++) {
-        wp_predict_sgd(N, out, w, v, NULL, 0.1, 0.9, D);
-        ref_sgd(0, 0.1, 0.9, D);
+        wp_predict_sgd(N, out, w, v, NULL, LR, 0.9, D);
+        ref_sgd(0, LR, 0.9, D);
         if (D == 0) continue;
-        wp_predict_sgd(N, out, w, v, g, 0.1, 0.9, D);
-        ref_sgd(1, 0.1, 0.9, D);
+        wp_predict_sgd(N, out, w, v, g, LR, 0.9, D);
+        ref_sgd(1, LR, 0.9, D);
     }
 }
 
@@ -67,12 +76,12 @@ static void ref_adam(const wp_adam_t *h, int with_g, int D)
         double p = w[i], mm = m[i];
         for (int k = 1; k <= D; k++) {
             double grad = (k == 1 && with_g ? g[i] : 0.0);
-            if (h->decoupled) p = p * (1 - h->lr * h->wd);
+            if (h->decoupled) p = p * (1 - h->lr[k - 1] * h->wd);
             else grad += h->wd * p;
             mm = h->beta1 * mm + (1 - h->beta1) * grad;
             double t = (double)(h->t + k);
             double denom = sqrt(v[i] * v[i]) / sqrt(1 - pow(h->beta2, t)) + h->eps;
-            p -= h->lr / (1 - pow(h->beta1, t)) * mm / denom;
+            p -= h->lr[k - 1] / (1 - pow(h->beta1, t)) * mm / denom;
         }
         EXPECT(rel(out[i], p) < 1e-5, "adam wd=%g decoupled=%d%s D=%d i=%d: %.9g, reference %.9g", h->wd,
                h->decoupled, with_g ? " agg" : "", D, i, out[i], p);
@@ -83,8 +92,9 @@ static void test_adam(void)
 {
     float vsq[N];
     for (int i = 0; i < N; i++) vsq[i] = v[i] * v[i];   /* a second moment is >= 0 */
-    wp_adam_t cases[] = {{1e-2, 0.9, 0.999, 1e-8, 0, 0, 5}, {1e-2, 0.9, 0.999, 1e-8, 0.1, 0, 1},
-                         {1e-2, 0.8, 0.99, 1e-6, 0.01, 1, 30}};
+    static const double lr[3][3] = {{1e-2, 1e-2, 1e-2}, {1e-2, 2e-2, 5e-3}, {3e-3, 1e-2, 7e-3}};
+    wp_adam_t cases[] = {{lr[0], 0.9, 0.999, 1e-8, 0, 0, 5}, {lr[1], 0.9, 0.999, 1e-8, 0.1, 0, 1},
+                         {lr[2], 0.8, 0.99, 1e-6, 0.01, 1, 30}};
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
         for (int D = 1; D <= 3; D++) {
             wp_predict_adam(N, out, w, m, vsq, NULL, &cases[c], D);
@@ -154,10 +164,61 @@ static void test_partition(void)
     }
 }
 
+/* A stale stage's run, serially: every loop step of M micro-batches makes
+ * ceil(M / K) updates, each at the rate of its step; the rates of the D
+ * updates after the first u must be what wp_horizon says.  Then the
+ * prediction with those rates (through the optimisers' table) against
+ * the D steps taken. */
+static void test_horizon(void)
+{
+    for (int sc = 0; sc < 3; sc++)
+        for (int K = 1; K <= 3; K += 2) {
+            train_opts_t o;
+            memset(&o, 0, sizeof o);
+            o.lr = 0.1;
+            o.warmup = sc == 2 ? 0 : 5;
+            o.sched = sc ? SCHED_COSINE : SCHED_CONSTANT;
+            o.min_lr = 0.01;
+            int M = 4, total = 12, per = (M + K - 1) / K, ok = 1;
+            double rate[12 * 4];   /* update u's rate, replayed */
+            int n = 0;
+            for (int step = 0; step < total; step++)
+                for (int mb = 0, backs = 0; mb < M; mb++)
+                    if (++backs == K || mb == M - 1) rate[n++] = sched_lr(&o, step, total), backs = 0;
+            for (int u = 0; u + 4 <= n; u++) {
+                double lr[4];
+                wp_horizon(&o, u, per, total, 4, lr);
+                for (int k = 0; k < 4; k++) ok &= lr[k] == rate[u + k];
+            }
+            EXPECT(ok, "schedule %d, --step-every %d: the horizon's rates are not the replay's", sc, K);
+        }
+    /* under warm-up the rates ahead differ: prediction with them is the
+     * optimiser's D steps at those rates */
+    train_opts_t o;
+    memset(&o, 0, sizeof o);
+    o.lr = 0.1;
+    o.warmup = 8;
+    o.momentum = 0.9;
+    o.optim = optim_find("sgd");
+    optim_t opt;
+    memset(&opt, 0, sizeof opt);
+    opt.kind = o.optim;
+    opt.momentum = 0.9;
+    double lr[3];
+    wp_horizon(&o, 2, 1, 100, 3, lr);
+    EXPECT(lr[0] != lr[1] && lr[1] != lr[2], "warm-up: the rates ahead do not change (the test is void)");
+    wp_args_t a = {N, out, w, NULL, {v, NULL}, lr, 3, 2};
+    o.optim->predict(&opt, &a);
+    ref_sgd(0, lr, 0.9, 3);
+}
+
 static void test_schedules(void)
 {
     static pipe_op_t ops[2 * 64];
-    for (int sched = PIPE_SEQ; sched <= PIPE_STALE; sched++)
+    const int SEQ = pipe_sched_find("seq"), GPIPE = pipe_sched_find("gpipe"), STALE = pipe_sched_find("stale");
+    EXPECT(SEQ >= 0 && GPIPE >= 0 && STALE >= 0 && pipe_sched_find("1f1b") >= 0 && pipe_sched_find("zigzag") < 0,
+           "the schedules' table");
+    for (int sched = 0; pipe_scheds[sched].name; sched++)
         for (int S = 1; S <= 5; S++)
             for (int M = 1; M <= 9; M++)
                 for (int s = 0; s < S; s++) {
@@ -169,7 +230,7 @@ static void test_schedules(void)
                         else ok = fwd[i] && !bwd[i]++;
                     }
                     int most = pipe_alive_most(sched, S, s, M);
-                    int bound = sched == PIPE_SEQ ? 1 : sched == PIPE_GPIPE ? M : (S - s < M ? S - s : M);
+                    int bound = sched == SEQ ? 1 : sched == GPIPE ? M : (S - s < M ? S - s : M);
                     EXPECT(ok, "schedule %d S=%d s=%d M=%d: not every micro-batch forward then backward once",
                            sched, S, s, M);
                     EXPECT(most == bound, "schedule %d S=%d s=%d M=%d: %d alive, expected %d", sched, S, s, M,
@@ -190,14 +251,15 @@ static void test_schedules(void)
                     ref[nref++] = (pipe_op_t){'B', b};
                 }
                 for (int step = 0; step < 4 && ok; step++) {
-                    int n = pipe_schedule_step(PIPE_STALE, S, s, M, step == 0, step < 3, ops);
+                    int n = pipe_schedule_step(STALE, S, s, M, step == 0, step < 3, ops);
                     for (int i = 0; i < n && ok; i++, k++)
                         ok = k < nref && ops[i].kind == ref[k].kind && step * M + ops[i].mb == ref[k].mb;
                 }
                 EXPECT(ok && k == nref, "stale over 4 steps, S=%d s=%d M=%d: not 1f1b's stream", S, s, M);
             }
-    EXPECT(fabs(pipe_bubble_theory(PIPE_GPIPE, 4, 8) - 3.0 / 11) < 1e-12, "gpipe's bubble");
-    EXPECT(fabs(pipe_bubble_theory(PIPE_SEQ, 4, 8) - 0.75) < 1e-12, "seq's bubble");
+    EXPECT(fabs(pipe_bubble_theory(GPIPE, 4, 8) - 3.0 / 11) < 1e-12, "gpipe's bubble");
+    EXPECT(fabs(pipe_bubble_theory(SEQ, 4, 8) - 0.75) < 1e-12, "seq's bubble");
+    EXPECT(pipe_bubble_theory(STALE, 4, 8) == 0, "stale's bubble");
 }
 
 int main(void)
@@ -206,6 +268,7 @@ int main(void)
     test_sgd();
     test_adam();
     test_gap();
+    test_horizon();
     test_partition();
     test_schedules();
     if (!test_failures) printf("pipe_unit: all checks passed\n");

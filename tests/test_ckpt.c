@@ -5,7 +5,9 @@
  * checkpoint as it was; another options key, a wrong shape, a truncated
  * or missing file are refused with HPC_ERR_DATA / HPC_ERR_IO; arrays
  * written each by another rank (hpc_ckpt_put_from) read back as that
- * rank's; and hpc_all_same tells a replica from one that drifted by one
+ * rank's; arrays of 1, 2 and 3 dims written in uneven runs of their
+ * elements, one a rank (some empty; hpc_ckpt_put_part), read back whole
+ * and in runs of another split (hpc_ckpt_get_part); and hpc_all_same tells a replica from one that drifted by one
  * bit. */
 #include "config.h"
 #include <stdio.h>
@@ -128,6 +130,67 @@ static void parts(void)
     if (rank == 0) unlink(p2);
 }
 
+/* the run of n elements rank r takes in split k: [cut(r), cut(r + 1)),
+ * uneven cut points from a formula; split 1 leaves rank 0's run empty */
+static size_t cut(int k, int j, size_t n)
+{
+    if (j <= 0 || (k == 1 && j == 1 && size > 1)) return 0;
+    if (j >= size) return n;
+    return n * (size_t)(j * j + k) / (size_t)(size * size + k);
+}
+
+static void run_of(int k, int r, size_t n, size_t *first, size_t *count)
+{
+    *first = cut(k, r, n);
+    *count = cut(k, r + 1, n) - *first;
+}
+
+static void runs(void)
+{
+    char p3[600];
+    snprintf(p3, sizeof p3, "%s.runs", path);
+    const hsize_t shape[3][3] = {{61, 0, 0}, {7, 9, 0}, {3, 4, 5}};
+    enum { MOST = 64 };
+    hpc_ckpt_t *c;
+    EXPECT(hpc_ckpt_begin(p3, hpc_comm_world(), key, 0, NULL, &c) == 0, "begin: %s", hpc_last_error());
+    for (int nd = 1; nd <= 3; nd++) {
+        char name[32];
+        size_t n = 1, first, count;
+        for (int i = 0; i < nd; i++) n *= shape[nd - 1][i];
+        run_of(1, rank, n, &first, &count);
+        float mine[MOST];
+        for (size_t i = 0; i < count; i++) mine[i] = (float)(first + i) + 0.25f * nd;
+        snprintf(name, sizeof name, "runs/%d", nd);
+        EXPECT(hpc_ckpt_put_part(c, name, H5T_NATIVE_FLOAT, nd, shape[nd - 1], mine, first, count) == 0,
+               "put_part %dD: %s", nd, hpc_last_error());
+    }
+    EXPECT(hpc_ckpt_commit(c, 1) == 0, "commit: %s", hpc_last_error());
+    EXPECT(hpc_ckpt_open(p3, hpc_comm_world(), key, &c) == 0, "open: %s", hpc_last_error());
+    for (int nd = 1; nd <= 3; nd++) {
+        char name[32];
+        size_t n = 1, first, count;
+        for (int i = 0; i < nd; i++) n *= shape[nd - 1][i];
+        float all[MOST], part[MOST];
+        snprintf(name, sizeof name, "runs/%d", nd);
+        EXPECT(hpc_ckpt_get(c, name, H5T_NATIVE_FLOAT, nd, shape[nd - 1], all) == 0, "get: %s", hpc_last_error());
+        for (size_t i = 0; i < n; i++)
+            EXPECT(all[i] == (float)i + 0.25f * nd, "%dD element %zu: %g", nd, i, all[i]);
+        run_of(2, rank, n, &first, &count);
+        EXPECT(hpc_ckpt_get_part(c, name, H5T_NATIVE_FLOAT, nd, shape[nd - 1], part, first, count) == 0,
+               "get_part: %s", hpc_last_error());
+        for (size_t i = 0; i < count; i++)
+            EXPECT(part[i] == all[first + i], "%dD run %zu+%zu: %g", nd, first, i, part[i]);
+    }
+    size_t bad = 61;
+    float one;
+    EXPECT(hpc_ckpt_get_part(c, "runs/1", H5T_NATIVE_FLOAT, 1, shape[0], &one, bad, 1) == HPC_ERR_ARG,
+           "a run beyond the array");
+    hpc_error_clear();
+    EXPECT(hpc_ckpt_close(c) == 0, "close");
+    MPI_Barrier(hpc_comm_world());
+    if (rank == 0) unlink(p3);
+}
+
 static void replicas(void)
 {
     unsigned char buf[1001];
@@ -166,6 +229,7 @@ int main(int argc, char **argv)
     check(2);
     refusals();
     parts();
+    runs();
     replicas();
     MPI_Barrier(hpc_comm_world());
     if (rank == 0) {

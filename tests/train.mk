@@ -19,7 +19,8 @@ TESTS += tests/test_perm \
 #                    rules in double, the layout
 check_PROGRAMS += tests/train_unit
 tests_train_unit_SOURCES = tests/train_unit.c apps/train/model.c apps/train/layer.c apps/train/act.c \
-	apps/train/loss.c apps/train/optim.c apps/train/sched.c apps/train/cpu.c
+	apps/train/loss.c apps/train/optim.c apps/train/sched.c apps/train/cpu.c apps/train/pipe_wp.c \
+	apps/train/hold.c
 tests_train_unit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/apps/train -I$(top_srcdir)/tests
 tests_train_unit_CFLAGS = $(TRAIN_CFLAGS)
 tests_train_unit_LDADD = $(LDADD) $(BLAS_LIBS)
@@ -29,7 +30,7 @@ TESTS += tests/train_unit
 #                    partition against every split, the schedules
 check_PROGRAMS += tests/pipe_unit
 tests_pipe_unit_SOURCES = tests/pipe_unit.c apps/train/pipe_wp.c apps/train/pipe_sched.c apps/train/model.c \
-	apps/train/layer.c
+	apps/train/layer.c apps/train/sched.c apps/train/optim.c
 tests_pipe_unit_CPPFLAGS = $(tests_train_unit_CPPFLAGS)
 tests_pipe_unit_CFLAGS = $(TRAIN_CFLAGS)
 tests_pipe_unit_LDADD = $(LDADD) $(BLAS_LIBS)
@@ -47,6 +48,7 @@ TESTS += tests/pipe_unit
 #   hpckit_torch.sh  the installed Python module: a run loaded reproduces
 #                    its validation loss; --init-from a PyTorch model trains
 #                    as PyTorch; the optimiser state continues in PyTorch
+#                    (also a --shard params run's, resumed by --shard optim)
 #   train_cuda.sh    --device cuda against the CPU, 100 steps within 1e-4
 #                    (skips without a GPU)
 #   train_errors.sh  bad input: one line, exit 2 or 1, no checkpoint under
@@ -57,18 +59,27 @@ TESTS += tests/pipe_unit
 #   train_pipe_hybrid.sh  hybrid 2 x 2 and --clip against 1 rank; 1f1b's
 #                    activations against gpipe's
 #   train_pipe_bubble.sh  seq's and gpipe's bubble against the theory
-#   train_pipe_stale.sh   stale with stashing: the applied gradients against
-#                    a serial replay (train_pipe_replay.py); --recompute;
+#   train_pipe_stale.sh   stale with stashing (and with prediction): the
+#                    applied gradients against a serial replay
+#                    (train_pipe_replay.py); --recompute;
 #                    every mitigation trains
 #   train_pipe_resume.sh  a pipeline stopped on one stage, resumed bit for
 #                    bit; pipeline <-> dp checkpoints; kill -9 of a stage
 #                    rank ends the job, --resume finishes it
+#   train_pipe_memory.sh  S = 4 stages hold their own layers only: model
+#                    state per stage <= 0.3 of one rank's, peak RSS below
+#                    it, losses of 1 rank within 1e-5
+#   train_shard.sh   --shard optim|grads|params at 1-4 ranks against dp
+#                    within 1e-5 (uneven units), --accum, --clip, bitwise
+#                    resume, one checkpoint read by every strategy in turn
+#   train_memory.sh  --mem-budget refuses dp before anything is
+#                    allocated and lets --shard params train as dp
 check_PROGRAMS += tests/train_mkdata
 TRAIN_TESTS = tests/train_errors.sh tests/train_ranks.sh tests/train_resume.sh tests/train_torch.sh \
 	tests/hpckit_torch.sh \
 	tests/train_data.sh tests/train_cuda.sh tests/train_pipe.sh tests/train_pipe_hybrid.sh \
 	tests/train_pipe_stale.sh \
-	tests/train_pipe_resume.sh
+	tests/train_pipe_resume.sh tests/train_pipe_memory.sh tests/train_shard.sh tests/train_memory.sh
 #   slurm_train.sh   batch/train.sh on a private Slurm: signalled, requeued,
 #                    resumed: the final model equals an uninterrupted run's
 TRAIN_TESTS += tests/slurm_train.sh

@@ -69,6 +69,13 @@ expect 2 "weight prediction without momentum" $ok --parallel pipe --pipe-schedul
     --weight-prediction msnag
 NP=1
 
+# sharding and the memory budget
+expect 2 "unknown shard level" $ok --shard everything
+expect2 2 "--shard with a pipeline of no replicas" $ok --parallel pipe --shard optim
+expect 2 "--shard params with a hybrid pipeline" $ok --parallel hybrid --stages 2 --shard params
+expect 2 "--shard grads with a hybrid pipeline" $ok --parallel hybrid --stages 2 --shard grads
+expect 2 "a memory budget that is not a size" $ok --mem-budget lots
+
 # data
 expect2 1 "missing file" --data "$T/none.h5" --out "$RUN"
 expect 1 "not HDF5" --data "$top_srcdir/tests/train_lib.sh" --out "$RUN"

@@ -6,7 +6,8 @@
 #     that micro-batch's forward used: tests/train_pipe_replay.py rebuilds
 #     the network from the weights every stage's forward used and
 #     recomputes it in float64 (test hook HPC_TRAIN_TEST_PIPE_DUMP);
-#     without stashing the same check fails (it is sensitive);
+#     without stashing the same check fails (it is sensitive); with
+#     --weight-prediction msnag too (the predicted weights are stashed);
 #   - --recompute gives the same bits as keeping the activations (with
 #     stashing, and for 1f1b): the second forward is the first one;
 #   - every mitigation (stashing, msnag, aggmsnag with --step-every 2,
@@ -27,6 +28,13 @@ HPC_TRAIN_TEST_PIPE_DUMP=$T/stash train 3 $stale --weight-stashing --out "$T/s1"
 "$PYTHON" "$top_srcdir/tests/train_pipe_replay.py" "$T/stash" $sizes 40 stash || fail "stashing: the replay differs"
 HPC_TRAIN_TEST_PIPE_DUMP=$T/plain train 3 $stale --out "$T/s2" || fail "stale"
 "$PYTHON" "$top_srcdir/tests/train_pipe_replay.py" "$T/plain" $sizes 40 nostash || fail "the replay is not sensitive"
+# prediction with stashing: the predicted weights are the stash the
+# backward uses
+mkdir "$T/predstash"
+HPC_TRAIN_TEST_PIPE_DUMP=$T/predstash train 3 $stale --momentum 0.9 --weight-prediction msnag --weight-stashing \
+    --out "$T/s3" || fail "stale with prediction and stashing"
+"$PYTHON" "$top_srcdir/tests/train_pipe_replay.py" "$T/predstash" $sizes 40 stash ||
+    fail "prediction with stashing: the backward did not use the forward's predicted weights"
 
 same() {
     losses "$1" > "$T/a"
@@ -63,7 +71,7 @@ same "$T/ck40" "$T/ck20" "stale, 20 steps resumed to 40 (and the same model and 
 HPC_TRAIN_TEST_STOP=2:7 train 3 $ck --steps 40 --out "$T/sig" 2> "$T/err"
 rc=$?
 [ $rc = 75 ] || { cat "$T/err"; fail "stale stopped: exit $rc, expected 75"; }
-grep -q "stopped by a signal after step 8 of 40" "$T/err" || { cat "$T/err"; fail "stale: not stopped after step 8"; }
+grep -q "stopped by a signal after step 9 of 40" "$T/err" || { cat "$T/err"; fail "stale: not stopped after step 9"; }
 train 3 $ck --steps 40 --out "$T/sig" --resume || fail "stale: resuming the stopped run"
-echo "ok: stale: a signal after step 7 drained and stopped after step 8; --resume finished the run"
+echo "ok: stale: a signal after step 7 was voted on in step 8, drained step 9 and stopped after it; --resume finished the run"
 echo "train_pipe_stale: stale pipelines apply the gradients they should"

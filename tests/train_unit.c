@@ -83,15 +83,21 @@ static void gradcheck(act_t act, loss_kind_t kind)
     }
     for (size_t i = 0; i < m.n; i++) pd[i] = p[i];
     acts_t w;
-    EXPECT(acts_alloc(&w, &m, dev, ROWS) == 0, "acts");
+    wts_t pw, gw, gw2;
+    model_wts(&m, p, &pw);
+    model_wts(&m, g, &gw);
+    model_wts(&m, g2, &gw2);
+    EXPECT(acts_alloc(&w, &m, dev, ROWS, 0, NL, ACTS_OUT | ACTS_GRAD) == 0, "acts");
+    EXPECT(w.bytes == acts_bytes(&m, ROWS, 0, NL, ACTS_OUT | ACTS_GRAD), "acts_bytes %zu, allocated %zu",
+           acts_bytes(&m, ROWS, 0, NL, ACTS_OUT | ACTS_GRAD), w.bytes);
     w.a0 = x;
-    model_forward(&m, dev, p, &w, ROWS);
+    model_forward(&m, dev, &pw, &w, ROWS, 0, NL);
     int nout = (int)SIZE[NL], terms = kind == LOSS_MSE ? ROWS * nout : ROWS;
     double loss = dev->loss(kind, ROWS, nout, model_output(&m, &w), y, 1.0f / terms, w.d[0]) / terms;
     double want = ref_loss(&m, pd, xd, yd, kind);
     EXPECT(fabs(loss - want) <= 1e-5 * fabs(want), "act %d loss %d: forward %.9g, reference %.9g", act, kind,
            loss, want);
-    model_backward(&m, dev, p, g, &w, ROWS, 0.0f, NULL, NULL);
+    model_backward(&m, dev, &pw, &gw, &w, ROWS, 0.0f, 0, NL, NULL, NULL);
     /* every weight and bias against a central difference, h = 1e-6 */
     double worst = 0, top = 0;
     for (int l = 0; l < NL; l++) {
@@ -113,9 +119,9 @@ static void gradcheck(act_t act, loss_kind_t kind)
            worst, top);
     /* a second micro-step accumulates: twice the gradient */
     memcpy(g2, g, m.n * 4);
-    model_forward(&m, dev, p, &w, ROWS);
+    model_forward(&m, dev, &pw, &w, ROWS, 0, NL);
     dev->loss(kind, ROWS, nout, model_output(&m, &w), y, 1.0f / terms, w.d[0]);
-    model_backward(&m, dev, p, g2, &w, ROWS, 1.0f, NULL, NULL);
+    model_backward(&m, dev, &pw, &gw2, &w, ROWS, 1.0f, 0, NL, NULL, NULL);
     double acc = 0;
     for (size_t i = MODEL_PAD; i < m.n; i++) acc = fmax(acc, fabs(g2[i] - 2.0f * g[i]));
     EXPECT(acc <= 1e-6 * top, "act %d loss %d: accumulation off by %.3g", act, kind, acc);
@@ -185,8 +191,9 @@ static void init(void)
 
 /* ---- optimisers against the rules in double ---- */
 
-static void optimiser(opt_kind_t kind, double mom, int nesterov, double wd)
+static void optimiser(const char *name, double mom, int nesterov, double wd)
 {
+    const optim_kind_t *kind = optim_find(name);
     enum { N = MODEL_PAD + 40, STEPS = 5 };
     const train_dev_t *dev = train_dev_cpu();
     train_opts_t o;
@@ -211,7 +218,7 @@ static void optimiser(opt_kind_t kind, double mom, int nesterov, double wd)
         optim_step(&opt, dev, p, g, N, lr, t);
         for (int i = MODEL_PAD; i < N; i++) {
             double gi = g[i];
-            if (kind == OPT_SGD) {
+            if (!strcmp(name, "sgd")) {
                 double d = gi + wd * pd[i];
                 if (mom != 0) {
                     m[i] = mom * m[i] + d;
@@ -219,7 +226,7 @@ static void optimiser(opt_kind_t kind, double mom, int nesterov, double wd)
                 }
                 pd[i] -= lr * d;
             } else {
-                if (kind == OPT_ADAMW) pd[i] *= 1 - lr * wd;
+                if (!strcmp(name, "adamw")) pd[i] *= 1 - lr * wd;
                 else gi += wd * pd[i];
                 m[i] = 0.8 * m[i] + 0.2 * gi;
                 v[i] = 0.95 * v[i] + 0.05 * gi * gi;
@@ -229,7 +236,7 @@ static void optimiser(opt_kind_t kind, double mom, int nesterov, double wd)
             worst = fmax(worst, fabs(p[i] - pd[i]));
         }
     }
-    EXPECT(worst < 2e-6, "optimiser %d (momentum %g, nesterov %d, wd %g): off by %.3g", kind, mom, nesterov, wd,
+    EXPECT(worst < 2e-6, "optimiser %s (momentum %g, nesterov %d, wd %g): off by %.3g", name, mom, nesterov, wd,
            worst);
     optim_close(&opt, dev);
 }
@@ -239,7 +246,7 @@ static void clipping(void)
     enum { N = MODEL_PAD + 4 };
     train_opts_t o;
     memset(&o, 0, sizeof o);
-    o.optim = OPT_SGD;
+    o.optim = optim_find("sgd");
     o.clip = 1.0;
     optim_t opt;
     EXPECT(optim_open(&opt, &o, train_dev_cpu(), N) == 0, "optim_open");
@@ -280,6 +287,57 @@ static void layout(void)
         end = m.b[l] + (size_t)size[l + 1];
     }
     EXPECT(m.n >= end && m.n < end + 16, "n %zu, end %zu", m.n, end);
+    /* a stage's layout: layers [1, 3) as they are in the whole one */
+    model_t st;
+    model_layout_part(&st, 3, size, ACT_TANH, 1, 3, 0, 1);
+    EXPECT(st.w[2] == MODEL_PAD && st.n == m.w[0] - m.w[2] + MODEL_PAD, "stage layout: n %zu", st.n);
+    for (int l = 1; l < 3; l++)
+        EXPECT(st.w[l] - MODEL_PAD == m.w[l] - m.w[2] && st.b[l] - MODEL_PAD == m.b[l] - m.w[2], "stage layer %d", l);
+}
+
+/* Sharded layouts: units padded to 16 D floats, the blocks of every
+ * array over the D ranks (hold_piece) disjoint, complete, and where the
+ * layout says (model_block) */
+static void shards(void)
+{
+    const int64_t size[5] = {11, 37, 300, 5, 3};
+    const double caps[3] = {0, 2000, 1e9};
+    for (int D = 1; D <= 4; D++)
+        for (int c = 0; c < 3; c++) {
+            model_t m, plain;
+            model_layout_part(&m, 4, size, ACT_TANH, 0, 4, caps[c], D);
+            model_layout(&plain, 4, size, ACT_TANH);
+            int ok = m.nparams == plain.nparams && (D > 1 || m.n == plain.n);
+            size_t at = 0;
+            for (int u = 0; u < m.nunits; u++) {
+                ok &= m.ulen[u] % (16 * (size_t)D) == 0 && m.uat[u] == at && m.uoff[u] % 16 == 0;
+                ok &= m.uhi[u] > m.ulo[u] && (u == 0 || m.ulo[u - 1] == m.uhi[u]);
+                at += m.ulen[u] / (size_t)D;
+            }
+            ok &= at == m.shard_n && m.nunits >= 1 && (caps[c] > 0 || m.nunits == 4);
+            EXPECT(ok, "D=%d cap %g: units", D, caps[c]);
+            float *buf = calloc(m.shard_n + 1, sizeof *buf);
+            for (int l = 0; l < 4; l++)
+                for (int k = 0; k < 2; k++) {
+                    size_t len = k ? (size_t)size[l + 1] : (size_t)(size[l] * size[l + 1]), got = 0, next = 0;
+                    for (int r = 0; r < D; r++) {   /* the runs follow each other in rank order */
+                        hold_t h = {&m, buf, 1, r, 1};
+                        size_t first, count, blk, blen;
+                        float *p = hold_piece(&h, l, k, &first, &count);
+                        if (!count) continue;
+                        int u = m.unit_of[l];
+                        model_block(&m, u, r, &blk, &blen);
+                        size_t full = (k ? m.b[l] : m.w[l]) + first;
+                        ok &= first == next && full >= blk && full + count <= blk + blen;
+                        ok &= (size_t)(p - buf) == m.uat[u] + (full - blk);
+                        next = first + count;
+                        got += count;
+                    }
+                    EXPECT(ok && got == len, "D=%d cap %g layer %d %s: the runs cover %zu of %zu", D, caps[c], l,
+                           k ? "bias" : "weight", got, len);
+                }
+            free(buf);
+        }
 }
 
 int main(void)
@@ -290,15 +348,16 @@ int main(void)
     }
     tanh_accuracy();
     init();
-    optimiser(OPT_SGD, 0, 0, 0);
-    optimiser(OPT_SGD, 0.9, 0, 0.01);
-    optimiser(OPT_SGD, 0.9, 1, 0);
-    optimiser(OPT_ADAM, 0, 0, 0);
-    optimiser(OPT_ADAM, 0, 0, 0.1);
-    optimiser(OPT_ADAMW, 0, 0, 0.1);
+    optimiser("sgd", 0, 0, 0);
+    optimiser("sgd", 0.9, 0, 0.01);
+    optimiser("sgd", 0.9, 1, 0);
+    optimiser("adam", 0, 0, 0);
+    optimiser("adam", 0, 0, 0.1);
+    optimiser("adamw", 0, 0, 0.1);
     clipping();
     schedules();
     layout();
+    shards();
     if (!test_failures) printf("train_unit: all checks passed\n");
     return test_result();
 }

@@ -34,6 +34,11 @@ trap 'rm -rf "$dir"' EXIT
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# the samples/s of a metrics.csv's rows after the first (the column by name)
+rates() {
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "samples_per_s") c = i }
+             NR > 2 && $c > 0 { print $c }' "$1"
+}
 
 "$odegen" -q -n "$TRAJ" --out "$dir/ode.h5"
 args="--data $dir/ode.h5 --layers 11,256,256,10 --act tanh --loss mse --optim adam --lr 1e-3 --batch 256
@@ -45,7 +50,7 @@ hpc() {
     np=$1
     shift
     $MPIEXEC "$np" "$prog" $args --out "$dir/run" "$@"
-    awk -F, 'NR > 2 { print $6 }' "$dir/run/metrics.csv" | median
+    rates "$dir/run/metrics.csv" | median
 }
 
 # torch NP: the same model, data and batch with PyTorch (NP 2: DDP, gloo;

@@ -43,6 +43,11 @@ export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 mkdir -p "$out"
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# the samples/s of a metrics.csv's rows after the first (the column by name)
+rates() {
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "samples_per_s") c = i }
+             NR > 2 && $c > 0 { print $c }' "$1"
+}
 
 "$odegen" -q -n "$TRAJ" --out "$dir/ode.h5"
 args="--data $dir/ode.h5 --layers $LAYERS --act tanh --loss mse --optim adam --lr 1e-3 --batch $BATCH
@@ -53,7 +58,7 @@ run() {
     name=$1 np=$2
     shift 2
     $MPIEXEC "$np" "$prog" $args --out "$dir/$name" "$@" > "$dir/$name.out"
-    rate=$(awk -F, 'NR > 2 && $6 > 0 { print $6 }' "$dir/$name/metrics.csv" | median)
+    rate=$(rates "$dir/$name/metrics.csv" | median)
     line=$(cat "$dir/$name.out")
     bubble=$(echo "$line" | sed -n 's/.*bubble \([0-9.]*%\) (theory \([0-9.]*%\), \([0-9.]*%\) replayed).*/\1 \3 \2/p')
     mem=$(echo "$line" | sed -n 's/.*peak activations \([0-9.]* [KMG]*i*B\).*/\1/p' | tr -d ' ')

@@ -17,16 +17,18 @@
  *       val_from_row (validation: the samples of rows >= it), init_from,
  *       "options" (the key --resume compares) and the provenance
  *
- * Written through libhpc's checkpoints (hpc_ckpt_*): every rank holds the
- * same model, so rank 0's copy is written while the others take part in
- * the collective calls; the file appears under its name only complete.
- * In a pipeline each stage of the first replica writes its own layers
- * into the one file (hpc_ckpt_put_from), so the file is the same
- * whatever the strategy, and any strategy loads it.
+ * Written through libhpc's checkpoints (hpc_ckpt_*); the file appears
+ * under its name only complete.  Each rank writes the run of each array
+ * that it holds (hold.c: data parallelism's rank 0 every array whole, a
+ * pipeline stage its layers, a sharded rank its block of each; a
+ * replica's copy not again) with hpc_ckpt_put_part, and reads back what
+ * it holds, so the file is the same whatever the strategy, and any
+ * strategy loads it.
  */
 #include "config.h"
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "train.h"
 
@@ -42,40 +44,64 @@ static int ckpt_path(const train_t *t, char *path, size_t len)
 
 /* A failed collective call still took part: the later ones go on in
  * step on every rank, and the first error decides the commit. */
-static int first(int rc, int now)
+static int first_rc(int rc, int now)
 {
     return rc ? rc : now;
 }
 
-/* each layer's weight and bias of the flat buffer host, under prefix,
- * written by the rank that holds the layer (rank 0, or a stage of the
- * first pipeline) */
-static int put_layers(hpc_ckpt_t *c, const train_t *t, const char *prefix, const float *host)
+/* The most floats of any array (a layer's weight): the host buffer a
+ * run of one passes through */
+static size_t array_most(const model_t *m)
+{
+    size_t most = 1;
+    for (int l = 0; l < m->nl; l++) {
+        size_t n = (size_t)(m->size[l] * m->size[l + 1]);
+        most = n > most ? n : most;
+    }
+    return most;
+}
+
+static void array_name(char *name, size_t len, const char *prefix, int l, int bias)
+{
+    snprintf(name, len, "%s/%d/%s", prefix, 2 * l, bias ? "bias" : "weight");
+}
+
+/* Every layer's weight and bias under prefix, each rank its runs of h */
+static int put_layers(hpc_ckpt_t *c, const train_t *t, const char *prefix, const hold_t *h, float *host)
 {
     const model_t *m = &t->model;
     int rc = 0;
-    for (int l = 0; l < m->nl; l++) {
-        char name[256];
-        hsize_t dw[2] = {(hsize_t)m->size[l + 1], (hsize_t)m->size[l]}, db[1] = {dw[0]};
-        int writer = pipe_layer_writer(t, l);
-        snprintf(name, sizeof name, "%s/%d/weight", prefix, 2 * l);
-        rc = first(rc, hpc_ckpt_put_from(c, name, H5T_NATIVE_FLOAT, 2, dw, host + m->w[l], writer));
-        snprintf(name, sizeof name, "%s/%d/bias", prefix, 2 * l);
-        rc = first(rc, hpc_ckpt_put_from(c, name, H5T_NATIVE_FLOAT, 1, db, host + m->b[l], writer));
-    }
+    for (int l = 0; l < m->nl; l++)
+        for (int k = 0; k < 2; k++) {
+            char name[256];
+            hsize_t dims[2] = {(hsize_t)m->size[l + 1], (hsize_t)m->size[l]};
+            size_t first, count;
+            const float *at = hold_piece(h, l, k, &first, &count);
+            if (!h->writes) count = 0;
+            if (count) t->dev->to_host(host, at, count * sizeof(float));
+            array_name(name, sizeof name, prefix, l, k);
+            rc = first_rc(rc, hpc_ckpt_put_part(c, name, H5T_NATIVE_FLOAT, 2 - k, dims, host, first, count));
+        }
     return rc;
 }
 
-static int get_layers(hpc_ckpt_t *c, const model_t *m, const char *prefix, float *host)
+/* What this rank holds of every layer's weight and bias, from prefix;
+ * with check_finite, -1 (and *bad set) if any is NaN or infinite */
+static int get_layers(hpc_ckpt_t *c, const train_t *t, const char *prefix, const hold_t *h, float *host,
+                      int *bad)
 {
-    for (int l = 0; l < m->nl; l++) {
-        char name[256];
-        hsize_t dw[2] = {(hsize_t)m->size[l + 1], (hsize_t)m->size[l]}, db[1] = {dw[0]};
-        snprintf(name, sizeof name, "%s/%d/weight", prefix, 2 * l);
-        HPC_TRY(hpc_ckpt_get(c, name, H5T_NATIVE_FLOAT, 2, dw, host + m->w[l]));
-        snprintf(name, sizeof name, "%s/%d/bias", prefix, 2 * l);
-        HPC_TRY(hpc_ckpt_get(c, name, H5T_NATIVE_FLOAT, 1, db, host + m->b[l]));
-    }
+    const model_t *m = &t->model;
+    for (int l = 0; l < m->nl; l++)
+        for (int k = 0; k < 2; k++) {
+            char name[256];
+            hsize_t dims[2] = {(hsize_t)m->size[l + 1], (hsize_t)m->size[l]};
+            size_t first, count;
+            float *at = hold_piece(h, l, k, &first, &count);
+            array_name(name, sizeof name, prefix, l, k);
+            HPC_TRY(hpc_ckpt_get_part(c, name, H5T_NATIVE_FLOAT, 2 - k, dims, host, first, count));
+            for (size_t i = 0; bad && i < count; i++) *bad |= !isfinite(host[i]);
+            if (count) t->dev->to_dev(at, host, count * sizeof(float));
+        }
     return 0;
 }
 
@@ -83,10 +109,10 @@ static int put_norm(hpc_ckpt_t *c, const data_t *d)
 {
     hsize_t nin = (hsize_t)d->nin, nout = (hsize_t)d->ydim;
     int rc = hpc_ckpt_put(c, "norm/x_mean", H5T_NATIVE_DOUBLE, 1, &nin, d->x_mean);
-    rc = first(rc, hpc_ckpt_put(c, "norm/x_std", H5T_NATIVE_DOUBLE, 1, &nin, d->x_std));
+    rc = first_rc(rc, hpc_ckpt_put(c, "norm/x_std", H5T_NATIVE_DOUBLE, 1, &nin, d->x_std));
     if (d->loss == LOSS_CE) return rc;
-    rc = first(rc, hpc_ckpt_put(c, "norm/y_mean", H5T_NATIVE_DOUBLE, 1, &nout, d->y_mean));
-    return first(rc, hpc_ckpt_put(c, "norm/y_std", H5T_NATIVE_DOUBLE, 1, &nout, d->y_std));
+    rc = first_rc(rc, hpc_ckpt_put(c, "norm/y_mean", H5T_NATIVE_DOUBLE, 1, &nout, d->y_mean));
+    return first_rc(rc, hpc_ckpt_put(c, "norm/y_std", H5T_NATIVE_DOUBLE, 1, &nout, d->y_std));
 }
 
 /* What the data was, as plain attributes (the options key has it too, in
@@ -96,10 +122,10 @@ static int put_split(hid_t id, const train_t *t)
     const data_t *d = &t->data;
     const char *target = d->kind == DATA_XY ? "Y" : d->delta ? "delta" : "next";
     int rc = hpc_h5_attr_set_string(id, "target", target);
-    rc = first(rc, hpc_h5_attr_set_int64(id, "train_samples", d->ntrain));
-    rc = first(rc, hpc_h5_attr_set_int64(id, "val_samples", d->nval));
-    rc = first(rc, hpc_h5_attr_set_int64(id, "val_from_row", d->val_row));
-    return first(rc, hpc_h5_attr_set_string(id, "init_from", t->o->init_from ? t->o->init_from : ""));
+    rc = first_rc(rc, hpc_h5_attr_set_int64(id, "train_samples", d->ntrain));
+    rc = first_rc(rc, hpc_h5_attr_set_int64(id, "val_samples", d->nval));
+    rc = first_rc(rc, hpc_h5_attr_set_int64(id, "val_from_row", d->val_row));
+    return first_rc(rc, hpc_h5_attr_set_string(id, "init_from", t->o->init_from ? t->o->init_from : ""));
 }
 
 static int put_attrs(hpc_ckpt_t *c, const train_t *t)
@@ -107,45 +133,53 @@ static int put_attrs(hpc_ckpt_t *c, const train_t *t)
     const train_opts_t *o = t->o;
     hid_t id = hpc_ckpt_id(c);
     char sizes[TRAIN_MAXL * 9 + 16] = "";
-    for (int i = 0; i <= o->nlayers; i++)
-        snprintf(sizes + strlen(sizes), sizeof sizes - strlen(sizes), "%s%lld", i ? "," : "",
-                 (long long)o->size[i]);
-    const char *opt = o->optim == OPT_SGD ? "sgd" : o->optim == OPT_ADAM ? "adam" : "adamw";
+    train_layers_str(o, sizes, sizeof sizes);
+    const char *opt = o->optim->name;
     int rc = hpc_h5_attr_set_int64(id, "step", t->step);
-    rc = first(rc, hpc_h5_attr_set_double(id, "epoch", (double)t->step / (double)t->steps_per_epoch));
-    rc = first(rc, hpc_h5_attr_set_int64(id, "seed", (int64_t)o->seed));
-    rc = first(rc, hpc_h5_attr_set_int64(id, "samples_seen", t->step * o->batch * o->accum));
-    rc = first(rc, hpc_h5_attr_set_double(id, "train_loss", t->train_loss));
-    rc = first(rc, hpc_h5_attr_set_double(id, "val_loss", t->val_loss));
-    rc = first(rc, hpc_h5_attr_set_double(id, "val_mse_data", t->val_mse));
-    rc = first(rc, hpc_h5_attr_set_string(id, "layers", sizes));
-    rc = first(rc, hpc_h5_attr_set_string(id, "activation", act_name(o->act)));
-    rc = first(rc, hpc_h5_attr_set_string(id, "loss", o->loss == LOSS_CE ? "cross-entropy" : "mse"));
-    rc = first(rc, hpc_h5_attr_set_string(id, "optimizer", opt));
-    rc = first(rc, hpc_h5_attr_set_double(id, "lr", o->lr));
-    rc = first(rc, hpc_h5_attr_set_string(id, "data", o->data));
-    rc = first(rc, hpc_h5_attr_set_string(id, "samples", t->data.describe));
-    rc = first(rc, hpc_h5_attr_set_int64(id, "normalized", o->normalize));
-    return first(rc, put_split(id, t));
+    rc = first_rc(rc, hpc_h5_attr_set_double(id, "epoch", (double)t->step / (double)t->steps_per_epoch));
+    rc = first_rc(rc, hpc_h5_attr_set_int64(id, "seed", (int64_t)o->seed));
+    rc = first_rc(rc, hpc_h5_attr_set_int64(id, "samples_seen", t->step * o->batch * o->accum));
+    rc = first_rc(rc, hpc_h5_attr_set_double(id, "train_loss", t->train_loss));
+    rc = first_rc(rc, hpc_h5_attr_set_double(id, "val_loss", t->val_loss));
+    rc = first_rc(rc, hpc_h5_attr_set_double(id, "val_mse_data", t->val_mse));
+    rc = first_rc(rc, hpc_h5_attr_set_string(id, "layers", sizes));
+    rc = first_rc(rc, hpc_h5_attr_set_string(id, "activation", act_name(o->act)));
+    rc = first_rc(rc, hpc_h5_attr_set_string(id, "loss", o->loss == LOSS_CE ? "cross-entropy" : "mse"));
+    rc = first_rc(rc, hpc_h5_attr_set_string(id, "optimizer", opt));
+    rc = first_rc(rc, hpc_h5_attr_set_double(id, "lr", o->lr));
+    rc = first_rc(rc, hpc_h5_attr_set_string(id, "data", o->data));
+    rc = first_rc(rc, hpc_h5_attr_set_string(id, "samples", t->data.describe));
+    rc = first_rc(rc, hpc_h5_attr_set_int64(id, "normalized", o->normalize));
+    return first_rc(rc, put_split(id, t));
+}
+
+/* The prefix of buffer k of t->hold: the model, then each state */
+static void prefix_of(const train_t *t, int k, char *buf, size_t len)
+{
+    if (k == 0) snprintf(buf, len, "model");
+    else snprintf(buf, len, "optim/%s", t->opt.kind->state[k - 1]);
 }
 
 int ckpt_save(train_t *t)
 {
     char path[4096];
     hpc_ckpt_t *c;
-    const model_t *m = &t->model;
-    HPC_TRY(ckpt_path(t, path, sizeof path));
-    HPC_TRY(hpc_ckpt_begin(path, hpc_comm_world(), hpc_app_key(), t->argc, t->argv, &c));
-    t->dev->to_host(t->host, t->p, m->n * sizeof(float));
-    int rc = put_layers(c, t, "model", t->host);
-    for (int k = 0; k < t->opt.nstates; k++) {
-        char prefix[64];
-        snprintf(prefix, sizeof prefix, "optim/%s", t->opt.names[k]);
-        t->dev->to_host(t->host, t->opt.state[k], m->n * sizeof(float));
-        rc = first(rc, put_layers(c, t, prefix, t->host));
+    float *host = malloc(array_most(&t->model) * sizeof *host);
+    if (!host) return HPC_ERR(HPC_ERR_NOMEM, "the checkpoint's buffer");
+    int rc = ckpt_path(t, path, sizeof path);
+    if (!rc) rc = hpc_ckpt_begin(path, hpc_comm_world(), hpc_app_key(), t->argc, t->argv, &c);
+    if (rc) {
+        free(host);
+        return rc;
     }
-    rc = first(rc, put_norm(c, &t->data));
-    rc = first(rc, put_attrs(c, t));
+    for (int k = 0; k <= t->opt.nstates; k++) {
+        char prefix[64];
+        prefix_of(t, k, prefix, sizeof prefix);
+        rc = first_rc(rc, put_layers(c, t, prefix, &t->hold[k], host));
+    }
+    free(host);
+    rc = first_rc(rc, put_norm(c, &t->data));
+    rc = first_rc(rc, put_attrs(c, t));
     int crc = hpc_ckpt_commit(c, rc == 0);
     if (!rc && !crc) t->saved_step = t->step;
     return rc ? rc : crc;
@@ -153,20 +187,17 @@ int ckpt_save(train_t *t)
 
 static int load(train_t *t, hpc_ckpt_t *c)
 {
-    const model_t *m = &t->model;
     data_t *d = &t->data;
-    /* the pads between the arrays are zeros on every rank (the replica
-     * check hashes them) */
-    memset(t->host, 0, m->n * sizeof(float));
-    HPC_TRY(get_layers(c, m, "model", t->host));
-    t->dev->to_dev(t->p, t->host, m->n * sizeof(float));
-    for (int k = 0; k < t->opt.nstates; k++) {
+    float *host = malloc(array_most(&t->model) * sizeof *host);
+    if (!host) return HPC_ERR(HPC_ERR_NOMEM, "the checkpoint's buffer");
+    int rc = 0;
+    for (int k = 0; k <= t->opt.nstates && !rc; k++) {
         char prefix[64];
-        snprintf(prefix, sizeof prefix, "optim/%s", t->opt.names[k]);
-        memset(t->host, 0, m->n * sizeof(float));
-        HPC_TRY(get_layers(c, m, prefix, t->host));
-        t->dev->to_dev(t->opt.state[k], t->host, m->n * sizeof(float));
+        prefix_of(t, k, prefix, sizeof prefix);
+        rc = get_layers(c, t, prefix, &t->hold[k], host, NULL);
     }
+    free(host);
+    HPC_TRY(rc);
     hsize_t nin = (hsize_t)d->nin, nout = (hsize_t)d->ydim;
     HPC_TRY(hpc_ckpt_get(c, "norm/x_mean", H5T_NATIVE_DOUBLE, 1, &nin, d->x_mean));
     HPC_TRY(hpc_ckpt_get(c, "norm/x_std", H5T_NATIVE_DOUBLE, 1, &nin, d->x_std));
@@ -265,7 +296,6 @@ static int check_init_layers(hid_t id, const train_t *t, char *err, size_t len)
 
 int ckpt_init_from(train_t *t, char *err, size_t len)
 {
-    const model_t *m = &t->model;
     const char *path = t->o->init_from;
     hpc_ckpt_t *c;
     if (!hpc_ckpt_exists(path, hpc_comm_world())) {
@@ -277,18 +307,24 @@ int ckpt_init_from(train_t *t, char *err, size_t len)
         snprintf(err, len, "--init-from %s: not a readable HDF5 file", path);
         return -1;
     }
-    int rc = check_init_layers(hpc_ckpt_id(c), t, err, len);
-    memset(t->host, 0, m->n * sizeof(float));   /* the pads: zeros, as a fresh start's */
-    if (!rc && get_layers(c, m, "model", t->host) < 0) {
+    int rc = check_init_layers(hpc_ckpt_id(c), t, err, len), bad = 0, any = 0;
+    float *host = rc ? NULL : malloc(array_most(&t->model) * sizeof *host);
+    if (!rc && !host) {
+        snprintf(err, len, "--init-from %s: out of memory", path);
+        rc = -1;
+    }
+    if (!rc && get_layers(c, t, "model", &t->hold[0], host, &bad) < 0) {
         snprintf(err, len, "--init-from %s: %s", path, hpc_last_cause());
         hpc_error_clear();
         rc = -1;
     }
+    free(host);
     hpc_ckpt_close(c);
-    for (size_t i = 0; !rc && i < m->n; i++)
-        if (!isfinite(t->host[i])) {
-            snprintf(err, len, "--init-from %s: the weights hold NaN or infinity", path);
-            rc = -1;
-        }
+    /* each rank saw its runs only */
+    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, hpc_comm_world());
+    if (!rc && any) {
+        snprintf(err, len, "--init-from %s: the weights hold NaN or infinity", path);
+        rc = -1;
+    }
     return rc;
 }

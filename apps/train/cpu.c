@@ -1,5 +1,6 @@
 /* cpu.c - the CPU device: host memory (64-byte aligned), OpenBLAS sgemm
- * in row-major form, and the kernels of act.c, loss.c and optim.c.  The
+ * in row-major form, and the kernels of act.c, loss.c and optim.c (the
+ * optimisers' loops, one for each rule of opt_kernels.h).  The
  * BLAS threads are libhpc's choice (the cores a rank owns).
  */
 #include "config.h"
@@ -51,10 +52,21 @@ static void scale(size_t n, float *x, float s)
     for (size_t i = 0; i < n; i++) x[i] *= s;
 }
 
+static void add(size_t n, float *y, const float *x)
+{
+    for (size_t i = 0; i < n; i++) y[i] += x[i];
+}
+
+static void zero(size_t n, float *x)
+{
+    memset(x, 0, n * sizeof *x);
+}
+
 static void nothing(void)
 {
 }
 
+#define CPU_OPT(name) cpu_opt_##name,
 static const train_dev_t cpu = {
     .name = "cpu",
     .alloc = cpu_alloc,
@@ -69,8 +81,9 @@ static const train_dev_t cpu = {
     .loss = cpu_loss,
     .sumsq = sumsq,
     .scale = scale,
-    .sgd = cpu_sgd,
-    .adam = cpu_adam,
+    .add = add,
+    .zero = zero,
+    .opt = {OPT_KERNELS(CPU_OPT)},
     .sync = nothing,
 };
 

@@ -259,7 +259,8 @@ static double sumsq(size_t n, const float *x)
 
 __global__ void k_scale(size_t n, float *x, float s)
 {
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) x[i] *= s;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        x[i] *= s;
 }
 
 static void scale(size_t n, float *x, float s)
@@ -268,41 +269,35 @@ static void scale(size_t n, float *x, float s)
     check(cudaGetLastError(), "scale");
 }
 
-__global__ void k_sgd(size_t n, float *p, const float *g, float *buf, opt_step_t h)
-{
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-        float d = h.weight_decay != 0.0f ? g[i] + h.weight_decay * p[i] : g[i];
-        if (buf) {
-            buf[i] = buf[i] * h.momentum + d;
-            d = h.nesterov ? d + h.momentum * buf[i] : buf[i];
-        }
-        p[i] = p[i] + -h.lr * d;
+/* the optimisers: a kernel for each rule of opt_kernels.h */
+#define CUDA_OPT(name)                                                                                          \
+    __global__ void k_opt_##name(size_t n, float *p, const float *g, float *s0, float *s1, opt_step_t h)      \
+    {                                                                                                         \
+        for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) \
+            opt_##name##_elem(i, p, g, s0, s1, h);                                                            \
+    }                                                                                                         \
+    static void opt_##name(size_t n, float *p, const float *g, float *s0, float *s1, const opt_step_t *h)     \
+    {                                                                                                         \
+        k_opt_##name<<<blocks(n), THREADS>>>(n, p, g, s0, s1, *h);                                            \
+        check(cudaGetLastError(), "optimiser " #name);                                                        \
     }
+OPT_KERNELS(CUDA_OPT)
+
+__global__ void k_add(size_t n, float *y, const float *x)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        y[i] += x[i];
 }
 
-__global__ void k_adam(size_t n, float *p, const float *g, float *m, float *v, opt_step_t h)
+static void add(size_t n, float *y, const float *x)
 {
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-        float gi = g[i];
-        if (h.decoupled) p[i] = p[i] * h.decay;
-        else if (h.weight_decay != 0.0f) gi = gi + h.weight_decay * p[i];
-        m[i] = m[i] * h.beta1 + h.c1 * gi;
-        v[i] = v[i] * h.beta2 + h.c2 * (gi * gi);
-        float denom = sqrtf(v[i]) / h.bc2_sqrt + h.eps;
-        p[i] = p[i] + -h.step_size * (m[i] / denom);
-    }
+    k_add<<<blocks(n), THREADS>>>(n, y, x);
+    check(cudaGetLastError(), "add");
 }
 
-static void sgd(size_t n, float *p, const float *g, float *buf, const opt_step_t *h)
+static void zero(size_t n, float *x)
 {
-    k_sgd<<<blocks(n), THREADS>>>(n, p, g, buf, *h);
-    check(cudaGetLastError(), "sgd");
-}
-
-static void adam(size_t n, float *p, const float *g, float *m, float *v, const opt_step_t *h)
-{
-    k_adam<<<blocks(n), THREADS>>>(n, p, g, m, v, *h);
-    check(cudaGetLastError(), "adam");
+    check(cudaMemsetAsync(x, 0, n * sizeof *x, 0), "cudaMemsetAsync");
 }
 
 static void sync(void)
@@ -361,8 +356,10 @@ extern "C" HPC_DL_EXPORT int train_cuda_open(void (*fatal_fn)(const char *), con
     gpu.loss = loss;
     gpu.sumsq = sumsq;
     gpu.scale = scale;
-    gpu.sgd = sgd;
-    gpu.adam = adam;
+    gpu.add = add;
+    gpu.zero = zero;
+#define CUDA_OPT_ENTRY(name) gpu.opt[OPT_K_##name] = opt_##name;
+    OPT_KERNELS(CUDA_OPT_ENTRY)
     gpu.sync = sync;
     gpu.sync_compute = sync_compute;
     *out = &gpu;

@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "opt_kernels.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -29,19 +30,6 @@ extern "C" {
 
 typedef enum { ACT_NONE = -1, ACT_TANH = 0, ACT_RELU, ACT_GELU } act_t;
 typedef enum { LOSS_MSE = 0, LOSS_CE } loss_kind_t;
-
-/* One optimiser step's constants, as PyTorch 1.13 computes them. */
-typedef struct {
-    float lr, momentum, weight_decay;
-    int nesterov;
-    float beta1, beta2, eps;
-    int decoupled;          /* AdamW: decay the weights, not the gradient */
-    /* what PyTorch computes in Python floats (double), then rounds */
-    float c1, c2;           /* 1 - beta1, 1 - beta2 */
-    float decay;            /* AdamW: 1 - lr weight_decay */
-    float step_size;        /* lr / (1 - beta1^t) */
-    float bc2_sqrt;         /* sqrt(1 - beta2^t) */
-} opt_step_t;
 
 typedef struct train_dev {
     const char *name;                                  /* "cpu", "cuda" */
@@ -67,9 +55,11 @@ typedef struct train_dev {
                    float *dy);
     double (*sumsq)(size_t n, const float *x);
     void (*scale)(size_t n, float *x, float s);
-    /* SGD (momentum buffer buf, NULL without momentum) and Adam/AdamW */
-    void (*sgd)(size_t n, float *p, const float *g, float *buf, const opt_step_t *h);
-    void (*adam)(size_t n, float *p, const float *g, float *m, float *v, const opt_step_t *h);
+    /* y[i] += x[i]; x[0..n) = 0 */
+    void (*add)(size_t n, float *y, const float *x);
+    void (*zero)(size_t n, float *x);
+    /* the optimisers' rules, by opt_kernels.h's index */
+    opt_kernel_fn opt[OPT_NKERNELS];
     void (*sync)(void);                                /* work queued so far is done */
     /* the work this table queued (on the GPU: the legacy default stream)
      * is done - not libhpc's collectives, which run on streams of their
@@ -89,14 +79,16 @@ const train_dev_t *train_dev_cuda(char *err, size_t len);
  * a rank cannot go on, and the others may be inside a collective). */
 void train_dev_fatal(const char *msg);
 
-/* CPU kernels (act.c, loss.c, optim.c), also for the tests */
+/* CPU kernels (act.c, loss.c, optim.c), also for the tests; the
+ * optimisers' by opt_kernels.h's index */
 void cpu_bias_act(act_t act, int m, int n, const float *b, float *z, float *keep);
 void cpu_act_back(act_t act, int m, int n, const float *a, const float *keep, float *d, float *db,
                   float beta);
 double cpu_loss(loss_kind_t kind, int m, int n, const float *yhat, const float *y, float scale,
                 float *dy);
-void cpu_sgd(size_t n, float *p, const float *g, float *buf, const opt_step_t *h);
-void cpu_adam(size_t n, float *p, const float *g, float *m, float *v, const opt_step_t *h);
+#define OPT_CPU_DECL(name) \
+    void cpu_opt_##name(size_t n, float *p, const float *g, float *s0, float *s1, const opt_step_t *h);
+OPT_KERNELS(OPT_CPU_DECL)
 float cpu_tanh(float x);
 
 #ifdef __cplusplus

@@ -23,9 +23,10 @@
 
 #define CALIB_ROUNDS 5
 
-/* Layers [lo, hi): a pipeline stage reduces its own layers only */
-static int buckets(dp_t *dp, const model_t *m, int lo, int hi, double bucket_mb)
+/* The layers of m's layout: a pipeline stage reduces its own only */
+static int buckets(dp_t *dp, const model_t *m, double bucket_mb)
 {
+    int lo = m->lo, hi = m->hi;
     size_t cap = (size_t)(bucket_mb * 1048576.0 / sizeof(float));
     dp->off = calloc((size_t)m->nl, sizeof *dp->off);
     dp->count = calloc((size_t)m->nl, sizeof *dp->count);
@@ -35,7 +36,7 @@ static int buckets(dp_t *dp, const model_t *m, int lo, int hi, double bucket_mb)
     /* the pad and the last layer open bucket 0 (the pad carries the loss) */
     size_t start = hi == m->nl ? 0 : m->w[hi - 1];
     for (int l = hi - 1; l >= lo; l--) {
-        size_t end = l > 0 ? m->w[l - 1] : m->n;   /* where layer l's arrays end */
+        size_t end = l > lo ? m->w[l - 1] : m->n;   /* where layer l's arrays end */
         int fits = dp->nb > 0 && end - dp->off[dp->nb - 1] <= cap;
         if (dp->nb == 0 || !fits) {
             if (dp->nb > 0) start = m->w[l];
@@ -65,15 +66,14 @@ static double calibrate(dp_t *dp)
     return all;
 }
 
-int dp_open(dp_t *dp, const model_t *m, int lo, int hi, float *g, double bucket_mb, hpc_alg_t alg,
-            MPI_Comm comm)
+int dp_open(dp_t *dp, const model_t *m, float *g, double bucket_mb, hpc_alg_t alg, MPI_Comm comm)
 {
     memset(dp, 0, sizeof *dp);
     dp->comm = comm;
     dp->alg = alg;
     dp->g = g;
     MPI_Comm_size(comm, &dp->size);
-    HPC_TRY(buckets(dp, m, lo, hi, bucket_mb));
+    HPC_TRY(buckets(dp, m, bucket_mb));
     /* g is all zeros here: the calibration leaves it so */
     if (dp->size > 1 && (dp->calib = calibrate(dp)) < 0) return hpc_error_push(-1, __FILE__, __LINE__, __func__);
     return 0;

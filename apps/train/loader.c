@@ -47,6 +47,32 @@ static int preload(loader_t *l)
     return 0;
 }
 
+/* Micro-batches a window holds: as many as fit WINDOW_BYTES, one at
+ * least, at most an epoch's */
+static int64_t window_cap(const data_t *d, const train_opts_t *o, int64_t per_epoch, int nranks)
+{
+    size_t row = (size_t)(d->nin + d->ydim) * sizeof(float);
+    int64_t most = (o->batch + nranks - 1) / nranks;
+    int64_t cap = (int64_t)(WINDOW_BYTES / (row * most));
+    /* test hook: HPC_TRAIN_TEST_WINDOW=K micro-batches a window, so a small
+     * test crosses windows and epochs */
+    int64_t k;
+    if (hpc_app_test_hook("HPC_TRAIN_TEST_WINDOW", 1, &k) == 1 && k > 0) cap = k;
+    if (cap < 1 || o->preload) cap = 1;
+    if (cap > per_epoch) cap = per_epoch > 0 ? per_epoch : 1;
+    return cap;
+}
+
+size_t loader_bytes(const data_t *d, const train_opts_t *o, int rank, int nranks)
+{
+    int64_t lo, n, vlo, vn, per_epoch = d->ntrain / (o->batch * o->accum) * o->accum;
+    hpc_block_range(o->batch, nranks, rank, &lo, &n);
+    hpc_block_range(d->nval, nranks, rank, &vlo, &vn);
+    size_t row = (size_t)(d->nin + d->ydim) * sizeof(float);
+    size_t bytes = (size_t)(window_cap(d, o, per_epoch, nranks) * n + vn) * row;
+    return bytes + (o->preload ? (size_t)d->ntrain * row : 0);
+}
+
 int loader_open(loader_t *l, const data_t *d, const train_opts_t *o, int rank, int nranks, char *err,
                 size_t len)
 {
@@ -58,16 +84,8 @@ int loader_open(loader_t *l, const data_t *d, const train_opts_t *o, int rank, i
     l->per_epoch = d->ntrain / (o->batch * o->accum) * o->accum;
     l->w_epoch = -1;
     hpc_block_range(o->batch, nranks, rank, &l->rank_lo, &l->rank_n);
-    /* the window: as many micro-batches as fit WINDOW_BYTES, one at least */
     size_t row = (size_t)(d->nin + d->ydim) * sizeof(float);
-    int64_t most = (o->batch + nranks - 1) / nranks;
-    l->w_cap = (int64_t)(WINDOW_BYTES / (row * most));
-    /* test hook: HPC_TRAIN_TEST_WINDOW=K micro-batches a window, so a small
-     * test crosses windows and epochs */
-    int64_t k;
-    if (hpc_app_test_hook("HPC_TRAIN_TEST_WINDOW", 1, &k) == 1 && k > 0) l->w_cap = k;
-    if (l->w_cap < 1 || l->preload) l->w_cap = 1;
-    if (l->w_cap > l->per_epoch) l->w_cap = l->per_epoch > 0 ? l->per_epoch : 1;
+    l->w_cap = window_cap(d, o, l->per_epoch, nranks);
     l->wx = malloc((size_t)(l->w_cap * l->rank_n * d->nin + 1) * sizeof(float));
     l->wy = malloc((size_t)(l->w_cap * l->rank_n * d->ydim + 1) * sizeof(float));
     hpc_block_range(d->nval, nranks, rank, &l->val_lo, &l->val_n);

@@ -1,4 +1,4 @@
-# apps/train/local.mk - hpc-train: data-parallel MLP training.
+# apps/train/local.mk - hpc-train: data-parallel, sharded and pipelined MLP training.
 bin_PROGRAMS += apps/train/hpc-train
 # everything but main.c, shared with the tests that drive the pieces
 TRAIN_CORE = \
@@ -11,10 +11,17 @@ TRAIN_CORE = \
 	apps/train/act.c \
 	apps/train/loss.c \
 	apps/train/optim.c \
+	apps/train/opt_kernels.h \
 	apps/train/sched.c \
 	apps/train/cpu.c \
+	apps/train/hold.c \
+	apps/train/batch.c \
 	apps/train/dp.c \
+	apps/train/strategy.c \
+	apps/train/strat_dp.c \
+	apps/train/shard.c \
 	apps/train/pipe.c \
+	apps/train/pipe_run.c \
 	apps/train/pipe_sched.c \
 	apps/train/pipe_stale.c \
 	apps/train/pipe_wp.c \
@@ -48,7 +55,7 @@ apps_train_hpc_train_cuda_la_SOURCES =
 apps_train_hpc_train_cuda_la_LIBADD = apps/train/cuda.lo libhpc/libhpc-core.la $(CUDA_LIBS)
 apps_train_hpc_train_cuda_la_LDFLAGS = $(HPC_MODULE_LDFLAGS)
 EXTRA_apps_train_hpc_train_cuda_la_DEPENDENCIES = apps/train/cuda.lo
-apps/train/cuda.lo: apps/train/cuda.cu apps/train/dev.h apps/train/act_math.h
+apps/train/cuda.lo: apps/train/cuda.cu apps/train/dev.h apps/train/act_math.h apps/train/opt_kernels.h
 	$(AM_V_CC)$(SHELL) $(top_srcdir)/build-aux/cudalt.sh $@ $(NVCC) $(NVCC_FLAGS) --fmad=false \
 		-c $(srcdir)/apps/train/cuda.cu
 CLEANFILES += apps/train/cuda.lo apps/train/cuda.o apps/train/.libs/cuda.o
@@ -56,4 +63,4 @@ endif
 # the Python side (docs/train.md, "PyTorch both ways")
 trainpythondir = $(pkgdatadir)/python
 dist_trainpython_DATA = apps/train/hpckit_torch.py
-EXTRA_DIST += apps/train/cuda.cu apps/train/bench.sh apps/train/bench_pipe.sh
+EXTRA_DIST += apps/train/cuda.cu apps/train/bench.sh apps/train/bench_pipe.sh apps/train/bench_shard.sh

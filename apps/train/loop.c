@@ -1,12 +1,11 @@
-/* loop.c - the training loop, whatever the parallel strategy underneath.
+/* loop.c - the training loop, whatever the parallel strategy underneath
+ * (train.h's strategy_t: the loop calls it, it never calls the loop).
  *
- * A step: --accum micro-steps, each forward, loss and backward over this
- * rank's slice of a global batch, gradients summed in place (beta 1) and
- * reduced only on the last micro-step (dp.c); then the loss of the step,
- * the same on every rank, is checked (a NaN or infinity ends the job with
- * the last checkpoint kept), and the optimiser steps.  After a step: the
- * metrics row, validation, the replica check, the stop signal (agreed by
- * all ranks, once a step), the checkpoint.
+ * A step is the strategy's: it leaves the step's loss, the same on every
+ * rank, which is checked here (a NaN or infinity ends the job with the
+ * last checkpoint kept).  After a step: the metrics row, validation, the
+ * replica check, the stop signal (agreed by all ranks: the strategy
+ * says how), the checkpoint.
  */
 #include "config.h"
 #include <errno.h>
@@ -46,81 +45,18 @@ static void hooks_read(hooks_t *h)
 static void hooks_after_step(const hooks_t *h, train_t *t)
 {
     if (h->stop_rank == hpc_rank() && t->step == h->stop_step) hpc_app_stop_raise();
-    if (h->desync_rank == hpc_rank() && t->step == h->desync_step) {
-        float v;
-        t->dev->to_host(&v, t->p + t->model.w[0], sizeof v);
+    size_t first, count;
+    float *w0 = hold_piece(&t->hold[0], 0, 0, &first, &count);
+    if (h->desync_rank == hpc_rank() && t->step == h->desync_step && w0 && first == 0) {
+        float v;   /* the first weight of layer 0, where this rank holds it */
+        t->dev->to_host(&v, w0, sizeof v);
         v += 1e-3f;
-        t->dev->to_dev(t->p + t->model.w[0], &v, sizeof v);
+        t->dev->to_dev(w0, &v, sizeof v);
     }
     if (h->pace_ms > 0) {   /* the whole pause, even when a signal comes */
         struct timespec ts = {h->pace_ms / 1000, (h->pace_ms % 1000) * 1000000L};
         while (nanosleep(&ts, &ts) < 0 && errno == EINTR) continue;
     }
-}
-
-double train_loss_terms(const train_t *t)
-{
-    double n = (double)t->o->batch * (double)t->o->accum;
-    return t->o->loss == LOSS_MSE ? n * (double)t->data.nout : n;
-}
-
-int train_loss_normalised(const train_t *t)
-{
-    return t->o->loss == LOSS_MSE && t->o->normalize;
-}
-
-/* This rank's rows on the device: the loader's buffer itself on the CPU,
- * a copy on the GPU. */
-static void to_device(train_t *t, const float **x, const float **y, int rows)
-{
-    if (t->dev == train_dev_cpu()) return;
-    t->dev->to_dev(t->xdev, *x, (size_t)rows * t->data.nin * sizeof(float));
-    t->dev->to_dev(t->ydev, *y, (size_t)rows * t->data.ydim * sizeof(float));
-    *x = t->xdev;
-    *y = t->ydev;
-}
-
-static void micro_step(train_t *t, int64_t epoch, int64_t mb, int k, double *lsum)
-{
-    const float *x, *y;
-    int rows = (int)t->loader.rank_n;
-    if (loader_batch(&t->loader, epoch, mb, &x, &y) < 0)
-        hpc_app_fatal(HPC_EXIT_DATA, "reading the batch: %s", hpc_last_cause());
-    to_device(t, &x, &y, rows);
-    t->acts.a0 = x;
-    model_forward(&t->model, t->dev, t->p, &t->acts, rows);
-    *lsum += t->dev->loss(t->o->loss, rows, (int)t->data.nout, model_output(&t->model, &t->acts), y,
-                          (float)(1.0 / train_loss_terms(t)), t->acts.d[0]);
-    int last = k == t->o->accum - 1;
-    dp_begin(&t->dp, last);
-    if (last && t->dp.size > 1) {   /* the loss rides in slot 0 with bucket 0 */
-        float l = (float)*lsum;
-        t->dev->to_dev(t->g, &l, sizeof l);
-    }
-    model_backward(&t->model, t->dev, t->p, t->g, &t->acts, rows, k ? 1.0f : 0.0f, dp_layer_done, &t->dp);
-}
-
-/* One optimiser step; 0, or -1 if the loss is not finite (nothing applied) */
-static int one_step(train_t *t)
-{
-    if (t->pipe) return pipe_step(t);
-    int64_t epoch = t->step / t->steps_per_epoch;
-    int64_t mb = (t->step % t->steps_per_epoch) * t->o->accum;
-    double lsum = 0;
-    t->dp.exposed = 0;
-    for (int k = 0; k < t->o->accum; k++) micro_step(t, epoch, mb + k, k, &lsum);
-    if (dp_finish(&t->dp) < 0) hpc_app_fatal(HPC_EXIT_DATA, "gradient allreduce: %s", hpc_last_cause());
-    if (t->dp.size > 1) {
-        float l;
-        t->dev->to_host(&l, t->g, sizeof l);
-        lsum = l;
-    }
-    t->train_loss = lsum / train_loss_terms(t);
-    if (!isfinite(t->train_loss)) return -1;
-    double lr = sched_lr(t->o, t->step, t->total);
-    t->grad_norm = optim_step(&t->opt, t->dev, t->p, t->g, t->model.n, lr, t->step + 1);
-    t->step++;
-    return 0;
 }
 
 /* Squared errors in the target's units: the model predicts (y - mean) /
@@ -138,23 +74,33 @@ static double data_sq_error(const train_t *t, const float *out_dev, const float 
     return sum;
 }
 
+/* Every rank runs as many chunks as the rank with the most (eval may be
+ * collective: gathered layers, pipeline messages), some of them empty. */
+static int64_t eval_chunks(const train_t *t)
+{
+    int64_t mine = (t->loader.val_n + t->eval_rows - 1) / t->eval_rows, most = mine;
+    MPI_Allreduce(&mine, &most, 1, MPI_INT64_T, MPI_MAX, hpc_comm_world());
+    return most;
+}
+
 double train_validate(train_t *t, double *mse_data)
 {
     const loader_t *l = &t->loader;
     const data_t *d = &t->data;
     double sum[2] = {0, 0}, all[2] = {0, 0};
     int mse = t->o->loss == LOSS_MSE;
-    float *buf = mse ? malloc(((size_t)t->acts.rows * d->nout + 1) * sizeof *buf) : NULL;
+    float *buf = mse ? malloc(((size_t)t->eval_rows * d->nout + 1) * sizeof *buf) : NULL;
     if (mse && !buf) hpc_app_fatal(HPC_EXIT_DATA, "out of memory for the validation outputs");
-    /* a pipeline validates the whole model on its first stages */
-    if (pipe_gather(t, 0) < 0) hpc_app_fatal(HPC_EXIT_DATA, "gathering the model: %s", hpc_last_cause());
-    for (int64_t s = 0; t->validates && s < l->val_n; s += t->acts.rows) {
-        int rows = (int)(l->val_n - s < t->acts.rows ? l->val_n - s : t->acts.rows);
-        const float *x = l->val_x + s * d->nin, *y = l->val_y + s * d->ydim, *yhost = y;
-        to_device(t, &x, &y, rows);
-        t->acts.a0 = x;
-        model_forward(&t->model, t->dev, t->p, &t->acts, rows);
-        const float *out = model_output(&t->model, &t->acts);
+    int64_t chunks = eval_chunks(t);
+    for (int64_t c = 0; c < chunks; c++) {
+        int64_t s = c * t->eval_rows, left = l->val_n - s;
+        int rows = (int)(left <= 0 ? 0 : left < t->eval_rows ? left : t->eval_rows);
+        const float *x = rows ? l->val_x + s * d->nin : l->val_x, *y = rows ? l->val_y + s * d->ydim : l->val_y;
+        const float *yhost = y;
+        if (rows) train_to_device(t, &x, NULL, rows);
+        const float *out = t->strat->eval(t, x, rows);
+        if (!out || !rows) continue;
+        train_to_device(t, NULL, &y, rows);
         sum[0] += t->dev->loss(t->o->loss, rows, (int)d->nout, out, y, 0, NULL);
         if (mse) sum[1] += data_sq_error(t, out, yhost, rows, buf);
     }
@@ -168,10 +114,7 @@ double train_validate(train_t *t, double *mse_data)
 static void check_sync(train_t *t)
 {
     int same = 1;
-    if (pipe_gather(t, 0) < 0) hpc_app_fatal(HPC_EXIT_DATA, "gathering the model: %s", hpc_last_cause());
-    t->dev->to_host(t->host, t->p, t->model.n * sizeof(float));
-    if (hpc_all_same(t->host, t->model.n * sizeof(float), hpc_comm_world(), &same) < 0)
-        hpc_app_fatal(HPC_EXIT_DATA, "--check-sync: %s", hpc_last_cause());
+    if (t->strat->in_sync(t, &same) < 0) hpc_app_fatal(HPC_EXIT_DATA, "--check-sync: %s", hpc_last_cause());
     if (!same)
         hpc_app_exit(HPC_EXIT_DATA, "the parameters differ between ranks after step %lld (--check-sync)",
                      (long long)t->step);
@@ -203,7 +146,7 @@ static void after_step(train_t *t, window_t *w, const hooks_t *h, hpc_progress_t
     }
     if (o->check_sync && t->step % o->check_sync == 0) check_sync(t);
     hooks_after_step(h, t);
-    *stop = t->pipe ? pipe_stop_agreed(t) : hpc_app_stop_agreed(hpc_comm_world());
+    *stop = t->strat->stop(t);
     if (*stop || (o->ckpt_every && t->step % o->ckpt_every == 0) || t->step == t->total) {
         int rc = ckpt_save(t);
         if (rc < 0) hpc_app_exit(HPC_EXIT_DATA, "writing the checkpoint: %s", hpc_last_cause());
@@ -245,7 +188,8 @@ int train_loop(train_t *t)
     double t0 = hpc_wtime();
     while (t->step < t->total && !stop) {
         double s0 = hpc_wtime();
-        if (one_step(t) < 0) {
+        t->step_comm = t->step_blocking = 0;
+        if (t->strat->step(t) < 0) {
             char kept[160] = "none was written";
             if (t->saved_step >= 0) snprintf(kept, sizeof kept, "the one of step %lld is kept", (long long)t->saved_step);
             hpc_progress_end(prog);
@@ -253,13 +197,14 @@ int train_loop(train_t *t)
                          "(%s/checkpoint.h5: %s)", isnan(t->train_loss) ? "NaN" : "infinite",
                          (long long)t->step + 1, o->out, kept);
         }
+        t->step++;
         double dt = hpc_wtime() - s0;
         w.samples += o->batch * o->accum;
         w.wall += dt;
-        w.comm += t->dp.exposed;
-        w.possible += t->dp.calib;
-        t->t_comm += t->dp.exposed;
-        t->comm_possible += t->dp.calib;
+        w.comm += t->step_comm;
+        w.possible += t->step_blocking;
+        t->t_comm += t->step_comm;
+        t->comm_possible += t->step_blocking;
         t->steps_run++;
         t->samples += o->batch * o->accum;
         after_step(t, &w, &h, prog, &stop);

@@ -1,7 +1,10 @@
-/* main.c - hpc-train: start through the app kit, open the data and the
- * run folder, start afresh (normalisation statistics, PyTorch's
- * initialisation on rank 0, broadcast, checked) or resume from the
- * checkpoint, train (loop.c), and say how it went in one line.
+/* main.c - hpc-train: start through the app kit, open the data, check
+ * that what every rank will hold fits --mem-budget (its strategy's
+ * formula) before anything is allocated or the run folder is made, open
+ * the run folder and the strategy, start afresh (normalisation statistics, PyTorch's
+ * initialisation: each rank draws the layers it holds from their
+ * streams, checked) or resume from the checkpoint, train (loop.c), and
+ * say how it went in one line.
  */
 #include "config.h"
 #include <math.h>
@@ -11,46 +14,25 @@
 #include <sys/resource.h>
 #include "train.h"
 
-/* Buffers of the model on the device; 0 or -1 */
-static int buffers(train_t *t)
-{
-    const train_dev_t *dev = t->dev;
-    size_t bytes = t->model.n * sizeof(float);
-    int rows = (int)t->loader.rank_n;
-    t->p = dev->alloc(bytes);
-    t->g = dev->alloc(bytes);
-    t->host = calloc(1, bytes);
-    if (!t->p || !t->g || !t->host) return -1;
-    if (optim_open(&t->opt, t->o, dev, t->model.n) < 0) return -1;
-    if (acts_alloc(&t->acts, &t->model, dev, rows) < 0) return -1;
-    if (dev != train_dev_cpu()) {
-        t->xdev = dev->alloc((size_t)rows * t->data.nin * sizeof(float));
-        t->ydev = dev->alloc((size_t)rows * t->data.ydim * sizeof(float));
-        if (!t->xdev || !t->ydev) return -1;
-    }
-    return 0;
-}
-
-/* Rank 0 draws the initial weights, every rank gets its copy; or every
- * rank reads them from --init-from. */
+/* Each rank draws the layers it holds from their streams (the same
+ * values for any strategy and rank count), or reads them from
+ * --init-from. */
 static void fresh_model(train_t *t)
 {
+    char err[1024] = "";
+    int rc;
     if (t->o->init_from) {
-        char err[1024] = "";
-        int rc = ckpt_init_from(t, err, sizeof err);
-        hpc_app_agree(rc ? HPC_EXIT_DATA : 0, "%s", err);
-    } else {
-        if (hpc_rank() == 0) model_init(&t->model, t->o->seed, t->host);
-        HPC_CHECK(hpc_bcast(t->host, t->model.n, HPC_FLOAT32, 0, hpc_comm_world(), HPC_ALG_AUTO));
+        rc = ckpt_init_from(t, err, sizeof err);
+    } else if ((rc = hold_init(&t->hold[0], t->dev, t->o->seed)) < 0) {
+        snprintf(err, sizeof err, "the initial weights: %s", hpc_last_cause());
     }
-    t->dev->to_dev(t->p, t->host, t->model.n * sizeof(float));
+    hpc_app_agree(rc ? HPC_EXIT_DATA : 0, "%s", err);
 }
 
 static void same_start(train_t *t)
 {
     int same = 0;
-    t->dev->to_host(t->host, t->p, t->model.n * sizeof(float));
-    HPC_CHECK(hpc_all_same(t->host, t->model.n * sizeof(float), hpc_comm_world(), &same));
+    HPC_CHECK(t->strat->in_sync(t, &same));
     if (!same) hpc_app_exit(HPC_EXIT_DATA, "the ranks start from different parameters");
 }
 
@@ -66,6 +48,32 @@ static void open_data(train_t *t, train_opts_t *o)
     t->total = o->steps ? o->steps : o->epochs * t->steps_per_epoch;
     if (train_opts_fit(o, d->nin, d->nout, d->ntrain, hpc_size(), t->total, err, sizeof err) < 0)
         hpc_app_exit(HPC_EXIT_USAGE, "%s", err);
+}
+
+/* What every rank will hold, from its strategy's formula (the summary
+ * reports it), against --mem-budget: one line and exit 1 before anything
+ * large is allocated or the run folder is made */
+static void check_memory(train_t *t)
+{
+    const train_opts_t *o = t->o;
+    train_mem_t m = {0, 0, 0};
+    t->strat->need(t, &m);
+    m.data = (double)loader_bytes(&t->data, o, t->part, t->parts);
+    t->mem = m;
+    if (!o->mem_budget) return;
+    double mine = m.model + m.acts + m.data;
+    char layers[TRAIN_MAXL * 9 + 16], how[160], sz[5][32];
+    train_layers_str(o, layers, sizeof layers);
+    strategy_describe(o, how, sizeof how);
+    hpc_format_bytes((double)o->mem_budget, sz[4], sizeof sz[4]);
+    hpc_format_bytes(mine, sz[0], sizeof sz[0]);
+    hpc_format_bytes(m.model, sz[1], sizeof sz[1]);
+    hpc_format_bytes(m.acts, sz[2], sizeof sz[2]);
+    hpc_format_bytes(m.data, sz[3], sizeof sz[3]);
+    hpc_app_agree(mine > (double)o->mem_budget ? HPC_EXIT_DATA : 0,
+                  "--mem-budget %s: rank %d would hold %s (model state %s, activations %s, data %s) for "
+                  "--layers %s with --optim %s and %s on %d rank%s", sz[4], hpc_rank(), sz[0], sz[1], sz[2],
+                  sz[3], layers, o->optim->name, how, hpc_size(), hpc_size() > 1 ? "s" : "");
 }
 
 /* The run folder, and whether there is a checkpoint to continue */
@@ -131,32 +139,36 @@ static void summary(train_t *t)
     double rate = t->t_run > 0 ? t->samples / t->t_run : 0, rss = peak_rss();
     double share = t->t_run > 0 ? t->t_comm / t->t_run : 0;
     double hidden = t->comm_possible > 0 ? 1 - t->t_comm / t->comm_possible : 0;
-    double data_b = (double)t->loader.bytes, model_b = (double)t->model.n * 4 * (2 + t->opt.nstates);
-    char r[32], mem[32], db[32], mb[32], ab[32], loss[160], pipe[1024] = "";
-    if (t->pipe) pipe_summary(t, pipe, sizeof pipe);
+    /* the most any rank holds of each */
+    double mine[3] = {t->mem.data, t->mem.model, t->mem.acts}, most[3] = {0, 0, 0};
+    MPI_Allreduce(mine, most, 3, MPI_DOUBLE, MPI_MAX, hpc_comm_world());
+    char r[32], mem[32], db[32], mb[32], ab[32], loss[160], strat[1024] = "";
+    t->strat->summary(t, strat, sizeof strat);
     hpc_format_count(rate, r, sizeof r);
     hpc_format_bytes(rss, mem, sizeof mem);
-    hpc_format_bytes(data_b, db, sizeof db);
-    hpc_format_bytes(model_b, mb, sizeof mb);
-    hpc_format_bytes((double)t->acts.bytes, ab, sizeof ab);
+    hpc_format_bytes(most[0], db, sizeof db);
+    hpc_format_bytes(most[1], mb, sizeof mb);
+    hpc_format_bytes(most[2], ab, sizeof ab);
     losses(t, loss, sizeof loss);
     hpc_app_summary("%lld steps (epoch %.2f) in %.2f s, %s samples/s on %d rank%s (%s); %s; "
                     "communication %.1f%% of the time, %.0f%% hidden; peak memory %s per rank (data %s, "
                     "model+grads+optimizer %s, activations %s)%s; %s/checkpoint.h5",
                     (long long)t->step, (double)t->step / (double)t->steps_per_epoch, t->t_run, r, hpc_size(),
                     hpc_size() > 1 ? "s" : "", t->dev->name, loss, 100 * share,
-                    100 * (hidden < 0 ? 0 : hidden), mem, db, mb, ab, pipe, t->o->out);
+                    100 * (hidden < 0 ? 0 : hidden), mem, db, mb, ab, strat, t->o->out);
 }
 
 int main(int argc, char **argv)
 {
     char err[1024] = "";
     train_opts_t o;
+    train_opts_prepare();
     hpc_app_start(&train_app, &argc, &argv);
     if (train_opts_finish(&o, err, sizeof err) < 0) hpc_app_exit(HPC_EXIT_USAGE, "%s", err);
     train_t t;
     memset(&t, 0, sizeof t);
     t.o = &o;
+    t.strat = strategy_of(&o);
     t.saved_step = -1;
     t.validates = 1;
     t.argc = argc;
@@ -164,22 +176,16 @@ int main(int argc, char **argv)
     t.dev = o.device == DEV_CUDA ? train_dev_cuda(err, sizeof err) : train_dev_cpu();
     hpc_app_agree(t.dev ? 0 : HPC_EXIT_DATA, "%s", err);
     open_data(&t, &o);
-    open_run(&t);
     model_layout(&t.model, o.nlayers, o.size, o.act);
     /* the slice of each batch: a rank's (dp), or its replica's (pipeline) */
-    int part = hpc_rank(), parts = hpc_size();
-    if (o.parallel != PAR_DP) pipe_replica(&o, hpc_rank(), hpc_size(), &part, &parts);
-    hpc_block_range(o.batch, parts, part, &t.loader.rank_lo, &t.loader.rank_n);
-    hpc_app_agree(buffers(&t) ? HPC_EXIT_DATA : 0, "out of %s memory for the model", t.dev->name);
+    t.strat->replica(&o, hpc_rank(), hpc_size(), &t.part, &t.parts);
+    hpc_block_range(o.batch, t.parts, t.part, &t.loader.rank_lo, &t.loader.rank_n);
+    check_memory(&t);
+    open_run(&t);
+    hpc_app_agree_rc(t.strat->open(&t), HPC_EXIT_DATA, t.strat->name);
     start(&t);
-    int rc = loader_open(&t.loader, &t.data, &o, part, parts, err, sizeof err);
+    int rc = loader_open(&t.loader, &t.data, &o, t.part, t.parts, err, sizeof err);
     hpc_app_agree(rc ? HPC_EXIT_DATA : 0, "%s", err);
-    if (o.parallel != PAR_DP)
-        hpc_app_agree_rc(pipe_open(&t), HPC_EXIT_DATA, "pipeline");
-    else
-        HPC_CHECK(dp_open(&t.dp, &t.model, 0, t.model.nl, t.g, o.bucket_mb, o.alg, hpc_comm_world()));
-    /* dp_finish waits for backward on the GPU before it times the wait */
-    t.dp.sync_compute = t.dev->sync_compute;
     same_start(&t);
     hpc_app_agree_rc(metrics_open(&t, o.resume ? t.step : -1), HPC_EXIT_DATA, "metrics.csv");
 
@@ -196,19 +202,14 @@ int main(int argc, char **argv)
                          "continue with --resume", hpc_app_stop_why(), (long long)t.step, (long long)t.total,
                          o.out);
         metrics_plot(&t);
-        if (t.pipe) pipe_finish(&t);
+        t.strat->finish(&t);
         summary(&t);
     }
-    pipe_close(&t);
-    dp_close(&t.dp);
+    t.strat->close(&t);
     loader_close(&t.loader);
-    acts_free(&t.acts, t.dev);
     optim_close(&t.opt, t.dev);
-    t.dev->release(t.p);
-    t.dev->release(t.g);
     if (t.xdev) t.dev->release(t.xdev);
     if (t.ydev) t.dev->release(t.ydev);
-    free(t.host);
     hpc_run_close(t.run);
     data_close(&t.data);
     return hpc_app_finish();

@@ -8,13 +8,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "train.h"
+#include "pipe.h"
+
+/* The choices the tables give: "sgd|adam|adamw", "seq|gpipe|1f1b|stale"
+ * (train_opts_prepare) */
+static char optim_choices[256], sched_choices[256];
 
 /* What the table parses into, before the checks turn it into train_opts_t. */
 static struct {
     const char *data, *out, *init_from;
     int64_t seed, epochs, steps, batch, accum, eval_every, log_every, warmup, check_sync, ckpt_every;
-    int act, loss, target, no_normalize, preload, optim, nesterov, sched, device, resume, force;
+    int act, loss, target, no_normalize, preload, optim, nesterov, sched, device, resume, force, shard;
+    size_t mem_budget;
     double val_fraction, lr, momentum, beta1, beta2, eps, weight_decay, min_lr, clip, bucket_mb;
     int64_t size[TRAIN_MAXL + 1];
     int nsize, betas_given;
@@ -23,8 +28,8 @@ static struct {
     int parallel, pipe_sched, stash, predict, gap_aware, gap_just_lost, recompute, npart;
     int64_t stages, micro, step_every, partition[TRAIN_MAXL];
 } a = {.epochs = 10, .batch = 256, .accum = 1, .log_every = 10, .ckpt_every = 1000,
-       .micro = 1, .step_every = 1, .pipe_sched = PIPE_1F1B,
-       .optim = OPT_ADAM, .lr = 1e-3, .beta1 = 0.9, .beta2 = 0.999, .eps = 1e-8, .weight_decay = -1,
+       .micro = 1, .step_every = 1, .lr = 1e-3, .beta1 = 0.9, .beta2 = 0.999, .eps = 1e-8,
+       .weight_decay = -1,
        .val_fraction = 0.1, .bucket_mb = 25, .alg = HPC_ALG_AUTO};
 
 /* "2,1,1": up to max integers in [1, hi] separated by single commas,
@@ -142,7 +147,7 @@ static const hpc_opt_t options[] = {
     HPC_INT("accum", 0, &a.accum, "K", 1, 1 << 20, K,
             "micro-steps per optimiser step: gradients of K batches summed, reduced once "
             "(default 1)"),
-    HPC_CHOICE("optim", 0, &a.optim, "sgd|adam|adamw", K, "optimiser, as PyTorch's (default adam)"),
+    HPC_CHOICE("optim", 0, &a.optim, optim_choices, K, "optimiser, as PyTorch's (default adam)"),
     HPC_DOUBLE("lr", 0, &a.lr, "LR", 0, INFINITY, K | POS, "learning rate, > 0 (default 1e-3)"),
     HPC_DOUBLE("momentum", 0, &a.momentum, "M", 0, 1, K | HPC_OPT_BOUNDS | HPC_OPT_LT,
                "SGD momentum (default 0)"),
@@ -174,6 +179,14 @@ static const hpc_opt_t options[] = {
             "every N steps check that every rank holds the same parameters (default 0: only at "
             "the start)"),
     HPC_CHOICE("device", 0, &a.device, "cpu|cuda", 0, "where to compute (default cpu)"),
+    HPC_CHOICE("shard", 0, &a.shard, "none|optim|grads|params", 0,
+               "sharded data parallelism over the data-parallel ranks (ZeRO, FSDP): optim: each keeps 1/D "
+               "of the optimiser state (ZeRO-1); grads: and of the gradient, reduce-scattered during "
+               "backward (ZeRO-2); params: and of the parameters, each layer gathered for its forward "
+               "and backward (ZeRO-3, FSDP's full shard); the same training as dp (default none)"),
+    HPC_SIZE("mem-budget", 0, &a.mem_budget, "BYTES", 0,
+             "refuse to start when a rank would hold more model state, activations and data than "
+             "BYTES (64M, 2G; default: no limit)"),
     HPC_SECTION("Pipeline parallelism (see the guide):"),
     HPC_CHOICE("parallel", 0, &a.parallel, "dp|pipe|hybrid", 0,
                "dp: every rank the whole model (default); pipe: the layers split into --stages "
@@ -186,7 +199,7 @@ static const hpc_opt_t options[] = {
              "FLOPs)"),
     HPC_INT("micro", 0, &a.micro, "M", 1, 1 << 20, 0,
             "micro-batches per global batch, each a contiguous block of it (default 1)"),
-    HPC_CHOICE("pipe-schedule", 0, &a.pipe_sched, "seq|gpipe|1f1b|stale", 0,
+    HPC_CHOICE("pipe-schedule", 0, &a.pipe_sched, sched_choices, 0,
                "seq: one micro-batch in flight; gpipe: all forwards, all backwards, one update; "
                "1f1b: one forward one backward, the same update as gpipe with at most S "
                "micro-batches alive per stage (default); stale: 1F1B where each stage updates as "
@@ -226,10 +239,11 @@ const hpc_app_t train_app = {
              "each global batch, and the gradients are averaged by an allreduce that overlaps the "
              "backward pass.  The shuffle is one permutation of the training set per epoch, so the "
              "loss does not depend on the number of ranks beyond float32 rounding.  Reads "
-             "hpc-odegen files directly.  Or as a pipeline: --parallel pipe splits the layers into stages on "
-             "consecutive ranks (seq, gpipe, 1f1b or the stale schedule), hybrid adds data-parallel "
-             "replicas of it.  Checkpoints survive time limits and Ctrl-C: SIGUSR1, SIGTERM or a first "
-             "Ctrl-C finishes the step, writes RUNDIR/checkpoint.h5 and exits 75; --resume continues "
+             "hpc-odegen files directly.  --shard divides the optimiser state, gradients and parameters "
+             "among the ranks (ZeRO, FSDP).  Or as a pipeline: --parallel pipe splits the layers into "
+             "stages on consecutive ranks, each holding only its layers (seq, gpipe, 1f1b or the stale "
+             "schedule), hybrid adds data-parallel replicas of it.  Checkpoints survive time limits and "
+             "Ctrl-C: SIGUSR1, SIGTERM or a first Ctrl-C finishes the step, writes RUNDIR/checkpoint.h5 and exits 75; --resume continues "
              "bit for bit.",
     .opts = options,
     .epilog =
@@ -239,22 +253,65 @@ const hpc_app_t train_app = {
         "a Slurm log).  Losses are over normalised targets (as the model sees them);\n"
         "the summary and metrics.csv add the validation MSE in the data's units.\n"
         "\n"
+        "Memory: before anything is allocated, what every rank will hold (its model\n"
+        "state, activations and data, from its strategy's formula: docs/train.md) is\n"
+        "checked against --mem-budget; the summary reports the largest of each.\n"
+        "\n"
         "Exit status: 0 done; 1 bad data or I/O (missing file or dataset, labels out of\n"
         "range, a damaged checkpoint, --resume without one or with other options, an\n"
-        "--init-from file that does not fit --layers, the loss became NaN or infinite:\n"
-        "the last good checkpoint is kept); 2 bad option or value (layer sizes that do\n"
-        "not fit the data, a batch smaller than the rank count, stages that do not fit\n"
-        "the layers or ranks, --device cuda where a rank lacks a GPU, the CUDA module\n"
-        "or cuBLAS); 75 stopped by SIGUSR1, SIGTERM or Ctrl-C with RUNDIR/checkpoint.h5\n"
-        "written: run again with --resume (a second Ctrl-C aborts at once).  Python:\n"
-        "share/hpckit/python/hpckit_torch.py loads a run into PyTorch and writes\n"
-        "--init-from files.\n",
+        "--init-from file that does not fit --layers, more memory than --mem-budget\n"
+        "allows, the loss became NaN or infinite: the last good checkpoint is kept);\n"
+        "2 bad option or value (layer sizes that do not fit the data, a batch smaller\n"
+        "than the rank count, stages that do not fit the layers or ranks, a\n"
+        "combination of strategies that does not compose, --device cuda where a rank\n"
+        "lacks a GPU, the CUDA module or cuBLAS); 75 stopped by SIGUSR1, SIGTERM or\n"
+        "Ctrl-C with RUNDIR/checkpoint.h5 written: run again with --resume (a second\n"
+        "Ctrl-C aborts at once).  Python: share/hpckit/python/hpckit_torch.py loads a\n"
+        "run into PyTorch and writes --init-from files.\n",
     .guide = "train.md"};
 
 static int fail(char *err, size_t len, const char *msg)
 {
     snprintf(err, len, "%s", msg);
     return -1;
+}
+
+/* "a|b|c" of the names of a table */
+static void join(char *buf, size_t len, const char *(*name)(int), int n)
+{
+    buf[0] = 0;
+    for (int k = 0; k < n; k++)
+        snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", k ? "|" : "", name(k));
+}
+
+static const char *optim_name(int k)
+{
+    return optim_kinds[k].name;
+}
+
+static const char *sched_name(int k)
+{
+    return pipe_scheds[k].name;
+}
+
+void train_opts_prepare(void)
+{
+    int n = 0;
+    while (optim_kinds[n].name) n++;
+    join(optim_choices, sizeof optim_choices, optim_name, n);
+    for (n = 0; pipe_scheds[n].name;) n++;
+    join(sched_choices, sizeof sched_choices, sched_name, n);
+    /* the defaults as rows of the tables: the options key names them
+     * (an unset choice would read as the first row) */
+    a.optim = (int)(optim_find("adam") - optim_kinds);
+    a.pipe_sched = pipe_sched_find("1f1b");
+}
+
+void train_layers_str(const train_opts_t *o, char *buf, size_t len)
+{
+    buf[0] = 0;
+    for (int i = 0; i <= o->nlayers; i++)
+        snprintf(buf + strlen(buf), len - strlen(buf), "%s%lld", i ? "," : "", (long long)o->size[i]);
 }
 
 int train_opts_finish(train_opts_t *o, char *err, size_t len)
@@ -277,14 +334,14 @@ int train_opts_finish(train_opts_t *o, char *err, size_t len)
     o->accum = a.accum;
     o->eval_every = a.eval_every;
     o->log_every = a.log_every;
-    o->optim = (opt_kind_t)a.optim;
+    o->optim = &optim_kinds[a.optim];
     o->lr = a.lr;
     o->momentum = a.momentum;
     o->nesterov = a.nesterov;
     o->beta1 = a.beta1;
     o->beta2 = a.beta2;
     o->eps = a.eps;
-    o->weight_decay = a.weight_decay >= 0 ? a.weight_decay : a.optim == OPT_ADAMW ? 0.01 : 0.0;
+    o->weight_decay = a.weight_decay >= 0 ? a.weight_decay : o->optim->weight_decay;
     o->sched = (sched_kind_t)a.sched;
     o->warmup = a.warmup;
     o->min_lr = a.min_lr;
@@ -293,6 +350,8 @@ int train_opts_finish(train_opts_t *o, char *err, size_t len)
     o->alg = a.alg;
     o->check_sync = a.check_sync;
     o->device = a.device;
+    o->shard = a.shard;
+    o->mem_budget = a.mem_budget;
     o->out = a.out;
     o->init_from = a.init_from;
     o->resume = a.resume;
@@ -313,21 +372,24 @@ int train_opts_finish(train_opts_t *o, char *err, size_t len)
     if (!o->data) return fail(err, len, "--data FILE.h5 is required (see --help)");
     if (!o->out) return fail(err, len, "--out RUNDIR is required (see --help)");
     if (o->resume && o->force) return fail(err, len, "--resume and --force exclude each other");
-    if (o->optim != OPT_SGD && (o->momentum != 0 || o->nesterov))
-        return fail(err, len, "--momentum and --nesterov are for --optim sgd");
-    if (o->optim == OPT_SGD && a.betas_given) return fail(err, len, "--betas is for --optim adam/adamw");
+    if (!o->optim->momentum && (o->momentum != 0 || o->nesterov)) {
+        snprintf(err, len, "--momentum and --nesterov are not for --optim %s", o->optim->name);
+        return -1;
+    }
+    if (!o->optim->betas && a.betas_given) {
+        snprintf(err, len, "--betas is not for --optim %s", o->optim->name);
+        return -1;
+    }
     if (o->nesterov && o->momentum == 0) return fail(err, len, "--nesterov needs --momentum > 0");
     if (o->min_lr > o->lr) return fail(err, len, "--min-lr must not exceed --lr");
-    return pipe_opts_check(o, err, len);
+    return strategy_of(o)->check(o, err, len);
 }
 
 static void add_key(const train_opts_t *o, int64_t nin, int64_t nout, int64_t ntrain,
                     int64_t total_steps)
 {
     char sizes[TRAIN_MAXL * 9 + 16] = "";
-    for (int i = 0; i <= o->nlayers; i++)
-        snprintf(sizes + strlen(sizes), sizeof sizes - strlen(sizes), "%s%lld", i ? "," : "",
-                 (long long)o->size[i]);
+    train_layers_str(o, sizes, sizeof sizes);
     hpc_app_key_add("layers=%s;betas=%.17g,%.17g;weight_decay=%.17g", sizes, o->beta1, o->beta2,
                     o->weight_decay);
     hpc_app_key_add("data_in=%lld;data_out=%lld;train_samples=%lld", (long long)nin, (long long)nout,
@@ -362,18 +424,7 @@ int train_opts_fit(train_opts_t *o, int64_t nin, int64_t nout, int64_t ntrain, i
         snprintf(err, len, "--layers: cross-entropy needs at least 2 classes (the last size)");
         return -1;
     }
-    if (pipe_opts_fit(o, nranks, err, len) < 0) return -1;
-    int replicas = o->parallel == PAR_DP ? nranks : nranks / o->stages;
-    if (o->parallel != PAR_DP && o->batch < (int64_t)replicas * o->micro) {
-        snprintf(err, len, "--batch %lld is smaller than %d replica%s x --micro %d: every micro-batch needs "
-                 "a sample", (long long)o->batch, replicas, replicas > 1 ? "s" : "", o->micro);
-        return -1;
-    }
-    if (o->batch < nranks && o->parallel == PAR_DP) {
-        snprintf(err, len, "--batch %lld is smaller than the %d ranks: every rank needs a sample",
-                 (long long)o->batch, nranks);
-        return -1;
-    }
+    if (strategy_of(o)->fit(o, nranks, err, len) < 0) return -1;
     if (o->batch * o->accum > ntrain) {
         snprintf(err, len, "--batch %lld x --accum %lld is more than the %lld training samples",
                  (long long)o->batch, (long long)o->accum, (long long)ntrain);

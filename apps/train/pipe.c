@@ -1,97 +1,80 @@
-/* pipe.c - pipeline parallelism: the layers split into S stages on
- * consecutive ranks, each global batch into M micro-batches that flow
- * through them (--parallel pipe), and D data-parallel replicas of such a
- * pipeline (--parallel hybrid: D x S ranks, rank r is stage r % S of
- * replica r / S).
+/* pipe.c - pipeline parallelism, the strategy: the layers split into S
+ * stages on consecutive ranks, each global batch into M micro-batches
+ * that flow through them (--parallel pipe), and D data-parallel replicas
+ * of such a pipeline (--parallel hybrid: D x S ranks, rank r is stage
+ * r % S of replica r / S).
  *
- * A stage runs the layers [lo, hi) of the one model layout (model.c), so
- * the parameters, the optimiser and the checkpoint keep the data-parallel
- * layout and code: every rank holds the flat buffers, a stage computes
- * and updates only its own range, and gathers the others' (one allreduce
- * of disjoint ranges) when the whole model is needed - validation,
- * checkpoints, the replica check.
+ * A stage holds its own layers only: their parameters, gradients and
+ * optimiser state in a layout of layers [lo, hi) (model.c), its stashed
+ * versions and predicted weights (pipe_stale.c), its activations.  It
+ * initialises its layers from their streams and writes them to the one
+ * checkpoint itself (hold.c), so no rank ever needs the whole model.
+ * With replicas, each stage's gradients are allreduced over the replicas
+ * by dp.c during the step's last backward, or with --shard optim
+ * reduce-scattered and the optimiser state divided among the replicas
+ * (shard.c).
  *
- * A step runs the stage's list of operations (pipe_sched.c); the stale
- * schedule runs the next step's first forwards ahead instead of draining
- * (drains()).  Activations
- * go forward and their gradients back with nonblocking point-to-point
- * messages: receives are posted ahead (as many as there are free slots
- * and gradient buffers) and sends are waited for only when their buffer
- * is needed again, so messages travel while the stage computes.  Messages
- * go through host buffers (on a GPU: copied to and from the device).  The
- * last stage computes the loss at the micro-batch's backward; the step's
- * loss is one allreduce of a double.  With replicas, each stage's
- * gradients are allreduced over the replicas by dp.c during the step's
- * last backward.
+ * This file: the options, the plan (partition, layout, what a stage
+ * holds), opening and closing, the replica check and the summary; the
+ * run of a step is pipe_run.c's.
  */
 #include "config.h"
 #include <math.h>
-#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include "pipe.h"
-
-#define TAG_ACT 0
-#define TAG_GRAD 1
-
-/* The tag of micro-batch k's message: unique among the few in flight */
-static int tag(int64_t k, int kind)
-{
-    return (int)(k % 16384) * 2 + kind;
-}
-
-static const char *sched_name[] = {"seq", "gpipe", "1f1b", "stale"};
 
 /* ---- options ---- */
 
-int pipe_opts_check(const train_opts_t *o, char *err, size_t len)
+static int check(const train_opts_t *o, char *err, size_t len)
 {
-    int pipe = o->parallel != PAR_DP, stale = o->pipe_sched == PIPE_STALE;
+    const pipe_sched_t *row = &pipe_scheds[o->pipe_sched];
     const char *what = o->stash ? "--weight-stashing" : o->predict ? "--weight-prediction"
                      : o->gap_just_lost ? "--gap-aware-just-lost" : o->gap_aware ? "--gap-aware"
                      : o->step_every > 1 ? "--step-every" : NULL;
-    if (!pipe && (o->stages || o->npart || o->micro > 1 || o->recompute || what)) {
-        snprintf(err, len, "--stages, --partition, --micro, --recompute and the stale options are for "
-                 "--parallel pipe or hybrid");
-        return -1;
-    }
-    if (pipe && what && !stale) {
-        snprintf(err, len, "%s is for --pipe-schedule stale, not %s", what, sched_name[o->pipe_sched]);
+    if (what && !row->async) {
+        snprintf(err, len, "%s is for --pipe-schedule stale, not %s", what, row->name);
         return -1;
     }
     if (o->parallel == PAR_HYBRID && !o->stages) {
         snprintf(err, len, "--parallel hybrid needs --stages S (replicas: the ranks / S)");
         return -1;
     }
-    if (o->parallel == PAR_HYBRID && stale) {
-        snprintf(err, len, "--pipe-schedule stale is not for --parallel hybrid (its stages step alone)");
+    if (o->parallel == PAR_HYBRID && row->async) {
+        snprintf(err, len, "--pipe-schedule %s is not for --parallel hybrid (its stages step alone)", row->name);
         return -1;
     }
-    if (pipe && o->accum > 1) {
+    if (o->accum > 1) {
         snprintf(err, len, "--accum is for --parallel dp; a pipeline splits the batch with --micro");
         return -1;
     }
-    if (stale && o->clip > 0) {
-        snprintf(err, len, "--clip is not for --pipe-schedule stale (its stages step alone: no global norm)");
+    if (row->async && o->clip > 0) {
+        snprintf(err, len, "--clip is not for --pipe-schedule %s (its stages step alone: no global norm)", row->name);
         return -1;
     }
-    if (o->predict && o->optim == OPT_SGD && o->momentum == 0) {
+    if (o->predict && (!o->optim->predict || o->optim->nstates(o) == 0)) {
         snprintf(err, len, "--weight-prediction needs momentum: --optim adam/adamw or --momentum");
         return -1;
     }
-    if (o->predict && o->stash) {
-        snprintf(err, len, "--weight-prediction and --weight-stashing exclude each other (the forward "
-                 "uses predicted weights, the backward the current ones)");
+    if (o->shard && o->parallel == PAR_PIPE) {
+        snprintf(err, len, "--shard divides among data-parallel replicas, and --parallel pipe has none "
+                 "(--parallel hybrid --shard optim)");
+        return -1;
+    }
+    if (o->shard > SHARD_OPTIM) {
+        snprintf(err, len, "--shard %s is not for pipelines (each micro-batch's backward adds to the stage's "
+                 "gradient, which a stage must hold whole; --shard optim composes)",
+                 o->shard == SHARD_GRADS ? "grads" : "params");
         return -1;
     }
     return 0;
 }
 
-int pipe_opts_fit(train_opts_t *o, int nranks, char *err, size_t len)
+static int fit(train_opts_t *o, int nranks, char *err, size_t len)
 {
-    if (o->parallel == PAR_DP) return 0;
     if (!o->stages) o->stages = nranks;
     int S = o->stages;
     if (S > o->nlayers) {
@@ -121,85 +104,89 @@ int pipe_opts_fit(train_opts_t *o, int nranks, char *err, size_t len)
             return -1;
         }
     }
+    int replicas = nranks / S;
+    if (o->batch < (int64_t)replicas * o->micro) {
+        snprintf(err, len, "--batch %lld is smaller than %d replica%s x --micro %d: every micro-batch needs "
+                 "a sample", (long long)o->batch, replicas, replicas > 1 ? "s" : "", o->micro);
+        return -1;
+    }
     return 0;
 }
 
-void pipe_replica(const train_opts_t *o, int rank, int nranks, int *replica, int *replicas)
+static void replica(const train_opts_t *o, int rank, int nranks, int *part, int *parts)
 {
-    *replicas = nranks / o->stages;
-    *replica = rank / o->stages;
+    *parts = nranks / o->stages;
+    *part = rank / o->stages;
 }
 
-/* ---- test hook ---- */
+/* ---- the plan: what stage s of a replica holds ---- */
 
-/* HPC_TRAIN_TEST_PIPE_DUMP=DIR (stale only): each stage appends to
- * DIR/stage<s>.bin, for every backward: int32 step, micro-batch, lo, hi,
- * rows; then float32 per layer lo..hi-1 (weight [out, in], bias [out]):
- * the weights its forward used, those its backward used, the gradient it
- * computed; then the rows' inputs (first stage) and targets (last).
- * tests/train_pipe_replay.py recomputes the gradients from them. */
-static void dump_open(pipe_t *pp)
-{
-    const char *dir = getenv("HPC_TRAIN_TEST_PIPE_DUMP");
-    char path[4096];
-    if (!dir || pp->sched != PIPE_STALE || pp->d != 0) return;
-    snprintf(path, sizeof path, "%s/stage%d.bin", dir, pp->s);
-    pp->dump = fopen(path, "wb");
-}
+typedef struct {
+    int S, D, s, d, lo, hi, M, rows_most, nslots;
+    int first[TRAIN_MAXL + 1];
+    model_t lay;
+    size_t in, out, wide;        /* floats of a micro-batch's input, output, widest */
+} plan_t;
 
-static void dump_layers(pipe_t *pp, train_t *t, const float *buf)
+static void partition(const train_t *t, int S, int *first)
 {
-    const model_t *m = &t->model;
-    for (int l = pp->lo; l < pp->hi; l++) {
-        size_t nw = (size_t)(m->size[l] * m->size[l + 1]), nb = (size_t)m->size[l + 1];
-        t->dev->to_host(t->host, buf + m->w[l], nw * sizeof(float));
-        t->dev->to_host(t->host + nw, buf + m->b[l], nb * sizeof(float));
-        fwrite(t->host, sizeof(float), nw + nb, pp->dump);
+    if (t->o->npart) {
+        first[0] = 0;
+        for (int s = 0; s < S; s++) first[s + 1] = first[s] + (int)t->o->partition[s];
+    } else {
+        pipe_partition_balanced(&t->model, S, first);
     }
 }
 
-static void dump_backward(pipe_t *pp, train_t *t, pipe_slot_t *sl, const float *pb, int rows)
+static void plan(const train_t *t, int rank, plan_t *p)
 {
-    int32_t head[5] = {(int32_t)(sl->mb / pp->M), (int32_t)(sl->mb % pp->M), pp->lo, pp->hi, rows};
-    fwrite(head, sizeof head, 1, pp->dump);
-    dump_layers(pp, t, sl->stash);
-    dump_layers(pp, t, pb);
-    dump_layers(pp, t, t->g);
-    size_t nx = (size_t)rows * t->data.nin, ny = (size_t)rows * t->data.ydim;
-    if (pp->s == 0) t->dev->to_host(t->host, sl->in.dev, nx * sizeof(float));
-    if (pp->s == 0) fwrite(t->host, sizeof(float), nx, pp->dump);
-    if (pp->s == pp->S - 1) t->dev->to_host(t->host, pp->y, ny * sizeof(float));
-    if (pp->s == pp->S - 1) fwrite(t->host, sizeof(float), ny, pp->dump);
-    fflush(pp->dump);
+    const train_opts_t *o = t->o;
+    const model_t *m = &t->model;
+    memset(p, 0, sizeof *p);
+    p->S = o->stages;
+    p->D = hpc_size() / p->S;
+    p->s = rank % p->S;
+    p->d = rank / p->S;
+    partition(t, p->S, p->first);
+    p->lo = p->first[p->s];
+    p->hi = p->first[p->s + 1];
+    p->M = o->micro;
+    /* --shard optim: units of --bucket-mb, padded for the replicas */
+    double cap = o->bucket_mb * 1048576.0 / sizeof(float);
+    model_layout_part(&p->lay, m->nl, m->size, m->act, p->lo, p->hi, cap, o->shard ? p->D : 1);
+    int64_t lo, n;
+    hpc_block_range(t->loader.rank_n, p->M, 0, &lo, &n);
+    p->rows_most = (int)n;
+    int most = pipe_alive_most(o->pipe_sched, p->S, p->s, p->M);
+    p->nslots = most + 1 < p->M ? most + 1 : p->M;
+    p->in = (size_t)p->rows_most * m->size[p->lo];
+    p->out = (size_t)p->rows_most * m->size[p->hi];
+    int64_t w = 0;
+    for (int l = p->lo; l <= p->hi; l++) w = m->size[l] > w ? m->size[l] : w;
+    p->wide = (size_t)p->rows_most * w;
+}
+
+static void need(const train_t *t, train_mem_t *out)
+{
+    const train_opts_t *o = t->o;
+    plan_t p;
+    plan(t, hpc_rank(), &p);
+    const model_t *m = &p.lay;
+    int rec = o->recompute, gpu = o->device != DEV_CPU, last = p.s == p.S - 1;
+    double f = sizeof(float), ns = o->optim->nstates(o);
+    double model = f * (2.0 * m->n + ns * (o->shard ? m->shard_n : m->n));
+    if (o->shard) model += zero_bytes(m, SHARD_OPTIM, 1);
+    if (pipe_scheds[o->pipe_sched].async) model += stale_bytes(o, m, p.nslots, gpu);
+    double acts = (double)p.nslots * ((rec ? 0 : acts_bytes(&t->model, p.rows_most, p.lo, p.hi, ACTS_OUT)) +
+                                      f * p.in * (gpu ? 2 : 1) + (last ? 0 : f * p.out));
+    acts += acts_bytes(&t->model, p.rows_most, p.lo, p.hi, ACTS_GRAD | (rec ? ACTS_OUT : 0));
+    acts += f * PIPE_RING * ((last ? 0 : p.wide + PIPE_EXTRA) + (p.s ? p.in + PIPE_EXTRA : 0));
+    acts += acts_bytes(&t->model, p.rows_most, p.lo, p.hi, ACTS_OUT) + f * (p.in * (gpu ? 2 : 1) + p.out);
+    out->model = model;
+    out->acts = acts + (double)train_batch_bytes(t, p.rows_most);
 }
 
 /* ---- set-up ---- */
-
-/* Micro-batch k (counted from the run's start; k mod M of its step):
- * its rows and the first of them in the replica's slice of the batch */
-static int mb_rows(const pipe_t *pp, const train_t *t, int64_t k, int64_t *first)
-{
-    int64_t lo, n;
-    hpc_block_range(t->loader.rank_n, pp->M, (int)(k % pp->M), &lo, &n);
-    if (first) *first = lo;
-    return (int)n;
-}
-
-static void partition(pipe_t *pp, const train_t *t)
-{
-    int first[TRAIN_MAXL + 1];
-    if (t->o->npart) {
-        first[0] = 0;
-        for (int s = 0; s < pp->S; s++) first[s + 1] = first[s] + (int)t->o->partition[s];
-    } else {
-        pipe_partition_balanced(&t->model, pp->S, first);
-    }
-    memcpy(pp->first, first, sizeof pp->first);
-    pp->lo = first[pp->s];
-    pp->hi = first[pp->s + 1];
-    pp->r0 = t->model.w[pp->hi - 1];
-    pp->r1 = pp->lo > 0 ? t->model.w[pp->lo - 1] : t->model.n;
-}
 
 static int msg_alloc(pipe_msg_t *m, const train_dev_t *dev, size_t floats, int need_dev)
 {
@@ -216,46 +203,39 @@ static void msg_free(pipe_msg_t *m, const train_dev_t *dev)
     m->dev = m->host = NULL;
 }
 
-static int widest(const pipe_t *pp, const model_t *m)
-{
-    int64_t w = 0;
-    for (int l = pp->lo; l <= pp->hi; l++) w = m->size[l] > w ? m->size[l] : w;
-    return (int)w;
-}
-
 /* The slots (one per micro-batch that can be alive, and one more so
- * that the next input's receive is posted early) and message buffers */
-static int buffers(pipe_t *pp, const train_t *t)
+ * that the next input's receive is posted early), message buffers, the
+ * validation's activations */
+static int buffers(pipe_t *pp, const train_t *t, const plan_t *p)
 {
     const model_t *m = &t->model;
     const train_dev_t *dev = t->dev;
-    int rows = pp->rows_most, rec = t->o->recompute;
-    size_t in = (size_t)rows * m->size[pp->lo], out = (size_t)rows * m->size[pp->hi];
-    size_t wide = (size_t)rows * widest(pp, m);
-    int most = pipe_alive_most(pp->sched, pp->S, pp->s, pp->M);
-    pp->nslots = most + 1 < pp->M ? most + 1 : pp->M;
+    int rows = pp->rows_most, rec = t->o->recompute, last = pp->s == pp->S - 1;
+    pp->nslots = p->nslots;
     pp->slot = calloc((size_t)pp->nslots, sizeof *pp->slot);
     if (!pp->slot) return -1;
     /* the gradient buffers of every backward; --recompute: the activations too */
     int what = ACTS_GRAD | (rec ? ACTS_OUT : 0);
-    if (acts_alloc_range(&pp->work, m, dev, rows, pp->lo, pp->hi, what) < 0) return -1;
+    if (acts_alloc(&pp->work, m, dev, rows, pp->lo, pp->hi, what) < 0) return -1;
     pp->scratch[0] = pp->work.d[0];   /* acts_for points d[] elsewhere at times */
     pp->scratch[1] = pp->work.d[1];
     for (int k = 0; k < pp->nslots; k++) {
         pipe_slot_t *sl = &pp->slot[k];
         sl->mb = -1;
-        if (!rec && acts_alloc_range(&sl->acts, m, dev, rows, pp->lo, pp->hi, ACTS_OUT) < 0) return -1;
+        if (!rec && acts_alloc(&sl->acts, m, dev, rows, pp->lo, pp->hi, ACTS_OUT) < 0) return -1;
         sl->acts.lo = pp->lo;
-        if (msg_alloc(&sl->in, dev, in, 1) < 0) return -1;   /* stage 0: a copy of the data */
-        if (pp->s < pp->S - 1 && msg_alloc(&sl->out, dev, out, 0) < 0) return -1;
+        if (msg_alloc(&sl->in, dev, p->in, 1) < 0) return -1;   /* stage 0: a copy of the data */
+        if (!last && msg_alloc(&sl->out, dev, p->out, 0) < 0) return -1;
         sl->in.req = sl->out.req = MPI_REQUEST_NULL;   /* also where nothing is sent */
     }
-    pp->slot_bytes = (rec ? 0 : pp->slot[0].acts.bytes) + in * sizeof(float);
+    pp->slot_bytes = (rec ? 0 : pp->slot[0].acts.bytes) + p->in * sizeof(float);
     for (int k = 0; k < PIPE_RING; k++) {
-        if (pp->s < pp->S - 1 && msg_alloc(&pp->grad[k], dev, wide, 0) < 0) return -1;
-        if (pp->s > 0 && msg_alloc(&pp->dx[k], dev, in, 0) < 0) return -1;
+        if (!last && msg_alloc(&pp->grad[k], dev, p->wide + PIPE_EXTRA, 0) < 0) return -1;
+        if (pp->s > 0 && msg_alloc(&pp->dx[k], dev, p->in + PIPE_EXTRA, 0) < 0) return -1;
         pp->grad[k].req = pp->dx[k].req = MPI_REQUEST_NULL;
     }
+    if (acts_alloc(&pp->eval, m, dev, rows, pp->lo, pp->hi, ACTS_OUT) < 0) return -1;
+    if (msg_alloc(&pp->eval_in, dev, p->in, 1) < 0 || msg_alloc(&pp->eval_out, dev, p->out, 0) < 0) return -1;
     return 0;
 }
 
@@ -268,46 +248,88 @@ static void recorder(pipe_t *pp)
     pp->rec = calloc((size_t)pp->caprec, sizeof *pp->rec);
 }
 
-int pipe_open(train_t *t)
+/* The stage's parameters, gradients and optimiser state, and what a
+ * checkpoint and a fresh start see of them */
+static int model_state(pipe_t *pp, train_t *t)
+{
+    const train_dev_t *dev = t->dev;
+    const model_t *m = &pp->lay;
+    int writes = pp->d == 0, shard = t->o->shard != SHARD_NONE;
+    pp->p = dev->alloc(m->n * sizeof(float));
+    pp->g = dev->alloc(m->n * sizeof(float));
+    if (!pp->p || !pp->g || optim_open(&t->opt, t->o, dev, shard ? m->shard_n : m->n) < 0) return -1;
+    model_wts(m, pp->p, &pp->pw);
+    model_wts(m, pp->g, &pp->gw);
+    t->hold[0] = (hold_t){m, pp->p, 0, 0, writes};
+    for (int k = 0; k < t->opt.nstates; k++)   /* sharded: every replica its blocks */
+        t->hold[1 + k] = (hold_t){m, t->opt.state[k], shard, pp->d, shard ? 1 : writes};
+    return 0;
+}
+
+/* the stage's communicators: rows of the grid are replicas, columns stages */
+static int comms(pipe_t *pp)
+{
+    hpc_grid_t *grid;
+    HPC_TRY(hpc_grid_create(hpc_comm_world(), pp->D, pp->S, &grid));
+    MPI_Comm_dup(hpc_grid_row_comm(grid), &pp->pipe_comm);
+    MPI_Comm_dup(hpc_grid_col_comm(grid), &pp->rep_comm);
+    int s = hpc_grid_col(grid), d = hpc_grid_row(grid);
+    hpc_grid_free(grid);
+    if (s != pp->s || d != pp->d) return HPC_ERR(HPC_ERR_MISMATCH, "stage %d of replica %d, the grid says %d of %d",
+                                                 pp->s, pp->d, s, d);
+    pp->prev = pp->s > 0 ? pp->s - 1 : MPI_PROC_NULL;
+    pp->next = pp->s < pp->S - 1 ? pp->s + 1 : MPI_PROC_NULL;
+    return 0;
+}
+
+static int open_pipe(train_t *t)
 {
     const train_opts_t *o = t->o;
     pipe_t *pp = calloc(1, sizeof *pp);
     if (!pp) return HPC_ERR(HPC_ERR_NOMEM, "pipeline");
-    t->pipe = pp;
+    t->s = pp;
+    plan_t p;
+    plan(t, hpc_rank(), &p);
     pp->o = o;
-    pp->S = o->stages;
-    pp->D = hpc_size() / pp->S;
-    pp->M = o->micro;
+    pp->S = p.S;
+    pp->D = p.D;
+    pp->s = p.s;
+    pp->d = p.d;
+    pp->M = p.M;
     pp->sched = o->pipe_sched;
+    pp->row = &pipe_scheds[o->pipe_sched];
     pp->bubble_replay = NAN;
-    hpc_grid_t *grid;   /* rows: replicas, columns: stages */
-    HPC_TRY(hpc_grid_create(hpc_comm_world(), pp->D, pp->S, &grid));
-    MPI_Comm_dup(hpc_grid_row_comm(grid), &pp->pipe_comm);
-    MPI_Comm_dup(hpc_grid_col_comm(grid), &pp->rep_comm);
-    pp->s = hpc_grid_col(grid);
-    pp->d = hpc_grid_row(grid);
-    hpc_grid_free(grid);
-    pp->prev = pp->s > 0 ? pp->s - 1 : MPI_PROC_NULL;
-    pp->next = pp->s < pp->S - 1 ? pp->s + 1 : MPI_PROC_NULL;
-    partition(pp, t);
-    pp->rows_most = mb_rows(pp, t, 0, NULL);
+    memcpy(pp->first, p.first, sizeof pp->first);
+    pp->lo = p.lo;
+    pp->hi = p.hi;
+    pp->lay = p.lay;
+    pp->rows_most = p.rows_most;
+    HPC_TRY(comms(pp));
     pp->ops = calloc((size_t)3 * pp->M + 1, sizeof *pp->ops);
     if (!pp->ops) return HPC_ERR(HPC_ERR_NOMEM, "pipeline schedule");
     pp->fresh = 1;
-    if (buffers(pp, t) < 0) return HPC_ERR(HPC_ERR_NOMEM, "pipeline buffers");
+    if (model_state(pp, t) < 0 || buffers(pp, t, &p) < 0 || train_batch_alloc(t, pp->rows_most) < 0)
+        return HPC_ERR(HPC_ERR_NOMEM, "out of %s memory for the pipeline stage", t->dev->name);
     recorder(pp);
-    dump_open(pp);
-    if (pp->sched == PIPE_STALE) HPC_TRY(stale_open(pp, t));
-    t->validates = pp->s == 0;
-    return dp_open(&t->dp, &t->model, pp->lo, pp->hi, t->g, o->bucket_mb, o->alg, pp->rep_comm);
+    pipe_dump_open(pp, t);
+    if (pp->row->async) {
+        HPC_TRY(stale_open(pp, t));
+        HPC_TRY(hpc_app_stop_vote_open(hpc_comm_world(), &pp->vote));
+    }
+    t->validates = pp->s == pp->S - 1;
+    t->eval_rows = pp->rows_most;
+    if (o->shard)
+        return zero_open(&pp->zero, &pp->lay, t->dev, SHARD_OPTIM, pp->p, pp->g, &pp->gw, pp->rep_comm, 1);
+    return dp_open(&pp->dp, &pp->lay, pp->g, o->bucket_mb, o->alg, pp->rep_comm);
 }
 
-void pipe_close(train_t *t)
+static void close_pipe(train_t *t)
 {
-    pipe_t *pp = t->pipe;
+    pipe_t *pp = t->s;
     if (!pp) return;
-    if (pp->sched == PIPE_STALE) stale_close(pp, t);
-    for (int k = 0; k < pp->nslots; k++) {
+    if (pp->vote) hpc_app_stop_vote_close(pp->vote);
+    if (pp->row->async) stale_close(pp, t);
+    for (int k = 0; k < pp->nslots && pp->slot; k++) {
         pp->slot[k].acts.d[0] = pp->slot[k].acts.d[1] = NULL;   /* the scratch's, freed below */
         acts_free(&pp->slot[k].acts, t->dev);
         msg_free(&pp->slot[k].in, t->dev);
@@ -317,300 +339,37 @@ void pipe_close(train_t *t)
         msg_free(&pp->grad[k], t->dev);
         msg_free(&pp->dx[k], t->dev);
     }
+    msg_free(&pp->eval_in, t->dev);
+    msg_free(&pp->eval_out, t->dev);
+    acts_free(&pp->eval, t->dev);
     pp->work.d[0] = pp->scratch[0];
     pp->work.d[1] = pp->scratch[1];
     acts_free(&pp->work, t->dev);
-    MPI_Comm_free(&pp->pipe_comm);
-    MPI_Comm_free(&pp->rep_comm);
+    zero_close(pp->zero);
+    dp_close(&pp->dp);
+    if (pp->p) t->dev->release(pp->p);
+    if (pp->g) t->dev->release(pp->g);
+    if (pp->pipe_comm != MPI_COMM_NULL && pp->pipe_comm) MPI_Comm_free(&pp->pipe_comm);
+    if (pp->rep_comm != MPI_COMM_NULL && pp->rep_comm) MPI_Comm_free(&pp->rep_comm);
     free(pp->slot);
     free(pp->ops);
     free(pp->rec);
+    free(pp->dump_buf);
     if (pp->dump) fclose(pp->dump);
     free(pp);
-    t->pipe = NULL;
+    t->s = NULL;
 }
 
-/* ---- messages ---- */
+/* ---- the replica check ---- */
 
-static void mpi_ok(int rc, const char *what)
+static int in_sync(train_t *t, int *same)
 {
-    /* only this rank knows; its neighbours wait in theirs */
-    if (rc != MPI_SUCCESS) hpc_app_fatal(HPC_EXIT_DATA, "pipeline: %s failed (MPI error %d)", what, rc);
-}
-
-static pipe_slot_t *free_slot(pipe_t *pp)
-{
-    for (int k = 0; k < pp->nslots; k++)
-        if (pp->slot[k].mb < 0) return &pp->slot[k];
-    return NULL;
-}
-
-static pipe_slot_t *slot_of(pipe_t *pp, int64_t mb)
-{
-    for (int k = 0; k < pp->nslots; k++)
-        if (pp->slot[k].mb == mb) return &pp->slot[k];
-    return NULL;
-}
-
-/* Post the receives of the next inputs, one per free slot */
-static void post_inputs(pipe_t *pp, const train_t *t)
-{
-    pipe_slot_t *sl;
-    while (pp->s > 0 && pp->act_next < pp->limit && (sl = free_slot(pp))) {
-        int n = mb_rows(pp, t, pp->act_next, NULL) * (int)t->model.size[pp->lo];
-        sl->mb = pp->act_next++;
-        sl->posted = 1;
-        mpi_ok(MPI_Irecv(sl->in.host, n, MPI_FLOAT, pp->prev, tag(sl->mb, TAG_ACT), pp->pipe_comm, &sl->in.req),
-               "receiving activations");
-    }
-}
-
-/* Post the receives of the next gradients, one per free ring buffer */
-static void post_grads(pipe_t *pp, const train_t *t, int64_t consumed)
-{
-    while (pp->s < pp->S - 1 && pp->grad_next < pp->limit && pp->grad_next < consumed + PIPE_RING) {
-        pipe_msg_t *g = &pp->grad[pp->grad_next % PIPE_RING];
-        int n = mb_rows(pp, t, pp->grad_next, NULL) * (int)t->model.size[pp->hi];
-        mpi_ok(MPI_Irecv(g->host, n, MPI_FLOAT, pp->next, tag(pp->grad_next, TAG_GRAD), pp->pipe_comm, &g->req),
-               "receiving gradients");
-        pp->grad_next++;
-    }
-}
-
-/* MPI_Wait spins; a stage waiting for its neighbour gives its core away
- * between tests instead, so that oversubscribed ranks (more stages than
- * cores) run the stage that has work */
-static void wait_msg(pipe_msg_t *m, const char *what)
-{
-    int done = 0;
-    while (!done) {
-        mpi_ok(MPI_Test(&m->req, &done, MPI_STATUS_IGNORE), what);
-        if (!done) sched_yield();
-    }
-}
-
-/* Copy n floats of the device buffer src out and send them */
-static void send_msg(pipe_t *pp, const train_t *t, pipe_msg_t *m, const float *src, int n, int to, int tag)
-{
-    wait_msg(m, "sending");
-    t->dev->to_host(m->host, src, (size_t)n * sizeof(float));
-    mpi_ok(MPI_Isend(m->host, n, MPI_FLOAT, to, tag, pp->pipe_comm, &m->req), "sending");
-}
-
-/* ---- one micro-batch forward and backward ---- */
-
-static acts_t *acts_for(pipe_t *pp, pipe_slot_t *sl)
-{
-    acts_t *a = pp->o->recompute ? &pp->work : &sl->acts;
-    a->a0 = sl->in.dev;
-    a->d[0] = pp->scratch[0];
-    a->d[1] = pp->scratch[1];
-    return a;
-}
-
-/* The rows of micro-batch k: inputs (x) or targets (y), on the host */
-static const float *rows_of(pipe_t *pp, train_t *t, int64_t k, int targets)
-{
-    int64_t step = k / pp->M, first;
-    const float *x, *y;
-    if (loader_batch(&t->loader, step / t->steps_per_epoch, step % t->steps_per_epoch, &x, &y) < 0)
-        hpc_app_fatal(HPC_EXIT_DATA, "reading the batch: %s", hpc_last_cause());
-    mb_rows(pp, t, k, &first);
-    return targets ? y + first * t->data.ydim : x + first * t->data.nin;
-}
-
-static void forward(pipe_t *pp, train_t *t, int64_t mb)
-{
-    int rows = mb_rows(pp, t, mb, NULL);
-    size_t in = (size_t)rows * t->model.size[pp->lo] * sizeof(float);
-    pipe_slot_t *sl = pp->s > 0 ? slot_of(pp, mb) : free_slot(pp);
-    if (!sl) hpc_app_fatal(HPC_EXIT_DATA, "pipeline: no slot for micro-batch %lld (a bug)", (long long)mb);
-    sl->mb = mb;
-    if (pp->s > 0) {
-        wait_msg(&sl->in, "receiving activations");
-        if (sl->in.dev != sl->in.host) t->dev->to_dev(sl->in.dev, sl->in.host, in);
-    } else {   /* a copy: the loader may serve the next step before this backward */
-        t->dev->to_dev(sl->in.dev, rows_of(pp, t, mb, 0), in);
-    }
-    double t0 = hpc_wtime();
-    const float *p = pp->sched == PIPE_STALE ? stale_forward_weights(pp, t, sl) : t->p;
-    acts_t *a = acts_for(pp, sl);
-    model_forward_range(&t->model, t->dev, p, a, rows, pp->lo, pp->hi);
-    if (pp->s < pp->S - 1)
-        send_msg(pp, t, &sl->out, a->a[pp->hi], rows * (int)t->model.size[pp->hi], pp->next, tag(mb, TAG_ACT));
-    else
-        t->dev->sync();
-    timeline_record(pp, t, 'F', (int)(mb - pp->base), t0, hpc_wtime());
-    if (++pp->alive > pp->alive_peak) pp->alive_peak = pp->alive;
-}
-
-/* dL/d(stage output) into a->d[0]: the loss on the last stage, else the
- * gradient the next stage sent.  Returns the seconds spent waiting. */
-static double output_grad(pipe_t *pp, train_t *t, acts_t *a, int64_t mb, int rows)
-{
-    const model_t *m = &t->model;
-    if (pp->s == pp->S - 1) {
-        const float *y = rows_of(pp, t, mb, 1);
-        if (t->dev != train_dev_cpu()) {
-            t->dev->to_dev(t->ydev, y, (size_t)rows * t->data.ydim * sizeof(float));
-            y = t->ydev;
-        }
-        pp->y = y;
-        pp->lsum += t->dev->loss(t->o->loss, rows, (int)t->data.nout, a->a[m->nl], y,
-                                 (float)(1.0 / train_loss_terms(t)), a->d[0]);
-        return 0;
-    }
-    pipe_msg_t *g = &pp->grad[mb % PIPE_RING];
-    double t0 = hpc_wtime();
-    wait_msg(g, "receiving gradients");
-    double waited = hpc_wtime() - t0;
-    if (t->dev == train_dev_cpu())
-        a->d[0] = g->host;   /* the received buffer is as wide as the stage's widest */
-    else
-        t->dev->to_dev(a->d[0], g->host, (size_t)rows * m->size[pp->hi] * sizeof(float));
-    return waited;
-}
-
-static void backward(pipe_t *pp, train_t *t, int64_t mb, int last)
-{
-    int rows = mb_rows(pp, t, mb, NULL);
-    pipe_slot_t *sl = slot_of(pp, mb);
-    if (!sl) hpc_app_fatal(HPC_EXIT_DATA, "pipeline: micro-batch %lld has no activations (a bug)", (long long)mb);
-    acts_t *a = acts_for(pp, sl);
-    const float *pf = pp->sched == PIPE_STALE ? stale_backward_weights(pp, t, sl) : t->p;
-    double t0 = hpc_wtime();
-    if (t->o->recompute) model_forward_range(&t->model, t->dev, pf, a, rows, pp->lo, pp->hi);
-    t0 += output_grad(pp, t, a, mb, rows);   /* waiting is not work */
-    dp_begin(&t->dp, last);
-    float beta = pp->backs ? 1.0f : 0.0f;
-    float *dx = model_backward_range(&t->model, t->dev, pf, t->g, a, rows, beta, pp->lo, pp->hi, dp_layer_done,
-                                     &t->dp);
-    pp->backs++;
-    if (dx) {
-        pipe_msg_t *m = &pp->dx[pp->dx_next++ % PIPE_RING];
-        send_msg(pp, t, m, dx, rows * (int)t->model.size[pp->lo], pp->prev, tag(mb, TAG_GRAD));
-    } else {
-        t->dev->sync();
-    }
-    timeline_record(pp, t, 'B', (int)(mb - pp->base), t0, hpc_wtime());
-    if (pp->dump) dump_backward(pp, t, sl, pf, rows);
-    if (pp->sched == PIPE_STALE) stale_after_backward(pp, t, sl, last);
-    wait_msg(&sl->out, "sending activations");
-    sl->mb = -1;
-    sl->posted = 0;
-    pp->alive--;
-    post_grads(pp, t, mb + 1);
-    post_inputs(pp, t);
-}
-
-/* ---- the step ---- */
-
-/* The dx sends of this step have been received (the stage before did all
- * its backwards); activations sent ahead to the next step are waited
- * for only when their slot is needed again, unless the pipeline drains */
-static void wait_sends(pipe_t *pp, int drain)
-{
-    for (int k = 0; k < PIPE_RING; k++) wait_msg(&pp->dx[k], "sending gradients");
-    for (int k = 0; drain && k < pp->nslots; k++) wait_msg(&pp->slot[k].out, "sending activations");
-}
-
-/* The flushed schedules drain every step.  The stale one runs the next
- * step's first forwards ahead and drains only where the run needs all
- * stages in step: before a checkpoint (so that a resumed run continues
- * the uninterrupted one), at the end, and when a stop was agreed (at the
- * start of the step: the run stops after it). */
-static int drains(pipe_t *pp, train_t *t)
-{
-    if (pp->sched != PIPE_STALE) return 1;
-    int64_t next = t->step + 1, every = t->o->ckpt_every;
-    pp->stop = hpc_app_stop_agreed(hpc_comm_world());
-    return pp->stop || next >= t->total || (every && next % every == 0);
-}
-
-static void run_ops(pipe_t *pp, train_t *t, int drain)
-{
-    pp->nops = pipe_schedule_step(pp->sched, pp->S, pp->s, pp->M, pp->fresh, !drain, pp->ops);
-    if (pp->fresh) pp->act_next = pp->grad_next = pp->base;
-    post_inputs(pp, t);
-    post_grads(pp, t, pp->base);
-    for (int k = 0; k < pp->nops; k++) {
-        int last = k == pp->nops - 1;   /* every step ends with its last backward */
-        int64_t mb = pp->base + pp->ops[k].mb;
-        if (pp->ops[k].kind == 'F') forward(pp, t, mb);
-        else backward(pp, t, mb, last);
-    }
-    pp->fresh = drain;
-}
-
-int pipe_step(train_t *t)
-{
-    pipe_t *pp = t->pipe;
-    pp->lsum = 0;
-    pp->backs = 0;
-    pp->base = t->step * pp->M;
-    if (pp->sched == PIPE_STALE) stale_step_begin(pp, t);
-    t->dp.exposed = 0;
-    if (t->steps_run == 1 && !pp->rec_t0) {   /* the timeline starts after the first step */
-        MPI_Barrier(pp->pipe_comm);
-        pp->rec_t0 = hpc_wtime();
-    }
-    int drain = drains(pp, t);
-    pp->limit = drain ? pp->base + pp->M : pp->base + 2 * pp->M;
-    double s0 = hpc_wtime();
-    run_ops(pp, t, drain);
-    pp->span += hpc_wtime() - s0;
-    wait_sends(pp, drain);
-    if (dp_finish(&t->dp) < 0) hpc_app_fatal(HPC_EXIT_DATA, "gradient allreduce: %s", hpc_last_cause());
-    double all = 0;
-    MPI_Allreduce(&pp->lsum, &all, 1, MPI_DOUBLE, MPI_SUM, hpc_comm_world());
-    t->train_loss = all / train_loss_terms(t);
-    if (!isfinite(t->train_loss)) return -1;
-    if (pp->sched != PIPE_STALE) {
-        double lr = sched_lr(t->o, t->step, t->total);
-        /* the norm over every stage's range (the replicas hold the same) */
-        t->grad_norm = optim_clip(&t->opt, t->dev, t->g, pp->r0, pp->r1, pp->pipe_comm);
-        optim_step_range(&t->opt, t->dev, t->p, t->g, pp->r0, pp->r1, lr, t->step + 1);
-    }
-    t->step++;
+    pipe_t *pp = t->s;
+    /* each stage against its replicas (the stages hold other layers) */
+    int mine = 1;
+    HPC_TRY(train_buffers_same(t, pp->p, pp->lay.n, pp->rep_comm, &mine));
+    MPI_Allreduce(&mine, same, 1, MPI_INT, MPI_MIN, hpc_comm_world());
     return 0;
-}
-
-int pipe_stop_agreed(train_t *t)
-{
-    pipe_t *pp = t->pipe;
-    /* stale: agreed at the start of the step, which drained for it */
-    if (pp && pp->sched == PIPE_STALE) return pp->stop;
-    return hpc_app_stop_agreed(hpc_comm_world());
-}
-
-/* ---- the whole model on every rank ---- */
-
-static int gather_buffer(pipe_t *pp, train_t *t, float *buf)
-{
-    size_t n = t->model.n;
-    memset(t->host, 0, n * sizeof(float));
-    t->dev->to_host(t->host + pp->r0, buf + pp->r0, (pp->r1 - pp->r0) * sizeof(float));
-    /* disjoint ranges, zeros elsewhere: the sum is every stage's values */
-    HPC_TRY(hpc_allreduce(HPC_IN_PLACE, t->host, n, HPC_FLOAT32, HPC_SUM, pp->pipe_comm, HPC_ALG_AUTO));
-    t->dev->to_dev(buf, t->host, n * sizeof(float));
-    return 0;
-}
-
-int pipe_gather(train_t *t, int with_state)
-{
-    pipe_t *pp = t->pipe;
-    if (!pp || pp->S == 1) return 0;
-    HPC_TRY(gather_buffer(pp, t, t->p));
-    for (int k = 0; with_state && k < t->opt.nstates; k++) HPC_TRY(gather_buffer(pp, t, t->opt.state[k]));
-    return 0;
-}
-
-int pipe_layer_writer(const train_t *t, int l)
-{
-    const pipe_t *pp = t->pipe;
-    int s = 0;
-    while (pp && l >= pp->first[s + 1]) s++;
-    return s;   /* stage s of replica 0 is rank s */
 }
 
 /* ---- what the summary says ---- */
@@ -637,37 +396,53 @@ static size_t put_bytes(char *buf, size_t len, size_t k, const double *v, int n)
     return k;
 }
 
-void pipe_summary(train_t *t, char *buf, size_t len)
+static double peak_rss(void)
 {
-    pipe_t *pp = t->pipe;
+    struct rusage ru;
+    return getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_maxrss * 1024.0 : 0;
+}
+
+static void summary(train_t *t, char *buf, size_t len)
+{
+    pipe_t *pp = t->s;
     int S = pp->S;
-    enum { BUSY = 0, PEAK = TRAIN_MAXL, GPIPE = 2 * TRAIN_MAXL };
-    double mine[3 * TRAIN_MAXL] = {0}, all[3 * TRAIN_MAXL] = {0}, span = pp->span, most = 0;
+    enum { BUSY = 0, PEAK = TRAIN_MAXL, GPIPE = 2 * TRAIN_MAXL, MODEL = 3 * TRAIN_MAXL, RSS = 4 * TRAIN_MAXL,
+           N = 5 * TRAIN_MAXL };
+    double mine[N] = {0}, all[N] = {0}, span = pp->span, most = 0;
     mine[BUSY + pp->s] = pp->busy;
     mine[PEAK + pp->s] = (double)pp->alive_peak * (double)pp->slot_bytes + (double)pp->work.bytes;
     /* what gpipe holds instead: every micro-batch of the step */
     mine[GPIPE + pp->s] = (double)pp->M * (double)pp->slot_bytes + (double)pp->work.bytes;
+    mine[MODEL + pp->s] = t->mem.model;
+    mine[RSS + pp->s] = peak_rss();
     /* replica 0 speaks for the others; the span is the slowest stage's */
     if (pp->d != 0) memset(mine, 0, sizeof mine);
-    MPI_Allreduce(mine, all, 3 * TRAIN_MAXL, MPI_DOUBLE, MPI_SUM, hpc_comm_world());
+    MPI_Allreduce(mine, all, N, MPI_DOUBLE, MPI_SUM, hpc_comm_world());
     MPI_Allreduce(&span, &most, 1, MPI_DOUBLE, MPI_MAX, hpc_comm_world());
     double used = 0;
     for (int s = 0; s < S; s++) used += most > 0 ? all[BUSY + s] / most : 0;
-    char reps[48] = "";
-    if (pp->D > 1) snprintf(reps, sizeof reps, " x %d replicas", pp->D);
+    char reps[64] = "";
+    if (pp->D > 1)
+        snprintf(reps, sizeof reps, " x %d replicas%s", pp->D, t->o->shard ? " (optimiser state sharded)" : "");
     char replayed[64] = "";
     if (isfinite(pp->bubble_replay))
         snprintf(replayed, sizeof replayed, ", %.1f%% replayed", 100 * pp->bubble_replay);
     size_t k = put(buf, len, 0, "; pipeline %s, %d stage%s%s, %d micro-batches: bubble %.1f%% (theory %.1f%%%s), "
-                   "utilisation", sched_name[pp->sched], S, S > 1 ? "s" : "", reps, pp->M, 100 * (1 - used / S),
+                   "utilisation", pp->row->name, S, S > 1 ? "s" : "", reps, pp->M, 100 * (1 - used / S),
                    100 * pipe_bubble_theory(pp->sched, S, pp->M), replayed);
     for (int s = 0; s < S; s++)
         k = put(buf, len, k, "%s%.0f%%", s ? "/" : " ", most > 0 ? 100 * all[BUSY + s] / most : 0);
+    k = put_bytes(buf, len, put(buf, len, k, ", model state"), all + MODEL, S);
     k = put_bytes(buf, len, put(buf, len, k, ", peak activations"), all + PEAK, S);
-    if (pp->sched != PIPE_GPIPE) put(buf, len, put_bytes(buf, len, put(buf, len, k, " (gpipe"), all + GPIPE, S), ")");
+    if (strcmp(pp->row->name, "gpipe"))
+        k = put(buf, len, put_bytes(buf, len, put(buf, len, k, " (gpipe"), all + GPIPE, S), ")");
+    put_bytes(buf, len, put(buf, len, k, ", peak RSS"), all + RSS, S);
 }
 
-void pipe_finish(train_t *t)
+static void finish(train_t *t)
 {
-    if (t->pipe) timeline_write(t->pipe, t);
+    timeline_write(t->s, t);
 }
+
+const strategy_t strategy_pipe = {"pipe", check, fit, replica, need, open_pipe, pipe_step, pipe_stop, pipe_eval,
+                                  in_sync, summary, finish, close_pipe};

@@ -1,32 +1,46 @@
 /* pipe.h - pipeline parallelism inside hpc-train (pipe.c, pipe_sched.c,
- * pipe_stale.c, timeline.c): the pieces the strategy's files share.  The
- * rest of hpc-train sees only the functions in train.h.
+ * pipe_stale.c, pipe_wp.c, timeline.c): the pieces the strategy's files
+ * share.  The rest of hpc-train sees only strategy_pipe (train.h).
  */
 #ifndef TRAIN_PIPE_H
 #define TRAIN_PIPE_H
 
 #include "train.h"
 
-#define PIPE_MAXM 4096       /* micro-batches whose schedule is listed */
 #define PIPE_RING 4          /* gradient messages in flight per stage */
+#define PIPE_EXTRA 2         /* floats after a gradient message: the loss sum so far (a double) */
 
 typedef struct {
     char kind;               /* 'F' or 'B' */
     int mb;                  /* micro-batch of the step (>= M: of the next step) */
 } pipe_op_t;
 
+/* The schedules: one row each (pipe_sched.c) */
+typedef struct {
+    const char *name;        /* --pipe-schedule */
+    /* stage s's operations for one step of M micro-batches (2M) */
+    int (*ops)(int S, int s, int M, pipe_op_t *ops);
+    /* its idle share with equal stages */
+    double (*bubble)(int S, int M);
+    /* its stages step on their own as gradients come, without a flush
+     * (the list's order runs on over the run's stream: pipe_stale.c) */
+    int async;
+    const char *help;
+} pipe_sched_t;
+extern const pipe_sched_t pipe_scheds[];   /* ends with a NULL name */
+int pipe_sched_find(const char *name);
+
 /* first[s] = the first layer of stage s, first[S] = nl */
 void pipe_partition_balanced(const model_t *m, int S, int *first);
 /* Stage s's operations for one step of M micro-batches; returns 2M. */
 int pipe_schedule(int sched, int S, int s, int M, pipe_op_t *ops);
-/* The same for a step of a run: the stale schedule without fresh skips
- * the forwards the step before ran ahead, and with carry runs the next
- * step's first forwards ahead (micro-batches M and on). */
+/* The same for a step of a run: an asynchronous schedule without fresh
+ * skips the forwards the step before ran ahead, and with carry runs the
+ * next step's first forwards ahead (micro-batches M and on). */
 int pipe_schedule_step(int sched, int S, int s, int M, int fresh, int carry, pipe_op_t *ops);
 /* The most micro-batches whose activations stage s holds at once */
 int pipe_alive_most(int sched, int S, int s, int M);
-/* The idle share of a step with equal stages: (S-1)/S for seq,
- * (S-1)/(M+S-1) for gpipe and 1f1b, 0 for stale (steady state) */
+/* The idle share of a step with equal stages (the row's) */
 double pipe_bubble_theory(int sched, int S, int M);
 
 /* One message buffer: host memory for MPI; on the GPU a device copy too
@@ -44,7 +58,7 @@ typedef struct {
     int posted;              /* its input's receive is posted */
     acts_t acts;
     pipe_msg_t in, out;
-    float *stash;            /* model layout; only the stage's range used */
+    float *stash;            /* the stage's layout */
     int64_t version;         /* the stage's update count at its forward */
 } pipe_slot_t;
 
@@ -60,26 +74,34 @@ typedef struct pipe {
     int S, s, D, d;          /* stages and mine; replicas and mine */
     int first[TRAIN_MAXL + 1];   /* stage s: layers [first[s], first[s+1]) */
     int lo, hi;              /* my layers [lo, hi) */
-    size_t r0, r1;           /* their floats in the flat buffers */
+    model_t lay;             /* their layout: parameters, gradients, states */
+    float *p, *g;            /* my layers' parameters and gradients (device) */
+    wts_t pw, gw;            /* where each of my layers' arrays is */
+    dp_t dp;                 /* the replicas' gradient allreduce (hybrid) */
+    struct zero *zero;       /* or --shard optim over the replicas (shard.c) */
     int prev, next;          /* neighbours in pipe_comm, MPI_PROC_NULL at the ends */
     MPI_Comm pipe_comm;      /* my replica's stages (rank = stage) */
     MPI_Comm rep_comm;       /* my stage in every replica (rank = replica) */
     int M, sched, nops;
+    const pipe_sched_t *row;
     pipe_op_t *ops;
     int rows_most;           /* rows of the largest micro-batch */
     int nslots;
     pipe_slot_t *slot;
     acts_t work;             /* gradient buffers; --recompute: the activations */
     float *scratch[2];       /* work's gradient buffers as allocated */
+    acts_t eval;             /* validation: the stage's outputs */
     pipe_msg_t grad[PIPE_RING], dx[PIPE_RING];
+    pipe_msg_t eval_in, eval_out;
     int64_t grad_next;       /* the next micro-batch whose gradient is received */
     int64_t act_next;        /* the next micro-batch whose input is received */
     int dx_next;             /* dx ring */
     /* the step */
     int64_t base, limit;     /* its first micro-batch; none from limit on is started */
     int fresh, stop;         /* the pipeline is empty; a stop was agreed */
+    hpc_stop_vote_t *vote;   /* asynchronous schedules: the stop vote, a step late */
     const float *y;          /* the last stage: the targets of its backward */
-    double lsum;
+    double lsum;             /* the step's loss sum so far (messages carry it) */
     int backs;               /* backwards since the last update (stale) */
     int64_t updates;         /* optimiser steps of this stage */
     float *pred;             /* --weight-prediction: the forward's weights */
@@ -93,19 +115,33 @@ typedef struct pipe {
     pipe_rec_t *rec;
     int nrec, caprec, rec_steps;
     double rec_t0;
-    FILE *dump;              /* test hook (pipe.c) */
+    float *dump_buf;         /* test hook (pipe.c) */
+    FILE *dump;
 } pipe_t;
+
+/* The model state a stage holds beside its layers' parameters,
+ * gradients and optimiser state (pipe_stale.c): stashed versions,
+ * predicted weights, gap-aware's reference and running mean, scratch */
+double stale_bytes(const train_opts_t *o, const model_t *lay, int nslots, int gpu);
+
+/* pipe_run.c: the strategy's step, stop and validation forward; the
+ * test hook's file */
+int pipe_step(train_t *t);
+int pipe_stop(train_t *t);
+const float *pipe_eval(train_t *t, const float *x, int rows);
+void pipe_dump_open(pipe_t *pp, const train_t *t);
 
 /* pipe_stale.c: the stale schedule's weights */
 typedef struct {
-    double lr, beta1, beta2, eps, wd;
+    const double *lr;        /* the D updates' rates */
+    double beta1, beta2, eps, wd;
     int decoupled;           /* AdamW */
     int64_t t;               /* updates done */
 } wp_adam_t;
 /* The formulas (docs/train.md), double inside, float out: the weights
- * D updates ahead from momentum v (SGD) or m, v (Adam); gacc NULL: msnag,
- * else aggmsnag with that summed gradient. */
-void wp_predict_sgd(size_t n, float *out, const float *w, const float *v, const float *gacc, double lr,
+ * D updates ahead from momentum v (SGD) or m, v (Adam), lr[k-1] the rate
+ * of the k-th; gacc NULL: msnag, else aggmsnag with that summed gradient. */
+void wp_predict_sgd(size_t n, float *out, const float *w, const float *v, const float *gacc, const double *lr,
                     double mu, int D);
 void wp_predict_adam(size_t n, float *out, const float *w, const float *m, const float *v, const float *gacc,
                      const wp_adam_t *h, int D);

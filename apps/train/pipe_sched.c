@@ -8,7 +8,9 @@
  * is its parameters plus its FLOPs per sample (6 in out: the forward
  * GEMM, and the two of backward), so that memory and time both count.
  *
- * Schedules (M micro-batches, stage s of S), as lists of F i / B i:
+ * Schedules: one row of the table each (its name for --pipe-schedule,
+ * its list of operations, its bubble in theory, whether its stages step
+ * on their own), for M micro-batches, stage s of S, as lists of F i / B i:
  *   seq    F0 B0 F1 B1 ...: one micro-batch in flight in the whole
  *          pipeline, since F1 on stage 0 waits for B0
  *   gpipe  F0 ... F(M-1) B0 ... B(M-1)
@@ -21,6 +23,7 @@
  *          backwards (pipe_stale.c)
  */
 #include "config.h"
+#include <stdlib.h>
 #include <string.h>
 #include "pipe.h"
 
@@ -52,29 +55,77 @@ void pipe_partition_balanced(const model_t *m, int S, int *first)
     }
 }
 
-int pipe_schedule(int sched, int S, int s, int M, pipe_op_t *ops)
+static int ops_seq(int S, int s, int M, pipe_op_t *ops)
 {
+    (void)S, (void)s;
     int n = 0;
-    if (sched == PIPE_SEQ) {
-        for (int i = 0; i < M; i++) ops[n++] = (pipe_op_t){'F', i}, ops[n++] = (pipe_op_t){'B', i};
-        return n;
-    }
-    if (sched == PIPE_GPIPE) {
-        for (int i = 0; i < M; i++) ops[n++] = (pipe_op_t){'F', i};
-        for (int i = 0; i < M; i++) ops[n++] = (pipe_op_t){'B', i};
-        return n;
-    }
-    int warm = S - s - 1 < M ? S - s - 1 : M, f = 0, b = 0;
+    for (int i = 0; i < M; i++) ops[n++] = (pipe_op_t){'F', i}, ops[n++] = (pipe_op_t){'B', i};
+    return n;
+}
+
+static int ops_gpipe(int S, int s, int M, pipe_op_t *ops)
+{
+    (void)S, (void)s;
+    int n = 0;
+    for (int i = 0; i < M; i++) ops[n++] = (pipe_op_t){'F', i};
+    for (int i = 0; i < M; i++) ops[n++] = (pipe_op_t){'B', i};
+    return n;
+}
+
+static int ops_1f1b(int S, int s, int M, pipe_op_t *ops)
+{
+    int warm = S - s - 1 < M ? S - s - 1 : M, f = 0, b = 0, n = 0;
     while (f < warm) ops[n++] = (pipe_op_t){'F', f++};
     while (f < M) ops[n++] = (pipe_op_t){'F', f++}, ops[n++] = (pipe_op_t){'B', b++};
     while (b < M) ops[n++] = (pipe_op_t){'B', b++};
     return n;
 }
 
+/* equal stages: seq idles all but one stage, the flushed schedules
+ * (S-1) of the M+S-1 slots of a step; stale drains only at checkpoints
+ * and the end: none in steady state */
+static double bubble_seq(int S, int M)
+{
+    (void)M;
+    return (double)(S - 1) / S;
+}
+
+static double bubble_flush(int S, int M)
+{
+    return (double)(S - 1) / (M + S - 1);
+}
+
+static double bubble_none(int S, int M)
+{
+    (void)S, (void)M;
+    return 0;
+}
+
+const pipe_sched_t pipe_scheds[] = {
+    {"seq", ops_seq, bubble_seq, 0, "one micro-batch in flight"},
+    {"gpipe", ops_gpipe, bubble_flush, 0, "all forwards, all backwards, one update"},
+    {"1f1b", ops_1f1b, bubble_flush, 0,
+     "one forward one backward, the same update as gpipe with at most S micro-batches alive per stage"},
+    {"stale", ops_1f1b, bubble_none, 1, "1F1B where each stage updates as soon as its gradient is ready"},
+    {NULL, NULL, NULL, 0, NULL}};
+
+int pipe_sched_find(const char *name)
+{
+    for (int k = 0; pipe_scheds[k].name; k++)
+        if (!strcmp(pipe_scheds[k].name, name)) return k;
+    return -1;
+}
+
+int pipe_schedule(int sched, int S, int s, int M, pipe_op_t *ops)
+{
+    return pipe_scheds[sched].ops(S, s, M, ops);
+}
+
 int pipe_schedule_step(int sched, int S, int s, int M, int fresh, int carry, pipe_op_t *ops)
 {
-    if (sched != PIPE_STALE || (fresh && !carry)) return pipe_schedule(sched, S, s, M, ops);
-    /* 1f1b's order over an endless stream of micro-batches, cut at B(M-1) */
+    if (!pipe_scheds[sched].async || (fresh && !carry)) return pipe_schedule(sched, S, s, M, ops);
+    /* the op list's order over an endless stream of micro-batches, cut
+     * at B(M-1): 1f1b's (the asynchronous schedules' lists are 1f1b's) */
     int warm = S - s - 1 < M ? S - s - 1 : M, n = 0;
     for (int f = 0; fresh && f < warm; f++) ops[n++] = (pipe_op_t){'F', f};
     for (int b = 0; b < M; b++) {
@@ -86,22 +137,18 @@ int pipe_schedule_step(int sched, int S, int s, int M, int fresh, int carry, pip
 
 int pipe_alive_most(int sched, int S, int s, int M)
 {
-    pipe_op_t ops[2 * PIPE_MAXM];
-    if (M > PIPE_MAXM) return sched == PIPE_SEQ ? 1 : sched == PIPE_GPIPE ? M : (S - s < M ? S - s : M);
+    pipe_op_t *ops = malloc((size_t)(2 * M + 1) * sizeof *ops);
+    if (!ops) return M;   /* as many as gpipe, at most */
     int n = pipe_schedule(sched, S, s, M, ops), alive = 0, most = 0;
     for (int k = 0; k < n; k++) {
         alive += ops[k].kind == 'F' ? 1 : -1;
         most = alive > most ? alive : most;
     }
+    free(ops);
     return most;
 }
 
 double pipe_bubble_theory(int sched, int S, int M)
 {
-    /* equal stages: seq idles all but one stage, the flushed schedules
-     * (S-1) of the M+S-1 slots of a step; stale drains only at
-     * checkpoints and the end: none in steady state */
-    if (sched == PIPE_SEQ) return (double)(S - 1) / S;
-    if (sched == PIPE_STALE) return 0;
-    return (double)(S - 1) / (M + S - 1);
+    return pipe_scheds[sched].bubble(S, M);
 }

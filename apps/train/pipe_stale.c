@@ -54,7 +54,7 @@ typedef struct {
 
 static view_t view(pipe_t *pp, train_t *t, float *buf, float *tmp, int load)
 {
-    view_t v = {buf + pp->r0, buf + pp->r0, pp->r1 - pp->r0, 0};
+    view_t v = {buf + MODEL_PAD, buf + MODEL_PAD, pp->lay.n - MODEL_PAD, 0};
     if (t->dev != train_dev_cpu()) {
         v.h = tmp;
         v.copied = 1;
@@ -72,7 +72,7 @@ static void put(train_t *t, view_t v)
 
 typedef struct {
     float *tmp[5];           /* host scratch of the range's size (GPU) */
-    float *ref;              /* model layout: gap-aware reference of the oldest micro-batch summed */
+    float *ref;              /* the stage's layout: gap-aware reference of the oldest micro-batch summed */
     int have_ref;
     int64_t per_step;        /* updates a loop step */
     int64_t pred_at;         /* the update count pp->pred was predicted at */
@@ -83,19 +83,38 @@ static stale_t *st_of(pipe_t *pp)
     return (stale_t *)pp->stale;
 }
 
+/* the forward's weights are kept per micro-batch */
+static int keeps(const train_opts_t *o)
+{
+    return o->stash || o->gap_aware;
+}
+
+double stale_bytes(const train_opts_t *o, const model_t *lay, int nslots, int gpu)
+{
+    double n = (double)lay->n, range = n - MODEL_PAD, f = 0;
+    if (keeps(o)) f += nslots * n;
+    if (o->predict) f += n;
+    if (o->gap_aware) f += n + range + (gpu ? 0 : range);
+    if (gpu) f += 5 * range;
+    return f * sizeof(float);
+}
+
 int stale_open(pipe_t *pp, train_t *t)
 {
     const train_opts_t *o = t->o;
-    size_t n = t->model.n, range = pp->r1 - pp->r0;
+    size_t n = pp->lay.n, range = n - MODEL_PAD;
     stale_t *st = calloc(1, sizeof *st);
     if (!st) return HPC_ERR(HPC_ERR_NOMEM, "stale pipeline");
     pp->stale = st;
     st->per_step = (pp->M + o->step_every - 1) / o->step_every;
     st->pred_at = -1;
+    /* host scratch: on a GPU for every view; on the CPU (where a view is
+     * the buffer) for gap-aware's copy of the weights before a step */
     for (int k = 0; k < 5; k++)
-        if (!(st->tmp[k] = calloc(range + 1, sizeof(float)))) return HPC_ERR(HPC_ERR_NOMEM, "stale pipeline");
+        if ((t->dev != train_dev_cpu() || (k == 3 && o->gap_aware)) && !(st->tmp[k] = calloc(range + 1, sizeof(float))))
+            return HPC_ERR(HPC_ERR_NOMEM, "stale pipeline");
     /* the forward's weights, per micro-batch (and for the test hook) */
-    int keep = o->stash || o->gap_aware || pp->dump;
+    int keep = keeps(o) || pp->dump;
     for (int k = 0; keep && k < pp->nslots; k++)
         if (!(pp->slot[k].stash = t->dev->alloc(n * sizeof(float)))) return HPC_ERR(HPC_ERR_NOMEM, "weight stash");
     if (o->predict && !(pp->pred = t->dev->alloc(n * sizeof(float)))) return HPC_ERR(HPC_ERR_NOMEM, "prediction");
@@ -136,9 +155,11 @@ static int staleness(const pipe_t *pp)
 static void copy_range(pipe_t *pp, train_t *t, float *dst, const float *src)
 {
     /* to_dev copies device to device too (cudaMemcpyDefault; memcpy) */
-    t->dev->to_dev(dst + pp->r0, src + pp->r0, (pp->r1 - pp->r0) * sizeof(float));
+    t->dev->to_dev(dst + MODEL_PAD, src + MODEL_PAD, (pp->lay.n - MODEL_PAD) * sizeof(float));
 }
 
+/* The weights D updates ahead, each at the rate the schedule will give
+ * it (the rest of this step's updates, then the next steps') */
 static void predict(pipe_t *pp, train_t *t)
 {
     const train_opts_t *o = t->o;
@@ -148,26 +169,23 @@ static void predict(pipe_t *pp, train_t *t)
     int agg = o->predict == PREDICT_AGGMSNAG && pp->backs > 0;
     if (!agg && st->pred_at == pp->updates) return;   /* the weights have not moved */
     st->pred_at = agg ? -1 : pp->updates;
-    copy_range(pp, t, pp->pred, t->p);
+    copy_range(pp, t, pp->pred, pp->p);
     if (D == 0) return;
-    double lr = sched_lr(o, t->step, t->total);
-    view_t w = view(pp, t, t->p, st->tmp[0], 1), out = view(pp, t, pp->pred, st->tmp[1], 0);
-    view_t m = view(pp, t, t->opt.state[0], st->tmp[2], 1);
-    view_t g = view(pp, t, t->g, st->tmp[4], agg);
-    if (o->optim == OPT_SGD) {
-        wp_predict_sgd(w.n, out.h, w.h, m.h, agg ? g.h : NULL, lr, o->momentum, D);
-    } else {
-        view_t v = view(pp, t, t->opt.state[1], st->tmp[3], 1);
-        wp_adam_t h = {lr, o->beta1, o->beta2, o->eps, o->weight_decay, o->optim == OPT_ADAMW, pp->updates};
-        wp_predict_adam(w.n, out.h, w.h, m.h, v.h, agg ? g.h : NULL, &h, D);
-    }
+    double lr[64];
+    D = D < 64 ? D : 64;
+    wp_horizon(o, pp->updates, st->per_step, t->total, D, lr);
+    view_t w = view(pp, t, pp->p, st->tmp[0], 1), out = view(pp, t, pp->pred, st->tmp[1], 0);
+    view_t g = view(pp, t, pp->g, st->tmp[4], agg);
+    wp_args_t a = {w.n, out.h, w.h, agg ? g.h : NULL, {NULL, NULL}, lr, D, pp->updates};
+    for (int k = 0; k < t->opt.nstates; k++) a.state[k] = view(pp, t, t->opt.state[k], st->tmp[2 + k], 1).h;
+    t->opt.kind->predict(&t->opt, &a);
     put(t, out);
 }
 
 const float *stale_forward_weights(pipe_t *pp, train_t *t, pipe_slot_t *sl)
 {
     sl->version = pp->updates;
-    const float *w = t->p;
+    const float *w = pp->p;
     if (t->o->predict) {
         predict(pp, t);
         w = pp->pred;
@@ -178,8 +196,7 @@ const float *stale_forward_weights(pipe_t *pp, train_t *t, pipe_slot_t *sl)
 
 const float *stale_backward_weights(pipe_t *pp, train_t *t, pipe_slot_t *sl)
 {
-    (void)pp;
-    return t->o->stash ? sl->stash : t->p;
+    return t->o->stash ? sl->stash : pp->p;
 }
 
 /* The oldest micro-batch of an aggregation sets the gap's reference */
@@ -198,20 +215,21 @@ static void update(pipe_t *pp, train_t *t)
     double lr = sched_lr(t->o, t->step, t->total);
     view_t old = {0};
     if (t->o->gap_aware) {
-        view_t g = view(pp, t, t->g, st->tmp[0], 1), w = view(pp, t, t->p, st->tmp[1], 1);
+        view_t g = view(pp, t, pp->g, st->tmp[0], 1), w = view(pp, t, pp->p, st->tmp[1], 1);
         view_t ref = view(pp, t, st->ref, st->tmp[2], 1);
         ga_penalise(g.n, g.h, w.h, ref.h, pp->gap_avg);
         put(t, g);
-        old = view(pp, t, t->p, st->tmp[3], 1);
+        old = view(pp, t, pp->p, st->tmp[3], 1);
         if (!old.copied) {   /* on the CPU the view is the buffer: keep a copy */
             memcpy(st->tmp[3], old.h, old.n * sizeof(float));
             old.h = st->tmp[3];
         }
     }
     pp->updates++;
-    optim_step_range(&t->opt, t->dev, t->p, t->g, pp->r0, pp->r1, lr, pp->updates);
+    optim_update(&t->opt, t->dev, pp->lay.n - MODEL_PAD, pp->p + MODEL_PAD, pp->g + MODEL_PAD, MODEL_PAD, lr,
+                 pp->updates);
     if (t->o->gap_aware) {
-        view_t w = view(pp, t, t->p, st->tmp[1], 1);
+        view_t w = view(pp, t, pp->p, st->tmp[1], 1);
         ga_track(w.n, pp->gap_avg, w.h, old.h, GA_DECAY);
         st->have_ref = 0;
     }

@@ -1,23 +1,29 @@
-/* train.h - hpc-train: data- and pipeline-parallel training of a
- * multi-layer perceptron.
+/* train.h - hpc-train: data-parallel, sharded and pipeline-parallel
+ * training of a multi-layer perceptron.
  *
- * The pieces, each in its own file, so that another parallel strategy
- * (pipeline stages over the same layers) can reuse the rest:
+ * The pieces, each in its own file:
  *   options.c   the option table and the checks between options
  *   data.c      the training data: /X,/Y files or hpc-odegen flow maps
  *   stats.c     normalisation statistics (the same for any rank count)
  *   loader.c    a rank's slice of each global batch, by shuffle window
- *   model.c     the network: parameter layout, initialisation, forward
- *               and backward over the layers of layer.c
+ *   model.c     the network: the layout of a range of its layers in flat
+ *               buffers, initialisation, forward and backward over the
+ *               layers of layer.c
  *   layer.c     one linear layer with its activation
- *   act.c loss.c optim.c sched.c   activations, losses, optimisers,
- *               learning-rate schedules
+ *   act.c loss.c sched.c   activations, losses, learning-rate schedules
+ *   optim.c opt_kernels.h  the optimisers: one table row each, their
+ *               element rules shared by the CPU and the GPU
  *   cpu.c cuda.cu  the two devices behind dev.h
- *   dp.c        data parallelism: gradient buckets allreduced during
- *               backward
+ *   hold.c      what a rank holds of each array (checkpoints, start)
+ *   batch.c     a step's rows on the device, what its loss is over
+ *   dp.c        gradient buckets allreduced during backward
+ *   strategy.c  the strategies' table and the memory they need
+ *   strat_dp.c  data parallelism (--parallel dp)
+ *   shard.c     sharded data parallelism (--shard optim|grads|params)
  *   pipe.c pipe_sched.c pipe_stale.c pipe_wp.c timeline.c   pipeline
- *               parallelism: stages over the same layers (pipe.h)
- *   loop.c      the training loop: steps, evaluation, stop, NaN
+ *               parallelism (--parallel pipe|hybrid; pipe.h)
+ *   loop.c      the training loop: steps, evaluation, stop, NaN; it
+ *               calls a strategy, which never calls it
  *   checkpoint.c metrics.c   what the run leaves in RUNDIR
  */
 #ifndef TRAIN_H
@@ -29,14 +35,16 @@
 
 #define TRAIN_PROG "hpc-train"
 #define TRAIN_MAXL 32          /* linear layers at most */
+#define OPT_MAXSTATES 2        /* optimiser state arrays per parameter */
 
-typedef enum { OPT_SGD = 0, OPT_ADAM, OPT_ADAMW } opt_kind_t;
 typedef enum { SCHED_CONSTANT = 0, SCHED_COSINE } sched_kind_t;
 enum { DEV_CPU = 0, DEV_CUDA = 1 };
-/* --parallel; --pipe-schedule; --weight-prediction */
+/* --parallel; --shard; --weight-prediction */
 enum { PAR_DP = 0, PAR_PIPE, PAR_HYBRID };
-enum { PIPE_SEQ = 0, PIPE_GPIPE, PIPE_1F1B, PIPE_STALE };
+enum { SHARD_NONE = 0, SHARD_OPTIM, SHARD_GRADS, SHARD_PARAMS };
 enum { PREDICT_NONE = 0, PREDICT_MSNAG, PREDICT_AGGMSNAG };
+
+struct optim_kind;
 
 typedef struct {
     /* model */
@@ -52,7 +60,7 @@ typedef struct {
     double val_fraction;
     /* training */
     int64_t epochs, steps, batch, accum, eval_every, log_every;
-    opt_kind_t optim;
+    const struct optim_kind *optim;    /* a row of optim.c's table */
     double lr, momentum, beta1, beta2, eps, weight_decay, clip, min_lr;
     int nesterov;
     sched_kind_t sched;
@@ -62,9 +70,12 @@ typedef struct {
     hpc_alg_t alg;
     int64_t check_sync;
     int device;
+    int shard;                         /* SHARD_*: ZeRO-1/2/3 over the replicas */
+    size_t mem_budget;                 /* bytes a rank may hold (0: no limit) */
     /* pipeline parallelism (pipe.c): S stages of contiguous layers, M
      * micro-batches a step; partition[s] layers on stage s (npart 0:
-     * balanced by parameters and FLOPs) */
+     * balanced by parameters and FLOPs); pipe_sched: a row of
+     * pipe_sched.c's table */
     int parallel, stages, micro, pipe_sched;
     int npart;
     int64_t partition[TRAIN_MAXL];
@@ -79,6 +90,9 @@ typedef struct {
 } train_opts_t;
 
 extern const hpc_app_t train_app;
+/* Before hpc_app_start: the option strings that the tables give (the
+ * optimisers, the pipeline schedules). */
+void train_opts_prepare(void);
 /* After hpc_app_start: the parsed options, checked against each other;
  * -1 with a one-line reason. */
 int train_opts_finish(train_opts_t *o, char *err, size_t len);
@@ -86,6 +100,8 @@ int train_opts_finish(train_opts_t *o, char *err, size_t len);
  * derived entries of the options key.  -1 with a reason. */
 int train_opts_fit(train_opts_t *o, int64_t nin, int64_t nout, int64_t ntrain, int nranks,
                    int64_t total_steps, char *err, size_t len);
+/* "11,256,256,10" */
+void train_layers_str(const train_opts_t *o, char *buf, size_t len);
 
 /* ---- data (data.c, stats.c) ---- */
 enum { DATA_XY = 0, DATA_ODE = 1 };
@@ -143,6 +159,8 @@ typedef struct {
 /* Collective.  0, or -1 with a reason. */
 int loader_open(loader_t *l, const data_t *d, const train_opts_t *o, int rank, int nranks, char *err,
                 size_t len);
+/* The bytes loader_open will hold, without opening anything */
+size_t loader_bytes(const data_t *d, const train_opts_t *o, int rank, int nranks);
 /* Independent.  This rank's rows of micro-batch mb (0-based within the
  * epoch) of epoch e: positions [mb*B + rank_lo, +rank_n) of the epoch's
  * permutation (seed, e) of the training samples. */
@@ -150,28 +168,59 @@ int loader_batch(loader_t *l, int64_t epoch, int64_t mb, const float **x, const 
 void loader_close(loader_t *l);
 
 /* ---- the network (model.c, layer.c) ---- */
-/* Every flat buffer (parameters, gradients, optimiser states) has this
- * layout: a pad of MODEL_PAD floats (slot 0 of the gradient buffer
- * carries the loss sum to the other ranks with the first bucket), then
- * the layers from the last to the first (the order backward finishes
- * them: buckets are contiguous), each weight [out, in] and bias [out]
- * at 64-byte boundaries. */
+/* A flat buffer (parameters, gradients, optimiser states) holds layers
+ * [lo, hi) of the network (all of them, or a pipeline stage's): a pad of
+ * MODEL_PAD floats (slot 0 of the gradient buffer carries the loss sum
+ * to the other ranks with the first bucket), then the layers from the
+ * last to the first (the order backward finishes them: buckets are
+ * contiguous), each weight [out, in] and bias [out] at a 64-byte
+ * boundary.  The layers are grouped in units (contiguous in the buffer),
+ * each padded to a multiple of 16 x shards floats, so that a sharded
+ * strategy cuts every unit into shards equal blocks (libhpc's
+ * reduce_scatter and allgather take equal blocks); with shards 1 the
+ * padding is none. */
 #define MODEL_PAD 16
 typedef struct {
-    int nl;
+    int nl;                           /* layers of the whole network */
     int64_t size[TRAIN_MAXL + 1];
     act_t act;                        /* between layers; none after the last */
-    size_t w[TRAIN_MAXL], b[TRAIN_MAXL];   /* offsets in floats */
+    int lo, hi;                       /* the layers laid out */
+    size_t w[TRAIN_MAXL], b[TRAIN_MAXL];   /* offsets in floats, layers [lo, hi) */
     size_t n;                         /* floats in a flat buffer */
     size_t nparams;                   /* weights and biases alone */
+    /* units, in buffer order (the last layers first): layers
+     * [ulo[u], uhi[u]) at floats [uoff[u], uoff[u] + ulen[u]); a rank's
+     * block of unit u (shards > 1) is stored at uat[u] of its shard
+     * buffer, of shard_n floats */
+    int nunits, shards;
+    int ulo[TRAIN_MAXL], uhi[TRAIN_MAXL], unit_of[TRAIN_MAXL];
+    size_t uoff[TRAIN_MAXL], ulen[TRAIN_MAXL], uat[TRAIN_MAXL];
+    size_t shard_n, unit_most;        /* floats of a shard; of the largest unit */
 } model_t;
 
+/* The whole network, no sharding (the data-parallel layout) */
 void model_layout(model_t *m, int nl, const int64_t *size, act_t act);
+/* Layers [lo, hi); a unit takes consecutive layers (from the last) while
+ * they fit unit_cap floats (a layer is never split; 0: a unit a layer) */
+void model_layout_part(model_t *m, int nl, const int64_t *size, act_t act, int lo, int hi, double unit_cap,
+                       int shards);
+/* This rank's block of unit u: floats [*at, *at + *len) of the layout */
+void model_block(const model_t *m, int u, int rank, size_t *at, size_t *len);
 /* PyTorch's nn.Linear default: weight and bias U(-1/sqrt(in), 1/sqrt(in))
  * (kaiming_uniform_ with a = sqrt(5)), layer l from the stream (seed,
  * MODEL_STREAM + l), the weight row by row, then the bias. */
 #define MODEL_STREAM 0x6d6f64656c000000ULL   /* "model" */
+void model_init_layer(const model_t *m, uint64_t seed, int l, float *w, float *b);
+/* Every layer of m into its flat buffer p (zeros between) */
 void model_init(const model_t *m, uint64_t seed, float *p);
+
+/* Where each layer's weight and bias are (device): a flat buffer's, or
+ * gathered ones; the same for gradients. */
+typedef struct {
+    float *w[TRAIN_MAXL], *b[TRAIN_MAXL];
+} wts_t;
+/* The layers of m in the flat buffer p */
+void model_wts(const model_t *m, float *p, wts_t *out);
 
 /* Activations of one micro-batch on the device: a[0] is the input (set by
  * the caller), a[l] layer l's output; keep[l] GELU's inputs; two gradient
@@ -183,33 +232,30 @@ typedef struct {
     int lo;                       /* the first layer: it reads a0 */
     size_t bytes;
 } acts_t;
-int acts_alloc(acts_t *w, const model_t *m, const train_dev_t *dev, int rows);
 /* Layers [lo, hi) only (a pipeline stage): what = ACTS_OUT: a[lo+1..hi]
  * (and GELU's keep), ACTS_GRAD: the two gradient buffers (as wide as the
  * widest size of the range), or both. */
 enum { ACTS_OUT = 1, ACTS_GRAD = 2 };
-int acts_alloc_range(acts_t *w, const model_t *m, const train_dev_t *dev, int rows, int lo, int hi,
-                     int what);
+int acts_alloc(acts_t *w, const model_t *m, const train_dev_t *dev, int rows, int lo, int hi, int what);
+/* What acts_alloc would take, in bytes */
+size_t acts_bytes(const model_t *m, int rows, int lo, int hi, int what);
 void acts_free(acts_t *w, const train_dev_t *dev);
 
 /* Called when layer l's gradients are complete (backward runs from the
- * last layer to the first). */
+ * last layer to the first); it may point g at other buffers for the
+ * layers still to come. */
 typedef void (*layer_done_fn)(void *ctx, int l);
-void model_forward(const model_t *m, const train_dev_t *dev, const float *p, acts_t *w, int rows);
 /* Layers [lo, hi) with a0 the input of layer lo */
-void model_forward_range(const model_t *m, const train_dev_t *dev, const float *p, acts_t *w, int rows,
-                         int lo, int hi);
-/* The model's output after model_forward */
+void model_forward(const model_t *m, const train_dev_t *dev, const wts_t *p, acts_t *w, int rows, int lo,
+                   int hi);
+/* The model's output after a forward of the last layer */
 float *model_output(const model_t *m, acts_t *w);
-/* Gradients into g (beta 0: overwrite, 1: accumulate) from dy = d loss /
- * d output, which is in w->d[0] (the loss wrote it there). */
-void model_backward(const model_t *m, const train_dev_t *dev, const float *p, float *g, acts_t *w,
-                    int rows, float beta, layer_done_fn done, void *ctx);
-/* Layers hi-1 down to lo, dL/d(output of layer hi-1) in w->d[0]; returns
- * the buffer (w->d[0] or w->d[1]) that holds dL/d(input of layer lo), or
- * NULL when lo is 0 (nobody needs it). */
-float *model_backward_range(const model_t *m, const train_dev_t *dev, const float *p, float *g, acts_t *w,
-                            int rows, float beta, int lo, int hi, layer_done_fn done, void *ctx);
+/* Layers hi-1 down to lo, dL/d(output of layer hi-1) in w->d[0];
+ * gradients into g (beta 0: overwrite, 1: accumulate); returns the buffer
+ * (w->d[0] or w->d[1]) that holds dL/d(input of layer lo), or NULL when
+ * lo is 0 (nobody needs it). */
+float *model_backward(const model_t *m, const train_dev_t *dev, const wts_t *p, wts_t *g, acts_t *w, int rows,
+                      float beta, int lo, int hi, layer_done_fn done, void *ctx);
 
 void layer_forward(const train_dev_t *dev, int rows, int in, int out, const float *W, const float *b,
                    act_t act, const float *x, float *y, float *keep);
@@ -222,34 +268,94 @@ void layer_backward_params(const train_dev_t *dev, int rows, int in, int out, ac
 void layer_backward_input(const train_dev_t *dev, int rows, int in, int out, const float *W,
                           const float *d, float *dx);
 
-/* ---- optimisers and schedules (optim.c, sched.c) ---- */
+/* ---- optimisers (optim.c: one row each) and schedules (sched.c) ---- */
+typedef struct optim_s optim_t;
+/* The weights D updates ahead with every future gradient taken as 0
+ * (weight prediction, pipe_wp.c): the row's formula over n floats, lr[k]
+ * the learning rate of the k-th update ahead (k = 0..D-1), t the updates
+ * done; gacc: the gradient summed so far towards the next one (aggmsnag),
+ * or NULL. */
 typedef struct {
-    opt_kind_t kind;
-    int nstates;                       /* 0, 1 (momentum) or 2 (Adam) */
-    float *state[2];                   /* device buffers in the model layout */
-    const char *names[2];              /* as PyTorch's state_dict calls them */
+    size_t n;
+    float *out;
+    const float *w, *gacc;
+    const float *state[OPT_MAXSTATES];
+    const double *lr;
+    int D;
+    int64_t t;
+} wp_args_t;
+typedef struct optim_kind {
+    const char *name;                   /* --optim; the checkpoint's 'optimizer' */
+    int kernel;                         /* its element rule (opt_kernels.h) */
+    double weight_decay;                /* the default of --weight-decay */
+    int betas;                          /* takes --betas and --eps */
+    int momentum;                       /* takes --momentum and --nesterov */
+    /* the state arrays it keeps with these options, torch.optim's names
+     * (the checkpoint's /optim/<name>) */
+    int (*nstates)(const train_opts_t *o);
+    const char *state[OPT_MAXSTATES];
+    /* step t's constants (lr the step's rate), as PyTorch computes them */
+    void (*constants)(const optim_t *o, double lr, int64_t t, opt_step_t *h);
+    /* weight prediction from its momentum, or NULL: none */
+    void (*predict)(const optim_t *o, const wp_args_t *a);
+} optim_kind_t;
+/* the rows' predictions (pipe_wp.c) */
+void wp_predict_sgd_row(const optim_t *o, const wp_args_t *a);
+void wp_predict_adam_row(const optim_t *o, const wp_args_t *a);
+void wp_predict_adamw_row(const optim_t *o, const wp_args_t *a);
+/* The learning rates of the D updates after done (the k-th ahead in
+ * lr[k-1]): update u belongs to loop step u / per_step (pipe_wp.c) */
+void wp_horizon(const train_opts_t *o, int64_t done, int64_t per_step, int64_t total, int D, double *lr);
+/* The table, ending with a row whose name is NULL */
+extern const optim_kind_t optim_kinds[];
+const optim_kind_t *optim_find(const char *name);
+
+struct optim_s {
+    const optim_kind_t *kind;
+    int nstates;
+    float *state[OPT_MAXSTATES];        /* device buffers of n floats */
+    size_t n;
     double lr0, momentum, beta1, beta2, eps, wd, clip;
     int nesterov;
-} optim_t;
+};
+/* State buffers of n floats (zeros) */
 int optim_open(optim_t *o, const train_opts_t *opts, const train_dev_t *dev, size_t n);
 void optim_close(optim_t *o, const train_dev_t *dev);
-/* Step t (1-based) with learning rate lr over the parameters in
- * [MODEL_PAD, n).  Returns the gradient's global norm before clipping
- * (NaN without clipping: it is not computed). */
-double optim_step(optim_t *o, const train_dev_t *dev, float *p, float *g, size_t n, double lr,
-                  int64_t t);
+/* Step t (1-based) with learning rate lr over n floats of p and g, the
+ * states from float s_at of theirs. */
+void optim_update(const optim_t *o, const train_dev_t *dev, size_t n, float *p, const float *g, size_t s_at,
+                  double lr, int64_t t);
 /* --clip over the floats [lo, hi) of g, the sum of squares also summed
- * over parts (the other stages of a pipeline; MPI_COMM_NULL: none):
- * the global norm, NaN without clipping. */
-double optim_clip(optim_t *o, const train_dev_t *dev, float *g, size_t lo, size_t hi, MPI_Comm parts);
-/* The step over the floats [lo, hi) of the buffers only (a pipeline
- * stage's layers), without clipping. */
-void optim_step_range(optim_t *o, const train_dev_t *dev, float *p, float *g, size_t lo, size_t hi, double lr,
-                      int64_t t);
+ * over parts (the other stages, shards; MPI_COMM_NULL: none): the
+ * global norm, NaN without clipping. */
+double optim_clip(const optim_t *o, const train_dev_t *dev, float *g, size_t lo, size_t hi, MPI_Comm parts,
+                  MPI_Comm parts2);
+/* Both over the floats [MODEL_PAD, n) of one flat buffer (the whole
+ * layout): the norm before clipping (NaN without clipping) */
+double optim_step(const optim_t *o, const train_dev_t *dev, float *p, float *g, size_t n, double lr, int64_t t);
 /* Learning rate of step t (0-based) of total. */
 double sched_lr(const train_opts_t *o, int64_t t, int64_t total);
 
-/* ---- data parallelism (dp.c) ---- */
+/* ---- what a rank holds (hold.c) ---- */
+/* One flat buffer of a strategy: the layers [m->lo, m->hi) at m's
+ * offsets, or (sharded) this rank's blocks of m's units one after the
+ * other.  writes: this rank's copy is the one written to checkpoints
+ * (replicas hold the same; one writes). */
+typedef struct {
+    const model_t *m;
+    float *buf;                       /* device */
+    int sharded, rank;
+    int writes;
+} hold_t;
+/* Layer l's weight (bias 0) or bias: the run of its elements this rank
+ * holds, [*first, *first + *count) in row-major order, and where it is on
+ * the device; NULL (count 0) if none. */
+float *hold_piece(const hold_t *h, int l, int bias, size_t *first, size_t *count);
+/* A fresh start: this rank draws the elements it holds from the stream
+ * of their layer (model_init_layer), the same values as one rank's */
+int hold_init(const hold_t *h, const train_dev_t *dev, uint64_t seed);
+
+/* ---- data parallelism's gradient buckets (dp.c) ---- */
 typedef struct {
     MPI_Comm comm;
     int size;
@@ -264,10 +370,8 @@ typedef struct {
                                         blocking reduction of all buckets */
     void (*sync_compute)(void);      /* the device's: backward is done (GPU) */
 } dp_t;
-/* Collective.  Buckets of bucket_mb over layers [lo, hi) of the layout of
- * m (all of them: 0, m->nl; a pipeline stage: its own). */
-int dp_open(dp_t *dp, const model_t *m, int lo, int hi, float *g, double bucket_mb, hpc_alg_t alg,
-            MPI_Comm comm);
+/* Collective.  Buckets of bucket_mb over the layers of m's layout */
+int dp_open(dp_t *dp, const model_t *m, float *g, double bucket_mb, hpc_alg_t alg, MPI_Comm comm);
 /* Before backward: arm = 1 on the last micro-step of a step (DDP's
  * no_sync for the others). */
 void dp_begin(dp_t *dp, int arm);
@@ -278,21 +382,99 @@ void dp_layer_done(void *dp, int l);
 int dp_finish(dp_t *dp);
 void dp_close(dp_t *dp);
 
-/* ---- the run (loop.c, checkpoint.c, metrics.c, main.c) ---- */
+/* ---- sharding (shard.c): the gradient reduce-scattered unit by unit,
+ * each rank's blocks updated, the parameters gathered ---- */
+typedef struct zero zero_t;
+/* Collective over comm (of lay->shards ranks).  level SHARD_*; p: the
+ * parameters in lay's layout (SHARD_PARAMS: this rank's shard); g: the
+ * whole gradient (SHARD_OPTIM; backward writes it) or NULL; gw: where
+ * backward writes each layer's gradient (for grads and params: pointed
+ * at the unit's staging buffer as backward reaches it); accum: micro-
+ * steps a step. */
+int zero_open(zero_t **out, const model_t *lay, const train_dev_t *dev, int level, float *p, float *g, wts_t *gw,
+              MPI_Comm comm, int accum);
+/* The bytes zero_open allocates (the gradient's shard, the staging) */
+double zero_bytes(const model_t *lay, int level, int accum);
+/* Before a backward: arm = 1 if its gradient is reduced now (SHARD_OPTIM:
+ * the step's last; otherwise every one), first = 1 if it is the step's
+ * first (the shard of the gradient starts over) */
+void zero_begin(zero_t *z, int arm, int first);
+/* Layer l's gradient is done (a layer_done_fn) */
+void zero_layer_done(void *z, int l);
+/* The gradient's shard complete; 0 or a libhpc error */
+int zero_finish(zero_t *z);
+/* --clip over the gradient's shard (its sum of squares summed over the
+ * shards and parts2), the optimiser's update of this rank's blocks, and
+ * (but SHARD_PARAMS) the parameters gathered: the norm (NaN without
+ * clipping) */
+double zero_update(zero_t *z, const optim_t *opt, double lr, int64_t t, MPI_Comm parts2);
+/* s spent in collective calls since the last zero_begin(first) */
+double zero_exposed(const zero_t *z);
+/* s the collectives of a step take done blocking (measured at
+ * zero_open; 0 on one rank) */
+double zero_blocking(const zero_t *z);
+void zero_close(zero_t *z);
+
+/* ---- strategies (strategy.c and one file each) ---- */
+typedef struct train train_t;
+/* What a rank holds, in bytes: its model state (parameters, gradients,
+ * optimiser state and what the strategy adds: stashed weights, gather
+ * and staging buffers), its activations (and messages), its data */
 typedef struct {
+    double model, acts, data;
+} train_mem_t;
+
+/* How the ranks share the work and the model.  The loop calls these; a
+ * strategy uses the pieces above, never the loop. */
+typedef struct strategy {
+    const char *name;
+    /* the checks that need only the command line; -1 with a reason */
+    int (*check)(const train_opts_t *o, char *err, size_t len);
+    /* against the layers and ranks (sets derived options); -1 with a reason */
+    int (*fit)(train_opts_t *o, int nranks, char *err, size_t len);
+    /* this rank's data-parallel part of each batch: *part of *parts */
+    void (*replica)(const train_opts_t *o, int rank, int nranks, int *part, int *parts);
+    /* what this rank will hold, before anything is allocated (t->model,
+     * t->data and the options are set) */
+    void (*need)(const train_t *t, train_mem_t *out);
+    /* collective: buffers, communicators; t->hold, t->eval_rows, t->validates */
+    int (*open)(train_t *t);
+    /* one optimiser step; 0, or -1 if the loss is not finite */
+    int (*step)(train_t *t);
+    /* collective: the stop signal, agreed, after this step */
+    int (*stop)(train_t *t);
+    /* collective: the network's output for rows inputs x (device), on the
+     * ranks that compute losses (t->validates; else NULL) */
+    const float *(*eval)(train_t *t, const float *x, int rows);
+    /* collective: every replica holds the same parameters */
+    int (*in_sync)(train_t *t, int *same);
+    /* collective: what the summary adds ("; ..."), then the end of a run */
+    void (*summary)(train_t *t, char *buf, size_t len);
+    void (*finish)(train_t *t);
+    void (*close)(train_t *t);
+} strategy_t;
+extern const strategy_t strategy_dp, strategy_shard, strategy_pipe;
+/* The strategy of the options */
+const strategy_t *strategy_of(const train_opts_t *o);
+/* "--parallel dp --shard grads", "--parallel pipe --pipe-schedule 1f1b":
+ * for messages */
+void strategy_describe(const train_opts_t *o, char *buf, size_t len);
+
+/* ---- the run ---- */
+struct train {
     const train_opts_t *o;
+    const strategy_t *strat;
+    void *s;                      /* the strategy's own state */
     const train_dev_t *dev;
     data_t data;
     loader_t loader;
-    model_t model;
-    optim_t opt;
-    dp_t dp;
-    acts_t acts;
-    float *p, *g;                 /* parameters, gradients (device) */
-    float *host;                  /* a host copy of a flat buffer */
-    float *xdev, *ydev;           /* --device cuda: the batch on the GPU */
-    struct pipe *pipe;            /* --parallel pipe/hybrid (pipe.c), else NULL */
+    model_t model;                /* the whole network, unsharded */
+    optim_t opt;                  /* its states in the strategy's layout */
+    hold_t hold[1 + OPT_MAXSTATES];   /* parameters, then each state */
+    int part, parts;              /* this rank's slice of the batches */
     int validates;                /* this rank computes validation losses */
+    int eval_rows;                /* the most rows eval takes at once */
+    float *xdev, *ydev;           /* --device cuda: a batch on the GPU */
     hpc_run_t *run;
     int argc;
     char **argv;
@@ -300,19 +482,32 @@ typedef struct {
     int64_t saved_step;           /* the checkpoint on disk: its step, or -1 */
     double train_loss, val_loss, grad_norm;
     double val_mse;               /* validation MSE in the target's units */
+    train_mem_t mem;              /* what the strategy holds (its need) */
+    /* the step's seconds in collective calls (not hidden) and what they
+     * would take blocking (strategies set them) */
+    double step_comm, step_blocking;
     /* this run's totals, for the summary and metrics */
     double t_run, t_comm, comm_possible;
     int64_t samples, steps_run;
-} train_t;
+};
 
-/* What PyTorch's mean divides a step's loss sum by */
+/* batch.c: what PyTorch's mean divides a step's loss sum by */
 double train_loss_terms(const train_t *t);
 /* 1 when the losses are over normalised targets (MSE, normalised): the
  * summary, progress line, metrics and plot say so */
 int train_loss_normalised(const train_t *t);
-/* Run to the last step, or to a stop agreed by every rank: checkpoint,
- * then HPC_EXIT_STOPPED.  A non-finite loss ends the job (exit 1) with the
- * last checkpoint kept. */
+/* rows inputs and targets (host) on the device: themselves on the CPU */
+void train_to_device(train_t *t, const float **x, const float **y, int rows);
+/* device buffers for a batch of rows on the GPU (nothing on the CPU); -1 */
+int train_batch_alloc(train_t *t, int rows);
+size_t train_batch_bytes(const train_t *t, int rows);
+
+/* strat_dp.c: hpc_all_same of a device buffer of n floats over comm */
+int train_buffers_same(const train_t *t, const float *buf, size_t n, MPI_Comm comm, int *same);
+
+/* loop.c: run to the last step, or to a stop agreed by every rank:
+ * checkpoint, then HPC_EXIT_STOPPED.  A non-finite loss ends the job
+ * (exit 1) with the last checkpoint kept. */
 int train_loop(train_t *t);
 /* Validation loss over every rank's block (collective); NaN if none.
  * *mse_data: the MSE in the target's units (MSE runs; else NaN). */
@@ -325,7 +520,7 @@ int ckpt_save(train_t *t);
 int ckpt_load(train_t *t, char *err, size_t len);
 /* Collective.  --init-from: the parameters alone from FILE's /model/<i>/
  * (a checkpoint, or a PyTorch state_dict written as docs/train.md shows),
- * checked against the layers; into t->host.  -1 with a reason. */
+ * checked against the layers.  -1 with a reason. */
 int ckpt_init_from(train_t *t, char *err, size_t len);
 
 /* metrics.csv: step,epoch,lr,train_loss_normalized,val_loss_normalized,
@@ -337,32 +532,5 @@ void metrics_row(train_t *t, double lr, double val_loss, double val_mse, double 
                  double comm_share, double hidden);
 /* loss.png from metrics.csv (rank 0; nothing if gnuplot is missing) */
 void metrics_plot(train_t *t);
-
-/* ---- pipeline parallelism (pipe.c; docs/train.md) ---- */
-/* The checks that need only the command line; -1 with a reason */
-int pipe_opts_check(const train_opts_t *o, char *err, size_t len);
-/* Against the layers and ranks (sets --stages' default); -1 with a reason */
-int pipe_opts_fit(train_opts_t *o, int nranks, char *err, size_t len);
-/* Which data-parallel slice of each batch this rank's replica takes */
-void pipe_replica(const train_opts_t *o, int rank, int nranks, int *replica, int *replicas);
-/* Collective, after the model, loader and optimiser exist: the stage's
- * communicators, layers and buffers; opens t->dp over the replicas. */
-int pipe_open(train_t *t);
-/* One optimiser step of the schedule; 0, or -1 if the loss is not finite */
-int pipe_step(train_t *t);
-/* Collective: the stop signal, agreed (the stale schedule agrees at the
- * start of a step and drains its pipeline in it) */
-int pipe_stop_agreed(train_t *t);
-/* Collective: every rank holds the whole model's parameters (and with
- * with_state the optimiser's state); a no-op without a pipeline */
-int pipe_gather(train_t *t, int with_state);
-/* The rank that writes layer l's arrays into a checkpoint: 0, or the
- * stage of the first pipeline that holds it */
-int pipe_layer_writer(const train_t *t, int l);
-/* "; pipeline ...": bubble, utilisation, peak activations (collective) */
-void pipe_summary(train_t *t, char *buf, size_t len);
-/* Collective (the RUNDIR/timeline files) and frees */
-void pipe_finish(train_t *t);
-void pipe_close(train_t *t);
 
 #endif /* TRAIN_H */

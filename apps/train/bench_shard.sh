@@ -1,0 +1,88 @@
+#!/bin/sh
+# bench_shard.sh - data parallelism and each level of --shard on the same
+# model and data, measured in one run on the same machine.
+#
+#   apps/train/bench_shard.sh [BUILD_DIR [OUT_DIR]]
+#
+# On the flow-map pairs of an hpc-odegen file (TRAJ trajectories, held in
+# memory with --preload), LAYERS (default 11,1024,1024,1024,1024,1024,10:
+# the parameters dominate), tanh, MSE, Adam, global batch BATCH (default
+# 1024), STEPS steps (default 200), --bucket-mb BUCKET (default 4: several
+# units, so the reductions overlap backward), one BLAS thread per rank, at
+# NPS ranks (default "2 4") it runs dp, --shard optim, --shard grads and
+# --shard params, interleaved over REPEAT rounds (default 3, so load
+# changes hit all alike), and prints a table: samples/s (the median over
+# the rounds of the median over windows of LOG steps, the first left
+# out), each against dp's at the same ranks, the model state a rank holds
+# (parameters, gradients, optimiser state and the strategy's buffers: the
+# summary's figure, the formula of docs/train.md), the optimiser state a
+# rank allocated, the share of communication hidden, and the validation
+# loss at the end (the same for all within float32 rounding).  OUT_DIR
+# (default .) receives bench_shard.txt.  PyTorch's DDP on one model is
+# apps/train/bench.sh's.  Environment: LAYERS, BATCH, STEPS, BUCKET, LOG
+# (default 20), TRAJ (default 1000), NPS, REPEAT, MPIEXEC (default: the
+# launcher configure chose, tests/mpiexec-wrap), TMPDIR (scratch, deleted).
+set -e
+build=${1:-.}
+out=${2:-.}
+prog=$build/apps/train/hpc-train
+odegen=$build/apps/odegen/hpc-odegen
+[ -x "$prog" ] || { echo "bench_shard.sh: no $prog (pass the build folder)" >&2; exit 2; }
+LAYERS=${LAYERS:-11,1024,1024,1024,1024,1024,10}
+BATCH=${BATCH:-1024}
+STEPS=${STEPS:-200}
+BUCKET=${BUCKET:-4}
+LOG=${LOG:-20}
+TRAJ=${TRAJ:-1000}
+NPS=${NPS:-2 4}
+REPEAT=${REPEAT:-3}
+MPIEXEC=${MPIEXEC:-$build/tests/mpiexec-wrap -n}
+dir=$(mktemp -d "${TMPDIR:-/tmp}/shard-bench.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
+mkdir -p "$out"
+
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# the samples/s of a metrics.csv's rows after the first (the column by name)
+rates() {
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "samples_per_s") c = i }
+             NR > 2 && $c > 0 { print $c }' "$1"
+}
+
+"$odegen" -q -n "$TRAJ" --out "$dir/ode.h5"
+args="--data $dir/ode.h5 --layers $LAYERS --act tanh --loss mse --optim adam --lr 1e-3 --batch $BATCH
+      --steps $STEPS --preload --log-every $LOG --ckpt-every 0 --bucket-mb $BUCKET --force"
+levels="none optim grads params"
+
+# one NAME NP LEVEL: one run; its rate appended to NAME.rates, its summary kept
+one() {
+    $MPIEXEC "$2" "$prog" $args --shard "$3" --out "$dir/$1" > "$dir/$1.out"
+    rates "$dir/$1/metrics.csv" | median >> "$dir/$1.rates"
+}
+
+{
+    echo "bench_shard.sh: $LAYERS tanh, MSE, Adam, batch $BATCH, $STEPS steps, --bucket-mb $BUCKET," \
+         "1 BLAS thread a rank, $REPEAT rounds; $(getconf _NPROCESSORS_ONLN) cores, load" \
+         "$(cut -d' ' -f1-3 /proc/loadavg)"
+    printf "%-8s %2s %12s %7s %12s %12s %7s %s\n" shard np samples/s "x dp" "model state" "optim state" \
+        hidden "val loss"
+} | tee "$out/bench_shard.txt"
+for np in $NPS; do
+    for r in $(seq "$REPEAT"); do
+        for level in $levels; do one "$level-$np" "$np" "$level"; done
+    done
+    dp=$(median < "$dir/none-$np.rates")
+    for level in $levels; do
+        name=$level-$np
+        line=$(cat "$dir/$name.out")
+        rate=$(median < "$dir/$name.rates")
+        state=$(echo "$line" | sed -n 's/.*model+grads+optimizer \([0-9.]* [KMG]*i*B\).*/\1/p' | tr -d ' ')
+        opt=$(echo "$line" | sed -n 's/.*optimiser state \([0-9.]* [KMG]*i*B\) a rank.*/\1/p' | tr -d ' ')
+        hidden=$(echo "$line" | sed -n 's/.*of the time, \([0-9]*%\) hidden.*/\1/p')
+        val=$(echo "$line" | sed -n 's/.*val loss \([0-9.e+-]*\) .*/\1/p')
+        printf "%-8s %2s %12.0f %7.2f %12s %12s %7s %s\n" "$level" "$np" "${rate:-0}" \
+            "$(echo "${rate:-0} ${dp:-1}" | awk '{ print ($2 > 0 ? $1 / $2 : 0) }')" "${state:--}" \
+            "${opt:-(whole)}" "${hidden:--}" "${val:--}" | tee -a "$out/bench_shard.txt"
+    done
+done
+echo "bench_shard.sh: $out/bench_shard.txt"

@@ -1,0 +1,201 @@
+/* strat_dp.c - data parallelism (--parallel dp), as PyTorch's
+ * DistributedDataParallel: every rank holds the whole model, its
+ * gradients and optimiser state, takes its slice of each global batch
+ * (loader.c), and the gradients are averaged by bucket allreduces that
+ * overlap backward (dp.c).
+ *
+ * A step: --accum micro-steps, each forward, loss and backward over this
+ * rank's slice of a global batch, gradients summed in place (beta 1) and
+ * reduced only on the last micro-step; the step's loss rides in the pad
+ * of the first bucket; then the optimiser steps.
+ *
+ * Memory per rank: 4 N (2 + k) bytes of model state (N floats of the
+ * layout: parameters, gradients and k optimiser states), activations of
+ * its slice of the batch.
+ */
+#include "config.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "train.h"
+
+typedef struct {
+    float *p, *g;
+    wts_t pw, gw;
+    dp_t dp;
+    acts_t acts;
+} dps_t;
+
+static dps_t *st(const train_t *t)
+{
+    return (dps_t *)t->s;
+}
+
+static int check(const train_opts_t *o, char *err, size_t len)
+{
+    const char *what = o->stages ? "--stages" : o->npart ? "--partition" : o->micro > 1 ? "--micro"
+                     : o->recompute ? "--recompute" : o->stash ? "--weight-stashing"
+                     : o->predict ? "--weight-prediction" : o->gap_just_lost ? "--gap-aware-just-lost"
+                     : o->gap_aware ? "--gap-aware" : o->step_every > 1 ? "--step-every" : NULL;
+    if (what) {
+        snprintf(err, len, "%s is for --parallel pipe or hybrid", what);
+        return -1;
+    }
+    return 0;
+}
+
+static int fit(train_opts_t *o, int nranks, char *err, size_t len)
+{
+    if (o->batch < nranks) {
+        snprintf(err, len, "--batch %lld is smaller than the %d ranks: every rank needs a sample",
+                 (long long)o->batch, nranks);
+        return -1;
+    }
+    return 0;
+}
+
+static void replica(const train_opts_t *o, int rank, int nranks, int *part, int *parts)
+{
+    (void)o;
+    *part = rank;
+    *parts = nranks;
+}
+
+static void need(const train_t *t, train_mem_t *out)
+{
+    const model_t *m = &t->model;
+    int rows = (int)t->loader.rank_n;
+    out->model = (double)m->n * sizeof(float) * (2 + t->o->optim->nstates(t->o));
+    out->acts = (double)(acts_bytes(m, rows, 0, m->nl, ACTS_OUT | ACTS_GRAD) + train_batch_bytes(t, rows));
+}
+
+static int open_dp(train_t *t)
+{
+    const train_dev_t *dev = t->dev;
+    dps_t *s = calloc(1, sizeof *s);
+    if (!s) return HPC_ERR(HPC_ERR_NOMEM, "data parallelism");
+    t->s = s;
+    const model_t *m = &t->model;
+    int rows = (int)t->loader.rank_n;
+    s->p = dev->alloc(m->n * sizeof(float));
+    s->g = dev->alloc(m->n * sizeof(float));
+    if (!s->p || !s->g || optim_open(&t->opt, t->o, dev, m->n) < 0 ||
+        acts_alloc(&s->acts, m, dev, rows, 0, m->nl, ACTS_OUT | ACTS_GRAD) < 0 || train_batch_alloc(t, rows) < 0)
+        return HPC_ERR(HPC_ERR_NOMEM, "out of %s memory for the model", dev->name);
+    model_wts(m, s->p, &s->pw);
+    model_wts(m, s->g, &s->gw);
+    t->hold[0] = (hold_t){m, s->p, 0, 0, hpc_rank() == 0};
+    for (int k = 0; k < t->opt.nstates; k++) t->hold[1 + k] = (hold_t){m, t->opt.state[k], 0, 0, hpc_rank() == 0};
+    t->eval_rows = rows;
+    t->validates = 1;
+    HPC_TRY(dp_open(&s->dp, m, s->g, t->o->bucket_mb, t->o->alg, hpc_comm_world()));
+    /* dp_finish waits for backward on the GPU before it times the wait */
+    s->dp.sync_compute = t->dev->sync_compute;
+    return 0;
+}
+
+static void micro_step(train_t *t, int64_t epoch, int64_t mb, int k, double *lsum)
+{
+    dps_t *s = st(t);
+    const float *x, *y;
+    int rows = (int)t->loader.rank_n;
+    if (loader_batch(&t->loader, epoch, mb, &x, &y) < 0)
+        hpc_app_fatal(HPC_EXIT_DATA, "reading the batch: %s", hpc_last_cause());
+    train_to_device(t, &x, &y, rows);
+    s->acts.a0 = x;
+    model_forward(&t->model, t->dev, &s->pw, &s->acts, rows, 0, t->model.nl);
+    *lsum += t->dev->loss(t->o->loss, rows, (int)t->data.nout, model_output(&t->model, &s->acts), y,
+                          (float)(1.0 / train_loss_terms(t)), s->acts.d[0]);
+    int last = k == t->o->accum - 1;
+    dp_begin(&s->dp, last);
+    if (last && s->dp.size > 1) {   /* the loss rides in slot 0 with bucket 0 */
+        float l = (float)*lsum;
+        t->dev->to_dev(s->g, &l, sizeof l);
+    }
+    model_backward(&t->model, t->dev, &s->pw, &s->gw, &s->acts, rows, k ? 1.0f : 0.0f, 0, t->model.nl,
+                   dp_layer_done, &s->dp);
+}
+
+static int step(train_t *t)
+{
+    dps_t *s = st(t);
+    int64_t epoch = t->step / t->steps_per_epoch;
+    int64_t mb = (t->step % t->steps_per_epoch) * t->o->accum;
+    double lsum = 0;
+    s->dp.exposed = 0;
+    for (int k = 0; k < t->o->accum; k++) micro_step(t, epoch, mb + k, k, &lsum);
+    if (dp_finish(&s->dp) < 0) hpc_app_fatal(HPC_EXIT_DATA, "gradient allreduce: %s", hpc_last_cause());
+    if (s->dp.size > 1) {
+        float l;
+        t->dev->to_host(&l, s->g, sizeof l);
+        lsum = l;
+    }
+    t->step_comm = s->dp.exposed;
+    t->step_blocking = s->dp.calib;
+    t->train_loss = lsum / train_loss_terms(t);
+    if (!isfinite(t->train_loss)) return -1;
+    double lr = sched_lr(t->o, t->step, t->total);
+    t->grad_norm = optim_step(&t->opt, t->dev, s->p, s->g, t->model.n, lr, t->step + 1);
+    return 0;
+}
+
+static int stop(train_t *t)
+{
+    (void)t;
+    return hpc_app_stop_agreed(hpc_comm_world());
+}
+
+static const float *eval(train_t *t, const float *x, int rows)
+{
+    dps_t *s = st(t);
+    s->acts.a0 = x;
+    model_forward(&t->model, t->dev, &s->pw, &s->acts, rows, 0, t->model.nl);
+    return model_output(&t->model, &s->acts);
+}
+
+/* hpc_all_same of a device buffer of n floats over comm (shard.c and
+ * pipe.c use it too) */
+int train_buffers_same(const train_t *t, const float *buf, size_t n, MPI_Comm comm, int *same)
+{
+    const float *host = buf;
+    float *copy = NULL;
+    if (t->dev != train_dev_cpu()) {
+        if (!(copy = malloc(n * sizeof *copy + 1))) return HPC_ERR(HPC_ERR_NOMEM, "--check-sync");
+        t->dev->to_host(copy, buf, n * sizeof *copy);
+        host = copy;
+    }
+    int rc = hpc_all_same(host, n * sizeof(float), comm, same);
+    free(copy);
+    return rc;
+}
+
+static int in_sync(train_t *t, int *same)
+{
+    return train_buffers_same(t, st(t)->p, t->model.n, hpc_comm_world(), same);
+}
+
+static void summary(train_t *t, char *buf, size_t len)
+{
+    (void)t;
+    if (len) buf[0] = 0;
+}
+
+static void finish(train_t *t)
+{
+    (void)t;
+}
+
+static void close_dp(train_t *t)
+{
+    dps_t *s = st(t);
+    if (!s) return;
+    dp_close(&s->dp);
+    acts_free(&s->acts, t->dev);
+    if (s->p) t->dev->release(s->p);
+    if (s->g) t->dev->release(s->g);
+    free(s);
+    t->s = NULL;
+}
+
+const strategy_t strategy_dp = {"dp", check, fit, replica, need, open_dp, step, stop, eval, in_sync, summary,
+                                 finish, close_dp};
