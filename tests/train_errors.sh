@@ -18,7 +18,7 @@ expect2() { NP=2; expect "$@"; NP=1; }
 
 "$MKDATA" regress "$T/r.h5" 64 || fail "making r.h5"
 "$MKDATA" classes "$T/c.h5" 64 || fail "making c.h5"
-for k in badlabel negative nan noy mismatch xint; do "$MKDATA" $k "$T/$k.h5" 64 || fail "making $k.h5"; done
+for k in badlabel negative nan valnan noy mismatch xint; do "$MKDATA" $k "$T/$k.h5" 64 || fail "making $k.h5"; done
 "$ODEGEN" -q -n 8 --nt 5 --out "$T/ode.h5" || fail "making ode.h5"
 ok="--data $T/r.h5 --out $RUN --steps 3 --batch 16"
 
@@ -80,6 +80,12 @@ expect 1 "negative label" --data "$T/negative.h5" --loss cross-entropy --out "$R
 expect 1 "labels for mse" --data "$T/c.h5" --out "$RUN"
 expect 1 "floats for cross-entropy" --data "$T/r.h5" --loss cross-entropy --out "$RUN"
 expect2 1 "NaN in the data" --data "$T/nan.h5" --out "$RUN" --batch 16
+grep -q "training sample 21 (row 21 of /X, /Y) holds NaN" "$T/stderr" || fail "NaN: the row is not named"
+# an infinity only in a validation row: once accepted, the validation loss
+# silently gone from the summary and metrics.csv
+expect2 1 "infinity in a validation row" --data "$T/valnan.h5" --out "$RUN" --batch 16
+grep -q "validation sample 63 (row 63 of /X, /Y) holds NaN or infinite" "$T/stderr" || fail "valnan: the row is not named"
+NP=3 expect 1 "infinity in a validation row at 3 ranks" --data "$T/valnan.h5" --out "$RUN" --batch 16
 expect 1 "cross-entropy on an hpc-odegen file" --data "$T/ode.h5" --loss cross-entropy --out "$RUN"
 expect2 1 "unwritable RUNDIR" $ok --out /proc/hpc-train-run
 touch "$T/afile"
