@@ -31,6 +31,7 @@ struct hpc_h5file {
     int serial;           /* opened with the serial (sec2) driver, not MPI-IO */
     int lockfd;           /* rank 0's hold on PATH.lock, -1 = none */
     int datafd;           /* for hpc_h5_sync_data, opened on first use */
+    int reserved;         /* disk reserved beyond the end: trimmed on finish */
     char *path;           /* final name */
     char *open_path;      /* the name actually open (.partial or not) */
     char *lock_path;
@@ -282,7 +283,22 @@ static int fail_file(hpc_h5file_t *f, const char *what, const char *call)
     return rc;
 }
 
+/* Rank 0 reserves bytes for f's open name (h5_reserve.c), every rank
+ * hears the errno */
+static int reserve_agreed(hpc_h5file_t *f, double bytes, int create)
+{
+    int err = f->rank == 0 ? hpc_reserve_path(f->open_path, bytes, create) : 0;
+    MPI_Bcast(&err, 1, MPI_INT, 0, f->comm);
+    if (!err) f->reserved = 1;
+    return err;
+}
+
 int hpc_h5_create(const char *path, MPI_Comm comm, int flags, hpc_h5file_t **out)
+{
+    return hpc_h5_create_reserved(path, comm, flags, 0, out);
+}
+
+int hpc_h5_create_reserved(const char *path, MPI_Comm comm, int flags, double bytes, hpc_h5file_t **out)
 {
     QUIET;
     hpc_h5file_t *f;
@@ -294,6 +310,13 @@ int hpc_h5_create(const char *path, MPI_Comm comm, int flags, hpc_h5file_t **out
     else if (!(flags & HPC_H5_OVERWRITE) && agreed_errno(f->comm, f->rank, probe_exists, path))
         rc = HPC_ERR(HPC_ERR_IO, "'%s' exists (not overwriting it)", path);
     if (rc == 0) rc = lock_take(f);
+    /* the space first, while a failure costs nothing: HDF5 is not yet
+     * involved (see h5_reserve.c) */
+    int err = rc == 0 && bytes > 0 ? reserve_agreed(f, bytes, 1) : 0;
+    if (err) {
+        rc = hpc_reserve_error(f->open_path, bytes, err);
+        if (f->rank == 0) unlink(f->open_path);
+    }
     if (rc) {
         file_free(f);
         return rc;
@@ -302,8 +325,23 @@ int hpc_h5_create(const char *path, MPI_Comm comm, int flags, hpc_h5file_t **out
     if (fapl >= 0) f->id = H5Fcreate(f->open_path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     if (fapl >= 0) H5Pclose(fapl);
     if (fapl < 0 || f->id < 0) return fail_file(f, "create", "H5Fcreate");
+    /* H5Fcreate's truncation may have given the blocks back: again, now
+     * for the file HDF5 holds (only a writer racing us can fail it) */
+    if (bytes > 0 && (err = reserve_agreed(f, bytes, 0)) != 0) {
+        rc = hpc_reserve_error(f->open_path, bytes, err);
+        hpc_h5_finish(f, 0);
+        return rc;
+    }
     *out = f;
     return 0;
+}
+
+int hpc_h5_reserve(hpc_h5file_t *f, double bytes)
+{
+    if (!f) return HPC_ERR(HPC_ERR_ARG, "NULL file");
+    if (!f->writing || bytes <= 0) return 0;
+    int err = reserve_agreed(f, bytes, 0);
+    return err ? hpc_reserve_error(f->open_path, bytes, err) : 0;
 }
 
 int hpc_h5_open(const char *path, MPI_Comm comm, int partial, int writable, hpc_h5file_t **out)
@@ -422,11 +460,13 @@ int hpc_h5_finish(hpc_h5file_t *f, int ok)
     if (all && f->writing) {
         /* the data first, then the name: a crash in between leaves a
          * .partial, never a final name over data still in the cache */
-        if (f->rank == 0) err = sync_path(f->open_path, 0);
+        if (f->rank == 0 && f->reserved) err = hpc_reserve_trim(f->open_path);
+        if (f->rank == 0 && !err) err = sync_path(f->open_path, 0);
         if (f->rank == 0 && !err && rename(f->open_path, f->path) != 0) err = errno;
         if (f->rank == 0 && !err) err = sync_path(f->path, 1);
         MPI_Bcast(&err, 1, MPI_INT, 0, f->comm);
     }
+    if (!all && f->writing && f->reserved && f->rank == 0) hpc_reserve_trim(f->open_path);
     int rc = 0;
     if (!all)
         rc = HPC_ERR(HPC_ERR_IO, "not every rank succeeded: '%s' not completed%s", f->path,

@@ -125,7 +125,9 @@ typedef struct hpc_app {
  * "NAME: reason" and every rank exits HPC_EXIT_USAGE.  Installs the stop
  * signals (SIGUSR1, SIGTERM, SIGINT: see hpc_app_stop_requested). */
 HPC_EXPORT void hpc_app_start(const hpc_app_t *app, int *argc, char ***argv);
-/* Collective.  hpc_finalize; returns HPC_EXIT_OK for main to return. */
+/* Collective.  A failure kept by hpc_app_fail_later on any rank ends the
+ * job here (one line, its status); else hpc_finalize, and HPC_EXIT_OK
+ * for main to return. */
 HPC_EXPORT int hpc_app_finish(void);
 HPC_EXPORT const char *hpc_app_name(void);
 HPC_EXPORT int hpc_app_quiet(void);
@@ -145,6 +147,12 @@ HPC_EXPORT void hpc_app_agree(int status, const char *fmt, ...) HPC_PRINTF(2, 3)
 /* The same for a libhpc result: rc < 0 fails with status and the error's
  * cause (hpc_last_cause), after "what: " when what is not NULL. */
 HPC_EXPORT void hpc_app_agree_rc(int rc, int status, const char *what);
+/* Local.  A failure one rank found where the others are not waiting for
+ * it (rank 0's metrics file): kept, and agreed at the next
+ * hpc_app_stop_agreed over the whole job or at hpc_app_finish, where
+ * every rank then exits as by hpc_app_agree (the lowest failing rank
+ * prints the line).  The first one on a rank is kept. */
+HPC_EXPORT void hpc_app_fail_later(int status, const char *fmt, ...) HPC_PRINTF(2, 3);
 /* Every rank knows (same input): rank 0 prints "NAME: message", every
  * rank exits with status.  Collective.  HPC_EXIT_STOPPED under MPICH's
  * mpiexec ends through MPI_Abort from rank 0 once all ranks got here:
@@ -177,7 +185,9 @@ HPC_EXPORT void hpc_app_summary(const char *fmt, ...) HPC_PRINTF(1, 2);
  * as it always did (nothing to keep yet; programs without steps). */
 HPC_EXPORT int hpc_app_stop_requested(void);
 /* Collective over comm: 1 on every rank if the signal reached any rank,
- * so all stop at the same step even when only some got it. */
+ * so all stop at the same step even when only some got it.  Where comm
+ * holds every rank, a failure kept by hpc_app_fail_later on any rank ends
+ * the job here instead (in the same allreduce: no cost without one). */
 HPC_EXPORT int hpc_app_stop_agreed(MPI_Comm comm);
 /* Test hook and for programs: behave as if the signal had arrived. */
 HPC_EXPORT void hpc_app_stop_raise(void);
@@ -329,7 +339,9 @@ enum { HPC_OUT_CREATED = 0, HPC_OUT_RESUMED = 1, HPC_OUT_COMPLETE = 2 };
  * it), RESUME (continue PATH.partial if its options key equals key - else
  * one line naming the first difference; a complete PATH is left alone;
  * neither: start afresh).  bytes: the size the output will have, checked
- * against the free space of its folder before anything is written.
+ * against the free space of its folder before anything is written and
+ * then reserved on disk (hpc_h5_create_reserved; resumed: hpc_h5_reserve),
+ * so that a disk filled by others mid-run cannot fail its writes.
  * done_dataset: where the done flags live ("stats/done").  After
  * HPC_OUT_CREATED the app creates its datasets and calls hpc_out_ready;
  * after HPC_OUT_RESUMED it opens and checks them (shapes AND types). */
@@ -398,6 +410,12 @@ HPC_EXPORT int hpc_ckpt_exists(const char *path, MPI_Comm comm);
  * and the provenance (program = hpc_app_name()). */
 HPC_EXPORT int hpc_ckpt_begin(const char *path, MPI_Comm comm, const char *key, int argc,
                               char **argv, hpc_ckpt_t **out);
+/* Collective.  The same with the disk reserved first for bytes of arrays
+ * (and HDF5's metadata): a full disk is HPC_ERR_IO "no room for
+ * 'PATH.partial': it needs N MiB, its folder has M MiB free" before
+ * anything is written, PATH untouched (hpc_h5_create_reserved). */
+HPC_EXPORT int hpc_ckpt_begin_sized(const char *path, MPI_Comm comm, const char *key, int argc,
+                                    char **argv, double bytes, hpc_ckpt_t **out);
 /* Collective.  Array name (groups created: "model/0/weight") of ndims
  * dims, stored as memtype, from rank 0's data (other ranks: not read). */
 HPC_EXPORT int hpc_ckpt_put(hpc_ckpt_t *c, const char *name, hid_t memtype, int ndims,

@@ -17,7 +17,8 @@
  *       val_from_row (validation: the samples of rows >= it), init_from,
  *       "options" (the key --resume compares) and the provenance
  *
- * Written through libhpc's checkpoints (hpc_ckpt_*): every rank holds the
+ * Written through libhpc's checkpoints (hpc_ckpt_*), the disk reserved
+ * first (a full disk: one line, the previous checkpoint kept): every rank holds the
  * same model, so rank 0's copy is written while the others take part in
  * the collective calls; the file appears under its name only complete.
  * In a pipeline each stage of the first replica writes its own layers
@@ -135,7 +136,12 @@ int ckpt_save(train_t *t)
     hpc_ckpt_t *c;
     const model_t *m = &t->model;
     HPC_TRY(ckpt_path(t, path, sizeof path));
-    HPC_TRY(hpc_ckpt_begin(path, hpc_comm_world(), hpc_app_key(), t->argc, t->argv, &c));
+    /* the arrays' bytes: weights and biases, each optimiser state, the
+     * normalisation; reserved on disk before anything is written */
+    double bytes = (double)m->nparams * sizeof(float) * (1 + t->opt.nstates) +
+                   (double)(t->data.nin + t->data.ydim) * 2 * sizeof(double) +
+                   2048.0 * (2 * m->nl * (1 + t->opt.nstates) + 4);   /* their object headers */
+    HPC_TRY(hpc_ckpt_begin_sized(path, hpc_comm_world(), hpc_app_key(), t->argc, t->argv, bytes, &c));
     t->dev->to_host(t->host, t->p, m->n * sizeof(float));
     int rc = put_layers(c, t, "model", t->host);
     for (int k = 0; k < t->opt.nstates; k++) {

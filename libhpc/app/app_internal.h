@@ -17,6 +17,11 @@ void app_opts_free(void);
  * one-line reason naming the variable. */
 int app_settings_check(char *err, size_t len);
 
+/* app.c: a failure kept by hpc_app_fail_later on this rank (0: none),
+ * and the agreement that ends the job on it (collective over the world) */
+int app_fail_pending(void);
+void app_fail_agree(void) HPC_NORETURN;
+
 /* stop.c */
 void app_stop_install(void);
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "app_internal.h"
@@ -21,6 +22,7 @@ struct hpc_run {
     MPI_Comm comm;
     int rank;
     FILE *csv;
+    char csv_name[256];
 };
 
 /* mkdir -p; 0 or errno */
@@ -110,6 +112,7 @@ int hpc_run_csv_open(hpc_run_t *r, const char *name, const char *header, int64_t
     HPC_TRY(hpc_run_path(r, name, path, sizeof path));
     if (r->csv) fclose(r->csv);
     r->csv = NULL;
+    snprintf(r->csv_name, sizeof r->csv_name, "%s", name);
     if (keep_upto >= 0) HPC_TRY(csv_keep(path, header, keep_upto));
     int fresh = keep_upto < 0 || access(path, F_OK) != 0;
     r->csv = fopen(path, fresh ? "w" : "a");
@@ -127,7 +130,8 @@ int hpc_run_csv_row(hpc_run_t *r, const char *fmt, ...)
     vfprintf(r->csv, fmt, ap);
     va_end(ap);
     fputc('\n', r->csv);
-    if (fflush(r->csv) != 0) return HPC_ERR(HPC_ERR_IO, "writing metrics in '%s'", r->dir);
+    if (fflush(r->csv) != 0 || ferror(r->csv))
+        return HPC_ERR(HPC_ERR_IO, "cannot write '%s/%s': %s", r->dir, r->csv_name, strerror(errno ? errno : EIO));
     return 0;
 }
 
@@ -149,7 +153,10 @@ const char *hpc_gnuplot(void)
     return found;
 }
 
-/* gnuplot reading the script from a pipe, writing the PNG to fd out */
+static int png_complete(int fd, off_t size);
+
+/* gnuplot reading the script from a pipe, writing the PNG to fd out: 0,
+ * 1 if the PNG came out incomplete, or an error */
 static int gnuplot_run(const char *gp, const char *script, const char *cwd, int out)
 {
     int fd[2];
@@ -179,7 +186,16 @@ static int gnuplot_run(const char *gp, const char *script, const char *cwd, int 
     struct stat sb;
     if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || fstat(out, &sb) != 0 || (S_ISREG(sb.st_mode) && sb.st_size == 0))
         return HPC_ERR(HPC_ERR_IO, "gnuplot failed");
-    return 0;
+    return S_ISREG(sb.st_mode) && !png_complete(out, sb.st_size) ? 1 : 0;
+}
+
+/* A PNG ends with its IEND chunk.  gnuplot exits 0 when its writes fail
+ * (a full disk): a file without that end is a truncated picture. */
+static int png_complete(int fd, off_t size)
+{
+    static const unsigned char iend[12] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xae, 0x42, 0x60, 0x82};
+    unsigned char tail[12];
+    return size >= 12 && pread(fd, tail, sizeof tail, size - 12) == 12 && !memcmp(tail, iend, sizeof iend);
 }
 
 int hpc_plot(const char *png, const char *script, const char *cwd)
@@ -193,9 +209,18 @@ int hpc_plot(const char *png, const char *script, const char *cwd)
     hpc_file_t *f;
     HPC_TRY(hpc_file_open(full, &f));
     fflush(hpc_file_stream(f));
-    if (gnuplot_run(gp, script, cwd, fileno(hpc_file_stream(f))) != 0) {
+    int rc = gnuplot_run(gp, script, cwd, fileno(hpc_file_stream(f)));
+    if (rc != 0) {
+        int full_disk = rc == 1;
+        struct statvfs vs;
+        /* the likely reason, where the folder has no room left */
+        int none_free = fstatvfs(fileno(hpc_file_stream(f)), &vs) == 0 && vs.f_bavail == 0;
         hpc_file_discard(f);
-        return HPC_ERR(HPC_ERR_IO, "gnuplot could not draw '%s'", hpc_escape(full, esc, sizeof esc));
+        if (full_disk)
+            return HPC_ERR(HPC_ERR_IO, "cannot write '%s': gnuplot's picture came out incomplete%s",
+                           hpc_escape(full, esc, sizeof esc), none_free ? " (No space left on device)" : "");
+        return HPC_ERR(HPC_ERR_IO, "gnuplot could not draw '%s'%s", hpc_escape(full, esc, sizeof esc),
+                       none_free ? " (No space left on device)" : "");
     }
     return hpc_file_commit(f);
 }
