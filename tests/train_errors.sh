@@ -91,6 +91,17 @@ expect2 1 "unwritable RUNDIR" $ok --out /proc/hpc-train-run
 touch "$T/afile"
 expect 1 "RUNDIR is a file" --data "$T/r.h5" --out "$T/afile" --batch 16
 
+# memory: 4,200000,200000,2 is 4e10 parameters (745 GiB on the CPU with
+# Adam): refused on every rank before any allocation, and no run folder
+# made (once: gigabytes mapped first, then the OOM killer)
+rm -rf "$RUN"
+expect2 1 "a model no node can hold" $ok --layers 4,200000,200000,2
+grep -q "a model of 4000.* parameters (3 layers) on 8 rows a rank needs .* GiB per rank, .* GiB for the 2 ranks on this node, but .* GiB is available" "$T/stderr" ||
+    fail "memory: the need is not named"
+[ ! -e "$RUN" ] || fail "memory: a run folder was left"
+NP=3 expect 1 "a model no node can hold, 3 ranks" $ok --layers 4,200000,200000,2
+[ ! -e "$RUN" ] || fail "memory: a run folder was left (3 ranks)"
+
 # checkpoints
 expect2 1 "--resume with no checkpoint" $ok --resume
 train 1 -q $ok || fail "a good run"

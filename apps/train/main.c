@@ -81,6 +81,35 @@ static void open_run(train_t *t)
         hpc_app_exit(HPC_EXIT_DATA, "%s exists: continue it with --resume, or start over with --force", path);
 }
 
+/* The host memory a rank will hold, asked of every node before any of it
+ * is allocated and before the run folder exists (a mistyped --layers
+ * must not map gigabytes first): the model's buffers (a host copy; on the
+ * CPU also the parameters, gradients and optimiser states), activations
+ * and their gradients for the rank's rows, its block of validation,
+ * --preload's training set and the loader's window (4 MiB at most).  A
+ * pipeline's stages allocate more in pipe_open (counted there, when it
+ * fails). */
+static void check_memory(const train_t *t, const train_opts_t *o, int parts)
+{
+    const model_t *m = &t->model;
+    const data_t *d = &t->data;
+    const double f = sizeof(float), rows = (double)t->loader.rank_n;
+    int cpu = t->dev == train_dev_cpu(), nstates = o->optim != OPT_SGD ? 2 : o->momentum != 0;
+    double model = (double)m->n * f * (1 + (cpu ? 2 + nstates : 0)), acts = 0, widest = 0;
+    for (int l = 0; l <= m->nl; l++) {
+        if (l > 0) acts += rows * (double)m->size[l] * (o->act == ACT_GELU && l < m->nl ? 2 : 1);
+        if ((double)m->size[l] > widest) widest = (double)m->size[l];
+    }
+    acts = cpu ? (acts + 2 * rows * widest) * f : 0;
+    double row = (double)(d->nin + d->ydim) * f;
+    double data = (double)((d->nval + parts - 1) / parts) * row + (o->preload ? (double)d->ntrain * row : 0) +
+                  4.0 * 1048576;
+    char what[256];
+    snprintf(what, sizeof what, "a model of %zu parameters (%d layers) on %lld rows a rank%s", m->nparams,
+             m->nl, (long long)t->loader.rank_n, o->preload ? " with --preload" : "");
+    hpc_app_need_memory(model + acts + data, what);
+}
+
 /* Fresh: statistics (they also refuse NaN in the data) and initial weights */
 static void start(train_t *t)
 {
@@ -164,12 +193,13 @@ int main(int argc, char **argv)
     t.dev = o.device == DEV_CUDA ? train_dev_cuda(err, sizeof err) : train_dev_cpu();
     hpc_app_agree(t.dev ? 0 : HPC_EXIT_DATA, "%s", err);
     open_data(&t, &o);
-    open_run(&t);
     model_layout(&t.model, o.nlayers, o.size, o.act);
     /* the slice of each batch: a rank's (dp), or its replica's (pipeline) */
     int part = hpc_rank(), parts = hpc_size();
     if (o.parallel != PAR_DP) pipe_replica(&o, hpc_rank(), hpc_size(), &part, &parts);
     hpc_block_range(o.batch, parts, part, &t.loader.rank_lo, &t.loader.rank_n);
+    check_memory(&t, &o, parts);
+    open_run(&t);
     hpc_app_agree(buffers(&t) ? HPC_EXIT_DATA : 0, "out of %s memory for the model", t.dev->name);
     start(&t);
     int rc = loader_open(&t.loader, &t.data, &o, part, parts, err, sizeof err);

@@ -240,13 +240,15 @@ const hpc_app_t train_app = {
         "the summary and metrics.csv add the validation MSE in the data's units.\n"
         "\n"
         "Exit status: 0 done; 1 bad data or I/O (missing file or dataset, labels out of\n"
-        "range, a damaged checkpoint, --resume without one or with other options, an\n"
-        "--init-from file that does not fit --layers, the loss became NaN or infinite:\n"
-        "the last good checkpoint is kept); 2 bad option or value (layer sizes that do\n"
-        "not fit the data, a batch smaller than the rank count, stages that do not fit\n"
-        "the layers or ranks); 75 stopped by SIGUSR1, SIGTERM or Ctrl-C with\n"
-        "RUNDIR/checkpoint.h5 written: run again with --resume (a second Ctrl-C aborts\n"
-        "at once).  Python: share/hpckit/python/hpckit_torch.py loads a run into\n"
+        "range, NaN or infinity in any row, a damaged checkpoint, --resume without one\n"
+        "or with other options, an --init-from file that does not fit --layers, more\n"
+        "memory than a node has available (checked before anything is allocated or\n"
+        "written), a full disk (the previous checkpoint is kept), the loss became NaN\n"
+        "or infinite: the last good checkpoint is kept); 2 bad option or value (layer\n"
+        "sizes that do not fit the data, a batch smaller than the rank count, stages\n"
+        "that do not fit the layers or ranks); 75 stopped by SIGUSR1, SIGTERM or Ctrl-C\n"
+        "with RUNDIR/checkpoint.h5 written: run again with --resume (a second Ctrl-C\n"
+        "aborts at once).  Python: share/hpckit/python/hpckit_torch.py loads a run into\n"
         "PyTorch and writes --init-from files.\n",
     .guide = "train.md"};
 
