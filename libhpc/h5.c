@@ -119,6 +119,12 @@ static int probe_regular(const char *p)
     struct stat st;
     return stat(p, &st) == 0 && !S_ISREG(st.st_mode) ? EINVAL : 0;
 }
+/* the same for our own name (PATH.partial): a link there is replaced */
+static int probe_own(const char *p)
+{
+    struct stat st;
+    return lstat(p, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode) ? EINVAL : 0;
+}
 
 /* The files open with the serial driver (see choose_driver), by id: a
  * collective transfer on their datasets is made independent - HDF5
@@ -157,10 +163,7 @@ static void file_free(hpc_h5file_t *f)
     if (!f) return;
     if (f->serial) serial_del(f->id);
     if (f->datafd >= 0) close(f->datafd);
-    if (f->lockfd >= 0) {
-        unlink(f->lock_path);
-        close(f->lockfd);   /* releases the flock */
-    }
+    hpc_lock_release(f->lock_path, f->lockfd);
     if (f->comm != MPI_COMM_NULL) MPI_Comm_free(&f->comm);
     free(f->path);
     free(f->open_path);
@@ -194,31 +197,19 @@ static int file_new(const char *path, MPI_Comm comm, int writing, const char *su
     return 0;
 }
 
-/* Rank 0 takes PATH.lock for the writer (all ranks learn the verdict).
- * The lock file holds "pid host" of the holder, for the message. */
+/* Rank 0 takes PATH.lock for the writer (all ranks learn the verdict;
+ * lock.c). */
 static int lock_take(hpc_h5file_t *f)
 {
     char why[512] = "";
     if (f->rank == 0) {
-        int fd = open(f->lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-        if (fd < 0) {
-            snprintf(why, sizeof why, "cannot create '%s': %s", f->lock_path, strerror(errno));
-        } else if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-            char who[128] = "";
-            ssize_t n = pread(fd, who, sizeof who - 1, 0);
-            who[n > 0 ? n : 0] = '\0';
-            who[strcspn(who, "\n")] = '\0';
-            snprintf(why, sizeof why, "another run (pid and host: %s) is writing '%s'",
-                     who[0] ? who : "?", f->open_path);
-            close(fd);
-        } else {
-            char me[300];
-            int len = snprintf(me, sizeof me, "%ld %s\n", (long)getpid(), hpc_host_hint());
-            if (ftruncate(fd, 0) != 0 || pwrite(fd, me, (size_t)len, 0) != len) {
-                /* the lock holds without the note */
-            }
-            f->lockfd = fd;
-        }
+        char who[128];
+        int err = hpc_lock_take(f->lock_path, &f->lockfd, who, sizeof who);
+        if (err == EWOULDBLOCK)
+            snprintf(why, sizeof why, "another run (pid and host: %s) is writing '%s'", who[0] ? who : "?",
+                     f->open_path);
+        else if (err)
+            snprintf(why, sizeof why, "cannot create '%s': %s", f->lock_path, strerror(err));
     }
     MPI_Bcast(why, sizeof why, MPI_CHAR, 0, f->comm);
     if (why[0]) return HPC_ERR(HPC_ERR_IO, "%s", why);
@@ -305,11 +296,15 @@ int hpc_h5_create_reserved(const char *path, MPI_Comm comm, int flags, double by
     HPC_TRY(file_new(path, comm, 1, ".partial", &f));
     int rc = 0;
     if (agreed_errno(f->comm, f->rank, probe_regular, path) ||
-        agreed_errno(f->comm, f->rank, probe_regular, f->open_path))
+        agreed_errno(f->comm, f->rank, probe_own, f->open_path))
         rc = HPC_ERR(HPC_ERR_IO, "'%s' exists and is not a regular file (not replacing it)", path);
     else if (!(flags & HPC_H5_OVERWRITE) && agreed_errno(f->comm, f->rank, probe_exists, path))
         rc = HPC_ERR(HPC_ERR_IO, "'%s' exists (not overwriting it)", path);
     if (rc == 0) rc = lock_take(f);
+    /* the .partial is ours under the lock: a link there is removed, so
+     * that HDF5 never writes through it */
+    struct stat st;
+    if (rc == 0 && f->rank == 0 && lstat(f->open_path, &st) == 0 && S_ISLNK(st.st_mode)) unlink(f->open_path);
     /* the space first, while a failure costs nothing: HDF5 is not yet
      * involved (see h5_reserve.c) */
     int err = rc == 0 && bytes > 0 ? reserve_agreed(f, bytes, 1) : 0;

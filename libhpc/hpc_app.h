@@ -274,7 +274,12 @@ HPC_EXPORT void hpc_file_discard(hpc_file_t *f);
 /* ------------------------------------------------------------------ */
 typedef struct hpc_run hpc_run_t;
 /* Collective.  Use folder dir (created with its parents by rank 0; an
- * existing file of that name, or an unwritable place, is HPC_ERR_IO). */
+ * existing file of that name, or an unwritable place, is HPC_ERR_IO),
+ * locked for this run until hpc_run_close (dir/.lock): a folder another
+ * live run holds is HPC_ERR_IO "run folder 'dir' is in use by another run
+ * (pid and host: ...)".  Its files are written as new files renamed into
+ * place: a symbolic link under one of their names is replaced, never
+ * written through. */
 HPC_EXPORT int hpc_run_open(const char *dir, MPI_Comm comm, hpc_run_t **out);
 HPC_EXPORT const char *hpc_run_dir(const hpc_run_t *r);
 /* dir/name into buf (HPC_ERR_ARG if it does not fit). */

@@ -20,6 +20,7 @@ libhpc_libhpc_la_SOURCES = \
 	libhpc/h5.c \
 	libhpc/h5_vds.c \
 	libhpc/h5_reserve.c \
+	libhpc/lock.c \
 	libhpc/internal.h \
 	libhpc/hpc_testing.h \
 	libhpc/app/app_internal.h \
