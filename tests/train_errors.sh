@@ -118,6 +118,38 @@ expect 1 "--resume from a corrupt checkpoint" $ok --resume
 KEEP=
 rm -rf "$RUN"
 
+# --resume on other data of the same shape (float32 values of r.h5: every
+# sample differs in its low bits): refused naming both, unless
+# --data-changed-ok; a copy of the same data elsewhere is the same data
+# (once: it continued on the other file silently)
+"$MKDATA" regress32 "$T/r32.h5" 64 || fail "making r32.h5"
+cp "$T/r.h5" "$T/rcopy.h5"
+HPC_TRAIN_TEST_STOP=0:2 train 2 -q $ok --steps 6 --ckpt-every 1 2> /dev/null
+[ $? = 75 ] || fail "data fingerprint: the run did not stop at step 2"
+KEEP=1
+expect2 1 "--resume on other data" --data "$T/r32.h5" --out "$RUN" --steps 6 --batch 16 --ckpt-every 1 --resume
+grep -q "is not the data the checkpoint was trained on (.*r.h5: [0-9]* bytes, modified .*, checksum [0-9a-f]*; now [0-9]* bytes, modified .*, checksum [0-9a-f]*): continue on it with --data-changed-ok, or start over with --force" "$T/stderr" ||
+    fail "other data: not named"
+expect 2 "--data-changed-ok without --resume" --data "$T/r32.h5" --out "$RUN" --data-changed-ok --force
+train 1 -q --data "$T/rcopy.h5" --out "$RUN" --steps 4 --batch 16 --ckpt-every 1 --resume 2> "$T/stderr" ||
+    { cat "$T/stderr"; fail "--resume on a copy of the same data refused"; }
+# the same size, one value of /X changed in place: the checksum tells
+if [ -n "$H5DUMP" ]; then
+    off=$("$H5DUMP" -p -H -d /X "$T/rcopy.h5" | sed -n 's/.*OFFSET \([0-9]*\).*/\1/p')
+    [ -n "$off" ] || fail "no offset of /X"
+    printf '\077' | dd of="$T/rcopy.h5" bs=1 seek=$((off + 1000)) conv=notrunc 2> /dev/null
+    [ "$(wc -c < "$T/rcopy.h5")" = "$(wc -c < "$T/r.h5")" ] || fail "the patched copy changed size"
+    expect 1 "--resume on the data changed in place" --data "$T/rcopy.h5" --out "$RUN" --steps 6 --batch 16 --resume
+    size=$(wc -c < "$T/r.h5")
+    grep -q "is not the data the checkpoint was trained on (.*rcopy.h5: $size bytes, .*; now $size bytes" "$T/stderr" ||
+        fail "changed data: not named"
+fi
+train 2 -q --data "$T/r32.h5" --out "$RUN" --steps 6 --batch 16 --ckpt-every 1 --resume --data-changed-ok 2> "$T/stderr" ||
+    { cat "$T/stderr"; fail "--resume --data-changed-ok refused"; }
+echo "ok: --resume: a copy of the data continues, other data only with --data-changed-ok"
+KEEP=
+rm -rf "$RUN"
+
 if ! nvidia-smi -L > /dev/null 2>&1; then
     expect2 1 "--device cuda without a GPU" $ok --device cuda
 fi

@@ -14,7 +14,7 @@
 static struct {
     const char *data, *out, *init_from;
     int64_t seed, epochs, steps, batch, accum, eval_every, log_every, warmup, check_sync, ckpt_every;
-    int act, loss, target, no_normalize, preload, optim, nesterov, sched, device, resume, force;
+    int act, loss, target, no_normalize, preload, optim, nesterov, sched, device, resume, force, data_changed_ok;
     double val_fraction, lr, momentum, beta1, beta2, eps, weight_decay, min_lr, clip, bucket_mb;
     int64_t size[TRAIN_MAXL + 1];
     int nsize, betas_given;
@@ -211,6 +211,9 @@ static const hpc_opt_t options[] = {
                "run folder: checkpoint.h5, metrics.csv, loss.png (created if missing)"),
     HPC_FLAG("resume", 0, &a.resume, 0, "continue from RUNDIR/checkpoint.h5 (same options)"),
     HPC_FLAG("force", 0, &a.force, 0, "start afresh over an existing RUNDIR/checkpoint.h5"),
+    HPC_FLAG("data-changed-ok", 0, &a.data_changed_ok, 0,
+             "with --resume: continue even if --data is not the data the checkpoint was trained on "
+             "(its size or a checksum of 64 of its samples differ; refused by default)"),
     HPC_INT("ckpt-every", 0, &a.ckpt_every, "N", 0, INT64_MAX / 2, 0,
             "checkpoint every N steps (default 1000; 0: only at the end and when stopped)"),
     HPC_OPTS_END};
@@ -297,6 +300,7 @@ int train_opts_finish(train_opts_t *o, char *err, size_t len)
     o->out = a.out;
     o->init_from = a.init_from;
     o->resume = a.resume;
+    o->data_changed_ok = a.data_changed_ok;
     o->force = a.force;
     o->ckpt_every = a.ckpt_every;
     o->parallel = a.parallel;
@@ -314,6 +318,7 @@ int train_opts_finish(train_opts_t *o, char *err, size_t len)
     if (!o->data) return fail(err, len, "--data FILE.h5 is required (see --help)");
     if (!o->out) return fail(err, len, "--out RUNDIR is required (see --help)");
     if (o->resume && o->force) return fail(err, len, "--resume and --force exclude each other");
+    if (o->data_changed_ok && !o->resume) return fail(err, len, "--data-changed-ok goes with --resume");
     if (o->optim != OPT_SGD && (o->momentum != 0 || o->nesterov))
         return fail(err, len, "--momentum and --nesterov are for --optim sgd");
     if (o->optim == OPT_SGD && a.betas_given) return fail(err, len, "--betas is for --optim adam/adamw");
