@@ -48,23 +48,27 @@ int hpc_reserve_path(const char *path, double bytes, int create)
     err = EOPNOTSUPP;
 #endif
     if (err == EOPNOTSUPP || err == ENOSYS) {
-        double free_b = folder_free(path);
-        err = free_b >= 0 && free_b < bytes ? ENOSPC : 0;
+        /* what the file does not hold yet (a resumed one holds part) */
+        struct stat st;
+        double have = fstat(fd, &st) == 0 ? (double)st.st_blocks * 512 : 0, free_b = folder_free(path);
+        err = free_b >= 0 && free_b < bytes - have ? ENOSPC : 0;
     }
-    /* a failed reservation gives back what it got (a partial fallocate) */
-    if (err && ftruncate(fd, 0) != 0) {
-        /* nothing more to free */
-    }
+    /* a failed reservation gives back what it got (a partial fallocate),
+     * keeping what the file holds */
+    if (err) hpc_reserve_trim(path);
     close(fd);
     return err;
 }
 
 int hpc_reserve_trim(const char *path)
 {
-    /* truncating to the size it has frees the blocks reserved beyond it */
+    /* a truncation that shrinks the file frees every block beyond its new
+     * end, on any file system (one to the same size may do nothing) */
     struct stat st;
-    if (stat(path, &st) != 0) return errno;
-    return truncate(path, st.st_size) == 0 ? 0 : errno;
+    if (lstat(path, &st) != 0) return errno;
+    if (!S_ISREG(st.st_mode)) return 0;
+    if (truncate(path, st.st_size + 1) != 0 || truncate(path, st.st_size) != 0) return errno;
+    return 0;
 }
 
 int hpc_reserve_error(const char *path, double bytes, int err)
