@@ -15,7 +15,7 @@ RUN=$T/run
 args="--data $T/r.h5 --layers 4,8,2 --batch 16 --log-every 1"
 
 # 1. two runs at once
-HPC_TRAIN_TEST_PACE=50 train 2 $args --steps 60 --out "$RUN" -q > /dev/null 2> "$T/first" &
+HPC_TRAIN_TEST_PACE=80 train 2 $args --steps 100 --out "$RUN" -q > /dev/null 2> "$T/first" &
 pid=$!
 i=0
 while [ "$(cat "$RUN/metrics.csv" 2> /dev/null | wc -l)" -lt 3 ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
@@ -28,15 +28,15 @@ for np in 1 2; do
 done
 kill -0 $pid 2> /dev/null || fail "the first run ended before the second was tried (too fast?)"
 wait $pid || { cat "$T/first"; fail "the first run failed"; }
-# the first run's rows, steps 1..60 once each in order, and its checkpoint
-awk -F, 'NR > 1 { if ($1 != NR - 1) { print "row " NR ": step " $1; exit 1 } } END { exit NR != 61 }' \
-    "$RUN/metrics.csv" || fail "metrics.csv is not the first run's 60 rows"
+# the first run's rows, steps 1..100 once each in order, and its checkpoint
+awk -F, 'NR > 1 { if ($1 != NR - 1) { print "row " NR ": step " $1; exit 1 } } END { exit NR != 101 }' \
+    "$RUN/metrics.csv" || fail "metrics.csv is not the first run's 100 rows"
 if [ -n "$H5DUMP" ]; then
-    "$H5DUMP" -a step "$RUN/checkpoint.h5" | grep -q "(0): 60$" || fail "the checkpoint is not the first run's"
+    "$H5DUMP" -a step "$RUN/checkpoint.h5" | grep -q "(0): 100$" || fail "the checkpoint is not the first run's"
     "$H5DUMP" -a seed "$RUN/checkpoint.h5" | grep -q "(0): 0$" || fail "the checkpoint's seed is not the first run's"
 fi
 [ ! -e "$RUN/.lock" ] || fail "the run folder's lock file was left"
-echo "ok: the first run's metrics.csv (60 rows) and checkpoint are its own"
+echo "ok: the first run's metrics.csv (100 rows) and checkpoint are its own"
 
 # 2. links under the folder's names, at a fresh start and at --force
 rm -rf "$RUN"
