@@ -152,14 +152,22 @@ hpc_srun_stoppable() {
     return $hpc_rc
 }
 
-# hpc_requeue_if_stopped RC STATE: after a stop with a resumable state (RC
-# 75), requeue this job - unless it has been requeued HPC_MAX_REQUEUE times,
-# or its STATE (a file whose size and time show progress: a .partial, a
-# checkpoint) has not changed in the last 3 runs.  Prints why it stops.
+# hpc_requeue_if_stopped RC STATE [COMMAND...]: after a stop with a
+# resumable state (RC 75), requeue this job - unless it has been requeued
+# HPC_MAX_REQUEUE times, or its STATE (a file whose size and time show
+# progress: a .partial, a checkpoint) has not changed in the last 3 runs.
+# Prints why it stops.  Outside Slurm nothing requeues: it prints COMMAND,
+# the exact command that continues (quoted for the shell), or where none
+# is given, that the same command continues.
 hpc_requeue_if_stopped() {
     [ "$hpc_stopped" = 1 ] && [ "$1" = 75 ] || return 0
     if [ -z "${SLURM_JOB_ID:-}" ]; then
-        echo "== stopped; run the same command again to continue"
+        if [ $# -gt 2 ]; then
+            shift 2
+            echo "== stopped; continue with: $(printf '%q ' "$@" | sed 's/ $//')"
+        else
+            echo "== stopped; run the same command again to continue"
+        fi
         return 0
     fi
     restarts=${SLURM_RESTART_COUNT:-0}

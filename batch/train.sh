@@ -21,6 +21,8 @@
 # the signal on, hpc-train finishes its step, writes RUNDIR/checkpoint.h5
 # and exits 75; the script requeues the job and the next run resumes from
 # the checkpoint (--resume) to the same model an uninterrupted run ends with.
+# Outside Slurm (run with bash) it prints the command that
+# continues: this script with --out RUNDIR and --resume.
 # Without --out the run folder is runs/JOBNAME-JOBID.
 set -u
 HPC_BATCH_DIR=${HPC_BATCH_DIR:-}
@@ -41,5 +43,11 @@ fi
 export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-${SLURM_CPUS_PER_TASK:-1}}
 hpc_srun_stoppable train "${args[@]}"
 rc=$?
-hpc_requeue_if_stopped $rc "$RUN_DIR/checkpoint.h5"
+# outside Slurm the same command would be refused (the checkpoint exists):
+# the advice is this script again with the run folder and --resume (and
+# without --force, which --resume refuses)
+cont=()
+for a in "${args[@]}"; do [ "$a" = --force ] || [ "$a" = --resume ] || cont+=("$a"); done
+cont+=(--resume)
+hpc_requeue_if_stopped $rc "$RUN_DIR/checkpoint.h5" bash "$0" "${cont[@]}"
 exit $rc

@@ -31,6 +31,7 @@ struct hpc_h5file {
     int serial;           /* opened with the serial (sec2) driver, not MPI-IO */
     int lockfd;           /* rank 0's hold on PATH.lock, -1 = none */
     int datafd;           /* for hpc_h5_sync_data, opened on first use */
+    int reserved;         /* disk reserved beyond the end: trimmed on finish */
     char *path;           /* final name */
     char *open_path;      /* the name actually open (.partial or not) */
     char *lock_path;
@@ -118,6 +119,12 @@ static int probe_regular(const char *p)
     struct stat st;
     return stat(p, &st) == 0 && !S_ISREG(st.st_mode) ? EINVAL : 0;
 }
+/* the same for our own name (PATH.partial): a link there is replaced */
+static int probe_own(const char *p)
+{
+    struct stat st;
+    return lstat(p, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode) ? EINVAL : 0;
+}
 
 /* The files open with the serial driver (see choose_driver), by id: a
  * collective transfer on their datasets is made independent - HDF5
@@ -156,10 +163,7 @@ static void file_free(hpc_h5file_t *f)
     if (!f) return;
     if (f->serial) serial_del(f->id);
     if (f->datafd >= 0) close(f->datafd);
-    if (f->lockfd >= 0) {
-        unlink(f->lock_path);
-        close(f->lockfd);   /* releases the flock */
-    }
+    hpc_lock_release(f->lock_path, f->lockfd);
     if (f->comm != MPI_COMM_NULL) MPI_Comm_free(&f->comm);
     free(f->path);
     free(f->open_path);
@@ -193,31 +197,19 @@ static int file_new(const char *path, MPI_Comm comm, int writing, const char *su
     return 0;
 }
 
-/* Rank 0 takes PATH.lock for the writer (all ranks learn the verdict).
- * The lock file holds "pid host" of the holder, for the message. */
+/* Rank 0 takes PATH.lock for the writer (all ranks learn the verdict;
+ * lock.c). */
 static int lock_take(hpc_h5file_t *f)
 {
     char why[512] = "";
     if (f->rank == 0) {
-        int fd = open(f->lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-        if (fd < 0) {
-            snprintf(why, sizeof why, "cannot create '%s': %s", f->lock_path, strerror(errno));
-        } else if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-            char who[128] = "";
-            ssize_t n = pread(fd, who, sizeof who - 1, 0);
-            who[n > 0 ? n : 0] = '\0';
-            who[strcspn(who, "\n")] = '\0';
-            snprintf(why, sizeof why, "another run (pid and host: %s) is writing '%s'",
-                     who[0] ? who : "?", f->open_path);
-            close(fd);
-        } else {
-            char me[300];
-            int len = snprintf(me, sizeof me, "%ld %s\n", (long)getpid(), hpc_host_hint());
-            if (ftruncate(fd, 0) != 0 || pwrite(fd, me, (size_t)len, 0) != len) {
-                /* the lock holds without the note */
-            }
-            f->lockfd = fd;
-        }
+        char who[128];
+        int err = hpc_lock_take(f->lock_path, &f->lockfd, who, sizeof who);
+        if (err == EWOULDBLOCK)
+            snprintf(why, sizeof why, "another run (pid and host: %s) is writing '%s'", who[0] ? who : "?",
+                     f->open_path);
+        else if (err)
+            snprintf(why, sizeof why, "cannot create '%s': %s", f->lock_path, strerror(err));
     }
     MPI_Bcast(why, sizeof why, MPI_CHAR, 0, f->comm);
     if (why[0]) return HPC_ERR(HPC_ERR_IO, "%s", why);
@@ -282,18 +274,44 @@ static int fail_file(hpc_h5file_t *f, const char *what, const char *call)
     return rc;
 }
 
+/* Rank 0 reserves bytes for f's open name (h5_reserve.c), every rank
+ * hears the errno */
+static int reserve_agreed(hpc_h5file_t *f, double bytes, int create)
+{
+    int err = f->rank == 0 ? hpc_reserve_path(f->open_path, bytes, create) : 0;
+    MPI_Bcast(&err, 1, MPI_INT, 0, f->comm);
+    if (!err) f->reserved = 1;
+    return err;
+}
+
 int hpc_h5_create(const char *path, MPI_Comm comm, int flags, hpc_h5file_t **out)
+{
+    return hpc_h5_create_reserved(path, comm, flags, 0, out);
+}
+
+int hpc_h5_create_reserved(const char *path, MPI_Comm comm, int flags, double bytes, hpc_h5file_t **out)
 {
     QUIET;
     hpc_h5file_t *f;
     HPC_TRY(file_new(path, comm, 1, ".partial", &f));
     int rc = 0;
     if (agreed_errno(f->comm, f->rank, probe_regular, path) ||
-        agreed_errno(f->comm, f->rank, probe_regular, f->open_path))
+        agreed_errno(f->comm, f->rank, probe_own, f->open_path))
         rc = HPC_ERR(HPC_ERR_IO, "'%s' exists and is not a regular file (not replacing it)", path);
     else if (!(flags & HPC_H5_OVERWRITE) && agreed_errno(f->comm, f->rank, probe_exists, path))
         rc = HPC_ERR(HPC_ERR_IO, "'%s' exists (not overwriting it)", path);
     if (rc == 0) rc = lock_take(f);
+    /* the .partial is ours under the lock: a link there is removed, so
+     * that HDF5 never writes through it */
+    struct stat st;
+    if (rc == 0 && f->rank == 0 && lstat(f->open_path, &st) == 0 && S_ISLNK(st.st_mode)) unlink(f->open_path);
+    /* the space first, while a failure costs nothing: HDF5 is not yet
+     * involved (see h5_reserve.c) */
+    int err = rc == 0 && bytes > 0 ? reserve_agreed(f, bytes, 1) : 0;
+    if (err) {
+        rc = hpc_reserve_error(f->open_path, bytes, err);
+        if (f->rank == 0) unlink(f->open_path);
+    }
     if (rc) {
         file_free(f);
         return rc;
@@ -302,8 +320,23 @@ int hpc_h5_create(const char *path, MPI_Comm comm, int flags, hpc_h5file_t **out
     if (fapl >= 0) f->id = H5Fcreate(f->open_path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     if (fapl >= 0) H5Pclose(fapl);
     if (fapl < 0 || f->id < 0) return fail_file(f, "create", "H5Fcreate");
+    /* H5Fcreate's truncation may have given the blocks back: again, now
+     * for the file HDF5 holds (only a writer racing us can fail it) */
+    if (bytes > 0 && (err = reserve_agreed(f, bytes, 0)) != 0) {
+        rc = hpc_reserve_error(f->open_path, bytes, err);
+        hpc_h5_finish(f, 0);
+        return rc;
+    }
     *out = f;
     return 0;
+}
+
+int hpc_h5_reserve(hpc_h5file_t *f, double bytes)
+{
+    if (!f) return HPC_ERR(HPC_ERR_ARG, "NULL file");
+    if (!f->writing || bytes <= 0) return 0;
+    int err = reserve_agreed(f, bytes, 0);
+    return err ? hpc_reserve_error(f->open_path, bytes, err) : 0;
 }
 
 int hpc_h5_open(const char *path, MPI_Comm comm, int partial, int writable, hpc_h5file_t **out)
@@ -422,11 +455,13 @@ int hpc_h5_finish(hpc_h5file_t *f, int ok)
     if (all && f->writing) {
         /* the data first, then the name: a crash in between leaves a
          * .partial, never a final name over data still in the cache */
-        if (f->rank == 0) err = sync_path(f->open_path, 0);
+        if (f->rank == 0 && f->reserved) err = hpc_reserve_trim(f->open_path);
+        if (f->rank == 0 && !err) err = sync_path(f->open_path, 0);
         if (f->rank == 0 && !err && rename(f->open_path, f->path) != 0) err = errno;
         if (f->rank == 0 && !err) err = sync_path(f->path, 1);
         MPI_Bcast(&err, 1, MPI_INT, 0, f->comm);
     }
+    if (!all && f->writing && f->reserved && f->rank == 0) hpc_reserve_trim(f->open_path);
     int rc = 0;
     if (!all)
         rc = HPC_ERR(HPC_ERR_IO, "not every rank succeeded: '%s' not completed%s", f->path,

@@ -125,7 +125,9 @@ typedef struct hpc_app {
  * "NAME: reason" and every rank exits HPC_EXIT_USAGE.  Installs the stop
  * signals (SIGUSR1, SIGTERM, SIGINT: see hpc_app_stop_requested). */
 HPC_EXPORT void hpc_app_start(const hpc_app_t *app, int *argc, char ***argv);
-/* Collective.  hpc_finalize; returns HPC_EXIT_OK for main to return. */
+/* Collective.  A failure kept by hpc_app_fail_later on any rank ends the
+ * job here (one line, its status); else hpc_finalize, and HPC_EXIT_OK
+ * for main to return. */
 HPC_EXPORT int hpc_app_finish(void);
 HPC_EXPORT const char *hpc_app_name(void);
 HPC_EXPORT int hpc_app_quiet(void);
@@ -157,6 +159,12 @@ HPC_EXPORT int hpc_app_test_hook(const char *var, int n, int64_t *vals);
  * every rank exits HPC_EXIT_USAGE after one line from the first rank that
  * lacks them, naming what is missing (the loader's message).  Collective. */
 HPC_EXPORT void hpc_app_gpu_module(const char *module, const char *const *symbols, void **fns, int n);
+/* Local.  A failure one rank found where the others are not waiting for
+ * it (rank 0's metrics file): kept, and agreed at the next
+ * hpc_app_stop_agreed over the whole job or at hpc_app_finish, where
+ * every rank then exits as by hpc_app_agree (the lowest failing rank
+ * prints the line).  The first one on a rank is kept. */
+HPC_EXPORT void hpc_app_fail_later(int status, const char *fmt, ...) HPC_PRINTF(2, 3);
 /* Every rank knows (same input): rank 0 prints "NAME: message", every
  * rank exits with status.  Collective.  HPC_EXIT_STOPPED under MPICH's
  * mpiexec ends through MPI_Abort from rank 0 once all ranks got here:
@@ -189,7 +197,9 @@ HPC_EXPORT void hpc_app_summary(const char *fmt, ...) HPC_PRINTF(1, 2);
  * as it always did (nothing to keep yet; programs without steps). */
 HPC_EXPORT int hpc_app_stop_requested(void);
 /* Collective over comm: 1 on every rank if the signal reached any rank,
- * so all stop at the same step even when only some got it. */
+ * so all stop at the same step even when only some got it.  Where comm
+ * holds every rank, a failure kept by hpc_app_fail_later on any rank ends
+ * the job here instead (in the same allreduce: no cost without one). */
 HPC_EXPORT int hpc_app_stop_agreed(MPI_Comm comm);
 /* Test hook and for programs: behave as if the signal had arrived. */
 HPC_EXPORT void hpc_app_stop_raise(void);
@@ -273,7 +283,12 @@ HPC_EXPORT void hpc_file_discard(hpc_file_t *f);
 /* ------------------------------------------------------------------ */
 typedef struct hpc_run hpc_run_t;
 /* Collective.  Use folder dir (created with its parents by rank 0; an
- * existing file of that name, or an unwritable place, is HPC_ERR_IO). */
+ * existing file of that name, or an unwritable place, is HPC_ERR_IO),
+ * locked for this run until hpc_run_close (dir/.lock): a folder another
+ * live run holds is HPC_ERR_IO "run folder 'dir' is in use by another run
+ * (pid and host: ...)".  Its files are written as new files renamed into
+ * place: a symbolic link under one of their names is replaced, never
+ * written through. */
 HPC_EXPORT int hpc_run_open(const char *dir, MPI_Comm comm, hpc_run_t **out);
 HPC_EXPORT const char *hpc_run_dir(const hpc_run_t *r);
 /* dir/name into buf (HPC_ERR_ARG if it does not fit). */
@@ -338,7 +353,9 @@ enum { HPC_OUT_CREATED = 0, HPC_OUT_RESUMED = 1, HPC_OUT_COMPLETE = 2 };
  * it), RESUME (continue PATH.partial if its options key equals key - else
  * one line naming the first difference; a complete PATH is left alone;
  * neither: start afresh).  bytes: the size the output will have, checked
- * against the free space of its folder before anything is written.
+ * against the free space of its folder before anything is written and
+ * then reserved on disk (hpc_h5_create_reserved; resumed: hpc_h5_reserve),
+ * so that a disk filled by others mid-run cannot fail its writes.
  * done_dataset: where the done flags live ("stats/done").  After
  * HPC_OUT_CREATED the app creates its datasets and calls hpc_out_ready;
  * after HPC_OUT_RESUMED it opens and checks them (shapes AND types). */
@@ -434,6 +451,12 @@ HPC_EXPORT int hpc_ckpt_exists(const char *path, MPI_Comm comm);
  * and the provenance (program = hpc_app_name()). */
 HPC_EXPORT int hpc_ckpt_begin(const char *path, MPI_Comm comm, const char *key, int argc,
                               char **argv, hpc_ckpt_t **out);
+/* Collective.  The same with the disk reserved first for bytes of arrays
+ * (and HDF5's metadata): a full disk is HPC_ERR_IO "no room for
+ * 'PATH.partial': it needs N MiB, its folder has M MiB free" before
+ * anything is written, PATH untouched (hpc_h5_create_reserved). */
+HPC_EXPORT int hpc_ckpt_begin_sized(const char *path, MPI_Comm comm, const char *key, int argc,
+                                    char **argv, double bytes, hpc_ckpt_t **out);
 /* Collective.  Array name (groups created: "model/0/weight") of ndims
  * dims, stored as memtype, from rank 0's data (other ranks: not read). */
 HPC_EXPORT int hpc_ckpt_put(hpc_ckpt_t *c, const char *name, hid_t memtype, int ndims,

@@ -31,6 +31,17 @@ enum { HPC_H5_FAIL_IF_EXISTS = 0, HPC_H5_OVERWRITE = 1 };
  * HPC_ERR_IO error; a PATH that is not a regular file (a device, a
  * folder) is refused even with HPC_H5_OVERWRITE. */
 HPC_EXPORT int hpc_h5_create(const char *path, MPI_Comm comm, int flags, hpc_h5file_t **out);
+/* Collective.  The same, with bytes of disk reserved for the file first
+ * (fallocate beyond its end: HDF5's later writes into them cannot find
+ * the disk full, which HDF5 1.10 does not survive cleanly).  No room:
+ * HPC_ERR_IO "no room for 'PATH.partial': it needs N MiB, its folder has
+ * M MiB free (No space left on device)", nothing left behind, HDF5 never
+ * involved.  The blocks beyond the end are given back by hpc_h5_finish. */
+HPC_EXPORT int hpc_h5_create_reserved(const char *path, MPI_Comm comm, int flags, double bytes,
+                                      hpc_h5file_t **out);
+/* Collective.  Reserve bytes for a file being written (PATH.partial,
+ * resumed): the same reservation for what is still to be written. */
+HPC_EXPORT int hpc_h5_reserve(hpc_h5file_t *f, double bytes);
 /* Collective.  Opens an existing file: PATH itself, or PATH.partial when
  * partial != 0 (to resume it: then writable, and locked as by create),
  * read-only or read-write.

@@ -61,6 +61,22 @@ HPC_PRIVATE double hpc_coll_timeout(void);
  * -1 with its first bad line in err: "HPC_COLL_TUNING=F: line N: why". */
 HPC_PRIVATE int hpc_coll_tuning_check(const char *path, char *err, size_t len);
 
+/* lock.c: an exclusive flock on path, created without following a link
+ * (one there is replaced).  0 with *fd held; EWOULDBLOCK with the
+ * holder's "pid host" in who; or errno. */
+int hpc_lock_take(const char *path, int *fd, char *who, size_t len);
+/* Remove the lock file and release the lock (fd < 0: nothing held). */
+void hpc_lock_release(const char *path, int fd);
+
+/* h5_reserve.c (rank 0's side of hpc_h5_create_reserved, hpc_h5_reserve) */
+/* Reserve bytes of disk for path (create: made empty first); 0 or errno,
+ * nothing kept on failure. */
+int hpc_reserve_path(const char *path, double bytes, int create);
+/* Free what a reservation holds beyond the end of path; 0 or errno. */
+int hpc_reserve_trim(const char *path);
+/* HPC_ERR_IO "no room for 'path': it needs N MiB, its folder has M MiB free" */
+int hpc_reserve_error(const char *path, double bytes, int err);
+
 /* affinity.c */
 /* Cores this process may run on: count and a "0-3,8" list. */
 int hpc_affinity_cores(int *ncores, char *list, size_t len);

@@ -5,6 +5,9 @@
  *   --fail-rank R              rank R reports a failure: hpc_app_agree
  *   --stop-rank R --steps N    rank R raises the stop signal at step 3 of N;
  *                              every rank must stop after the same step
+ *   --later-rank R             rank R keeps a failure (hpc_app_fail_later) at
+ *                              step 3 (without --steps: at once); every rank
+ *                              must end with it at the next agreement
  *   --vote                     agree on the stop with the nonblocking vote
  *                              (one step later) instead of an allreduce
  *   --pace MS                  sleep MS ms a step (signals from outside)
@@ -21,7 +24,7 @@
 #include <time.h>
 #include "hpc_app.h"
 
-static int64_t n = 5, fail_rank = -1, stop_rank = -1, steps = 0, pace = 0, setup = 0;
+static int64_t n = 5, fail_rank = -1, later_rank = -1, stop_rank = -1, steps = 0, pace = 0, setup = 0;
 static int vote;
 static double x = 0.5, big = 1;
 static size_t size = 64;
@@ -54,6 +57,7 @@ static const hpc_opt_t options[] = {
              "wrap it over more than one line of the help output"),
     HPC_SECTION("Actions:"),
     HPC_INT("fail-rank", 0, &fail_rank, "R", 0, 1000, 0, "rank R fails: the others must agree"),
+    HPC_INT("later-rank", 0, &later_rank, "R", 0, 1000, 0, "rank R keeps a failure for later at step 3"),
     HPC_INT("stop-rank", 0, &stop_rank, "R", 0, 1000, 0, "rank R raises the stop signal at step 3"),
     HPC_INT("steps", 0, &steps, "N", 0, 1000000, 0, "run N steps"),
     HPC_FLAG("vote", 0, &vote, 0, "agree on the stop with hpc_app_stop_vote"),
@@ -96,6 +100,7 @@ static int64_t run_steps(int rank)
     if (vote && hpc_app_stop_vote_open(hpc_comm_world(), &v) < 0) hpc_app_fatal(1, "%s", hpc_last_cause());
     while (step < steps) {
         if (rank == stop_rank && step == 3) hpc_app_stop_raise();
+        if (rank == later_rank && step == 3) hpc_app_fail_later(HPC_EXIT_DATA, "rank %d failed at step 3", rank);
         if (vote ? hpc_app_stop_vote(v) : hpc_app_stop_agreed(hpc_comm_world())) break;
         sleep_ms(pace);
         step++;
@@ -111,6 +116,7 @@ int main(int argc, char **argv)
     hpc_app_start(&app, &argc, &argv);
     int rank = hpc_rank();
     hpc_app_agree(rank == fail_rank ? HPC_EXIT_DATA : 0, "rank %d says no", rank);
+    if (!steps && rank == later_rank) hpc_app_fail_later(HPC_EXIT_DATA, "rank %d failed, said at the end", rank);
     int64_t step = steps ? run_steps(rank) : 0;
     if (rank == 0 && !hpc_app_quiet()) {
         printf("n=%lld x=%.17g big=%g size=%zu name=%s mode=%d flag=%d pair=%g,%g\n", (long long)n, x,

@@ -3,8 +3,9 @@
 # (tests/app_demo): option values of every kind parsed and checked, --help
 # from the table, the options key and its difference, one line and exit 2
 # for every bad flag, value or HPC_* setting (from one rank, on 3 ranks),
-# agree-then-fail naming the failing rank, and a stop raised on one rank
-# seen by every rank at the same step.
+# agree-then-fail naming the failing rank, a failure kept for later
+# (hpc_app_fail_later) ending every rank at the next agreement, and a stop
+# raised on one rank seen by every rank at the same step.
 demo=${top_builddir:-.}/tests/app_demo
 T=$(mktemp -d "${TMPDIR:-/tmp}/app_kit.XXXXXX") || exit 99
 trap 'rm -rf "$T"' EXIT
@@ -75,6 +76,19 @@ rc=$?
 [ $rc = 1 ] && [ "$(grep -c . "$T/err")" = 1 ] && grep -q '^app_demo: rank 2 says no$' "$T/err" ||
     fail "--fail-rank 2: exit $rc"
 echo "ok: agree-then-fail -> $(cat "$T/err")"
+
+# a failure kept for later on one rank (hpc_app_fail_later): every rank
+# ends at the next stop agreement, or at hpc_app_finish, one line, exit 1
+run 3 "$demo" --later-rank 1 --steps 100
+rc=$?
+[ $rc = 1 ] && [ "$(grep -c . "$T/err")" = 1 ] && grep -q '^app_demo: rank 1 failed at step 3$' "$T/err" ||
+    fail "--later-rank 1 --steps 100: exit $rc"
+grep -q "stopped after step" "$T/out" && fail "--later-rank: the ranks went on past the agreement"
+run 3 "$demo" --later-rank 2
+rc=$?
+[ $rc = 1 ] && [ "$(grep -c . "$T/err")" = 1 ] && grep -q '^app_demo: rank 2 failed, said at the end$' "$T/err" ||
+    fail "--later-rank 2: exit $rc"
+echo "ok: a failure kept for later ends every rank at the next agreement -> $(cat "$T/err")"
 
 # a stop raised on rank 1 only: all ranks stop after the same step, 75
 run 3 "$demo" --stop-rank 1 --steps 100

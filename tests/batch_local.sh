@@ -8,7 +8,10 @@
 #     job) unless the user set it; the programs accept it;
 #   - the examples in README.md, docs/ and the scripts' headers pass the
 #     programs' own options (--out RUNDIR), never a bare folder, which the
-#     scripts hand to the program as an argument it refuses.
+#     scripts hand to the program as an argument it refuses;
+#   - train.sh stopped by SIGTERM prints a command that continues the run
+#     (once: "run the same command again", which hpc-train refuses since
+#     the checkpoint exists), and that command finishes it.
 . "$top_srcdir/tests/testlib.sh" batch_local
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1   # CI runs as root
 common=$top_builddir/batch/common.sh
@@ -58,4 +61,30 @@ fi
     fail "hpc-train took a bare folder"
 grep -q "unexpected argument 'runs/big'" "$T/out" || fail "hpc-train: no line for a bare folder"
 echo "ok: the documented batch command lines pass options only"
+
+# train.sh outside Slurm, stopped by SIGTERM: its advice must be true
+B=$(cd "$top_builddir" && pwd)
+"$B/tests/train_mkdata" regress "$T/r.h5" 64 > /dev/null 2>&1 || fail "making r.h5"
+( cd "$T" && HPC_NP=2 HPC_TRAIN_TEST_PACE=200 exec bash "$B/batch/train.sh" --data "$T/r.h5" \
+      --out "$T/run" --steps 40 --batch 16 --log-every 1 --force > "$T/log" 2>&1 ) &
+pid=$!
+i=0   # signal once it has trained a step or two
+while [ "$(cat "$T/run/metrics.csv" 2>/dev/null | wc -l)" -lt 3 ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+kill -TERM $pid
+i=0
+while kill -0 $pid 2>/dev/null && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+kill -0 $pid 2>/dev/null && { kill -KILL $pid; fail "train.sh did not stop within 60 s of SIGTERM"; }
+wait $pid
+rc=$?
+FAIL_SHOW=$T/log
+[ $rc = 75 ] || fail "train.sh after SIGTERM: exit $rc, expected 75"
+cont=$(sed -n 's/^== stopped; continue with: //p' "$T/log")
+[ -n "$cont" ] || fail "train.sh after SIGTERM: no command to continue"
+case $cont in *" --resume"*) ;; *) fail "the advice has no --resume: $cont" ;; esac
+case $cont in *--force*) fail "the advice keeps --force, which --resume refuses: $cont" ;; esac
+( cd "$T" && HPC_NP=2 bash -c "$cont" > "$T/log" 2>&1 ) || fail "the advised command failed: $cont"
+grep -q "resuming .*checkpoint.h5 at step" "$T/log" || fail "the advised command did not resume"
+grep -q "hpc-train: 40 steps" "$T/log" || fail "the advised command did not finish the 40 steps"
+echo "ok: train.sh stopped outside Slurm advises '$cont', which resumes and finishes"
+
 echo "batch_local: the scripts bind local ranks and set the progress interval"

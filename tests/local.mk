@@ -116,6 +116,11 @@ TESTS += tests/info.sh tests/gpu.sh
 dist_check_SCRIPTS += tests/batch_local.sh
 TESTS += tests/batch_local.sh
 
+# A disk that fills up (a small tmpfs; skips unless root): hpc-train's
+# checkpoint, metrics.csv and loss.png, hpc-odegen's output mid-run.
+dist_check_SCRIPTS += tests/full_disk.sh
+TESTS += tests/full_disk.sh
+
 # What the programs share at run time, through hpc-train, hpc-odegen and
 # hpc-matmul on 2 ranks: progress lines in a log (HPC_PROGRESS, each
 # program's fields, log lines without a doubled rank prefix); Ctrl-C and

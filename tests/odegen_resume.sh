@@ -45,13 +45,15 @@ odegen 2 --resume --out "$T/b.h5" $ARGS > "$T/out" || fail "resume of a complete
 grep -q "already complete" "$T/out" || fail "resume of a complete file: no message"
 cksum "$T/b.h5" | cmp -s - "$T/sum1" || fail "resume of a complete file changed it"
 
-# a rank of the run writing FILE (not the launcher), once FILE.partial is
-# there: rank_pid FILE LAUNCHER-PID
+# a rank of the run writing FILE (not the launcher), once FILE.partial
+# holds its metadata (its options attribute: a .partial killed before
+# hpc_out_ready is not resumable, by design; the file exists earlier, its
+# space reserved before HDF5 writes a byte): rank_pid FILE LAUNCHER-PID
 rank_pid() {
     for i in $(seq 1 400); do
         victim=$(pgrep -f "hpc-odegen -q --out $1" | while read -r p; do
             [ "$p" != "$2" ] && grep -q hpc-odegen "/proc/$p/comm" 2>/dev/null && echo "$p"; done | tail -1)
-        [ -n "$victim" ] && [ -e "$1.partial" ] && { echo "$victim"; return 0; }
+        [ -n "$victim" ] && "${H5DUMP:-h5dump}" -a options "$1.partial" > /dev/null 2>&1 && { echo "$victim"; return 0; }
         sleep 0.05
     done
     return 1

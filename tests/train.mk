@@ -80,6 +80,10 @@ TRAIN_TESTS = tests/train_errors.sh tests/train_ranks.sh tests/train_resume.sh t
 	tests/train_data.sh tests/train_cuda.sh tests/train_pipe.sh tests/train_pipe_hybrid.sh \
 	tests/train_pipe_stale.sh \
 	tests/train_pipe_resume.sh tests/train_pipe_memory.sh tests/train_shard.sh tests/train_memory.sh
+#   train_run_folder.sh  a second run on a busy --out refused, the first's
+#                    files its own; links under the folder's names replaced,
+#                    their targets untouched
+TRAIN_TESTS += tests/train_run_folder.sh
 #   slurm_train.sh   batch/train.sh on a private Slurm: signalled, requeued,
 #                    resumed: the final model equals an uninterrupted run's
 TRAIN_TESTS += tests/slurm_train.sh

@@ -18,7 +18,7 @@ expect2() { NP=2; expect "$@"; NP=1; }
 
 "$MKDATA" regress "$T/r.h5" 64 || fail "making r.h5"
 "$MKDATA" classes "$T/c.h5" 64 || fail "making c.h5"
-for k in badlabel negative nan noy mismatch xint; do "$MKDATA" $k "$T/$k.h5" 64 || fail "making $k.h5"; done
+for k in badlabel negative nan valnan noy mismatch xint; do "$MKDATA" $k "$T/$k.h5" 64 || fail "making $k.h5"; done
 "$ODEGEN" -q -n 8 --nt 5 --out "$T/ode.h5" || fail "making ode.h5"
 ok="--data $T/r.h5 --out $RUN --steps 3 --batch 16"
 
@@ -87,10 +87,27 @@ expect 1 "negative label" --data "$T/negative.h5" --loss cross-entropy --out "$R
 expect 1 "labels for mse" --data "$T/c.h5" --out "$RUN"
 expect 1 "floats for cross-entropy" --data "$T/r.h5" --loss cross-entropy --out "$RUN"
 expect2 1 "NaN in the data" --data "$T/nan.h5" --out "$RUN" --batch 16
+grep -q "training sample 21 (row 21 of /X, /Y) holds NaN" "$T/stderr" || fail "NaN: the row is not named"
+# an infinity only in a validation row: once accepted, the validation loss
+# silently gone from the summary and metrics.csv
+expect2 1 "infinity in a validation row" --data "$T/valnan.h5" --out "$RUN" --batch 16
+grep -q "validation sample 63 (row 63 of /X, /Y) holds NaN or infinite" "$T/stderr" || fail "valnan: the row is not named"
+NP=3 expect 1 "infinity in a validation row at 3 ranks" --data "$T/valnan.h5" --out "$RUN" --batch 16
 expect 1 "cross-entropy on an hpc-odegen file" --data "$T/ode.h5" --loss cross-entropy --out "$RUN"
 expect2 1 "unwritable RUNDIR" $ok --out /proc/hpc-train-run
 touch "$T/afile"
 expect 1 "RUNDIR is a file" --data "$T/r.h5" --out "$T/afile" --batch 16
+
+# memory: 4,200000,200000,2 is 4e10 parameters (745 GiB on the CPU with
+# Adam): refused on every rank before any allocation, and no run folder
+# made (once: gigabytes mapped first, then the OOM killer)
+rm -rf "$RUN"
+expect2 1 "a model no node can hold" $ok --layers 4,200000,200000,2
+grep -q "a model of 4000.* parameters (3 layers) on 8 rows a rank needs .* GiB per rank, .* GiB for the 2 ranks on this node, but .* GiB is available" "$T/stderr" ||
+    fail "memory: the need is not named"
+[ ! -e "$RUN" ] || fail "memory: a run folder was left"
+NP=3 expect 1 "a model no node can hold, 3 ranks" $ok --layers 4,200000,200000,2
+[ ! -e "$RUN" ] || fail "memory: a run folder was left (3 ranks)"
 
 # checkpoints
 expect2 1 "--resume with no checkpoint" $ok --resume
@@ -112,6 +129,38 @@ rm -rf "$RUN"
 HPC_TRAIN_TEST_STOP=0:5.5 expect2 2 "malformed HPC_TRAIN_TEST_STOP" $ok
 grep -q "HPC_TRAIN_TEST_STOP='0:5.5'" "$T/stderr" || fail "the line does not name HPC_TRAIN_TEST_STOP"
 HPC_TRAIN_TEST_WINDOW=two expect 2 "malformed HPC_TRAIN_TEST_WINDOW" $ok
+# --resume on other data of the same shape (float32 values of r.h5: every
+# sample differs in its low bits): refused naming both, unless
+# --data-changed-ok; a copy of the same data elsewhere is the same data
+# (once: it continued on the other file silently)
+"$MKDATA" regress32 "$T/r32.h5" 64 || fail "making r32.h5"
+cp "$T/r.h5" "$T/rcopy.h5"
+HPC_TRAIN_TEST_STOP=0:2 train 2 -q $ok --steps 6 --ckpt-every 1 2> /dev/null
+[ $? = 75 ] || fail "data fingerprint: the run did not stop at step 2"
+KEEP=1
+expect2 1 "--resume on other data" --data "$T/r32.h5" --out "$RUN" --steps 6 --batch 16 --ckpt-every 1 --resume
+grep -q "is not the data the checkpoint was trained on (.*r.h5: [0-9]* bytes, modified .*, checksum [0-9a-f]*; now [0-9]* bytes, modified .*, checksum [0-9a-f]*): continue on it with --data-changed-ok, or start over with --force" "$T/stderr" ||
+    fail "other data: not named"
+expect 2 "--data-changed-ok without --resume" --data "$T/r32.h5" --out "$RUN" --data-changed-ok --force
+train 1 -q --data "$T/rcopy.h5" --out "$RUN" --steps 4 --batch 16 --ckpt-every 1 --resume 2> "$T/stderr" ||
+    { cat "$T/stderr"; fail "--resume on a copy of the same data refused"; }
+# the same size, one value of /X changed in place: the checksum tells
+if [ -n "$H5DUMP" ]; then
+    off=$("$H5DUMP" -p -H -d /X "$T/rcopy.h5" | sed -n 's/.*OFFSET \([0-9]*\).*/\1/p')
+    [ -n "$off" ] || fail "no offset of /X"
+    printf '\077' | dd of="$T/rcopy.h5" bs=1 seek=$((off + 1000)) conv=notrunc 2> /dev/null
+    [ "$(wc -c < "$T/rcopy.h5")" = "$(wc -c < "$T/r.h5")" ] || fail "the patched copy changed size"
+    expect 1 "--resume on the data changed in place" --data "$T/rcopy.h5" --out "$RUN" --steps 6 --batch 16 --resume
+    size=$(wc -c < "$T/r.h5")
+    grep -q "is not the data the checkpoint was trained on (.*rcopy.h5: $size bytes, .*; now $size bytes" "$T/stderr" ||
+        fail "changed data: not named"
+fi
+train 2 -q --data "$T/r32.h5" --out "$RUN" --steps 6 --batch 16 --ckpt-every 1 --resume --data-changed-ok 2> "$T/stderr" ||
+    { cat "$T/stderr"; fail "--resume --data-changed-ok refused"; }
+echo "ok: --resume: a copy of the data continues, other data only with --data-changed-ok"
+KEEP=
+rm -rf "$RUN"
+
 if ! nvidia-smi -L > /dev/null 2>&1; then
     expect2 2 "--device cuda without a GPU" $ok --device cuda
 fi

@@ -9,6 +9,7 @@
  *   badlabel   classes, with label 7 in row N/2
  *   negative   classes, with label -1 in row N/3
  *   nan        regress, with a NaN in row N/3
+ *   valnan     regress, with an infinity in /Y of the last row (validation)
  *   noy        only /X
  *   mismatch   Y with N-1 rows
  *   xint       X of integers
@@ -55,6 +56,7 @@ int main(int argc, char **argv)
     if (!strcmp(kind, "badlabel")) lab[n / 2] = 7;
     if (!strcmp(kind, "negative")) lab[n / 3] = -1;
     if (!strcmp(kind, "nan")) x[4 * (n / 3) + 1] = NAN;
+    if (!strcmp(kind, "valnan")) y[2 * (n - 1) + 1] = INFINITY;
     hpc_h5file_t *f;
     int rc = hpc_h5_create(argv[2], hpc_comm_world(), HPC_H5_OVERWRITE, &f);
     hid_t xt = !strcmp(kind, "regress32") ? H5T_IEEE_F32LE : !strcmp(kind, "xint") ? H5T_STD_I32LE : H5T_IEEE_F64LE;

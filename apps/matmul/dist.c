@@ -51,3 +51,12 @@ int64_t mm_panel_end(const mm_dist_t *d, int64_t k0, int64_t nb)
     if (s + n < end) end = s + n;
     return end < d->k ? end : d->k;
 }
+
+double mm_rank_bytes(const mm_dist_t *d, const mm_opts_t *o)
+{
+    double es = (double)mm_esize(o->dtype);
+    double blocks = ((double)d->amr * d->akc + (double)d->bkr * d->bnc + (double)d->amr * d->bnc + 3) * es;
+    /* SUMMA's two slots of panels (summa.c's setup), host memory on the CPU */
+    double panels = o->device == MM_CPU ? 2.0 * ((double)d->amr * o->nb + (double)o->nb * d->bnc + 2) * es : 0;
+    return blocks + panels + (o->verify ? mm_verify_bytes(d) : 0);
+}

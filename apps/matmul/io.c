@@ -156,6 +156,10 @@ static int verify_attrs(hid_t d, const mm_check_t *chk)
     HPC_TRY(hpc_h5_attr_set_double(d, "verify_residual", chk->residual));
     HPC_TRY(hpc_h5_attr_set_double(d, "verify_bound", chk->bound));
     HPC_TRY(hpc_h5_attr_set_double(d, "verify_max_abs_diff", chk->worst_abs));
+    /* rows of A and columns of B with NaN or infinity (--allow-nonfinite):
+     * their rows and columns of C were compared exactly */
+    HPC_TRY(hpc_h5_attr_set_int64(d, "verify_nonfinite_rows", chk->nf_rows));
+    HPC_TRY(hpc_h5_attr_set_int64(d, "verify_nonfinite_columns", chk->nf_cols));
     return 0;
 }
 

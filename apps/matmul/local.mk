@@ -9,6 +9,7 @@ apps_matmul_hpc_matmul_SOURCES = \
 	apps/matmul/io.c \
 	apps/matmul/summa.c \
 	apps/matmul/verify.c \
+	apps/matmul/verify_nf.c \
 	apps/matmul/matmul.h \
 	apps/matmul/mm_ops.h
 # OpenBLAS on the CPU; --device cuda: the GPU operations (gpu.cu) are a

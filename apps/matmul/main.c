@@ -6,6 +6,7 @@
  */
 #include "config.h"
 #include <cblas.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,13 @@ static void shapes(mm_opts_t *o)
     int64_t k2 = 0;
     int rc = mm_input_shapes(o, &o->m, &o->k, &k2, &o->n, err, sizeof err);
     hpc_app_agree(rc < 0 ? HPC_EXIT_DATA : 0, "%s", err);
+    /* HDF5 reads nothing of a 0-row dataset as "addr overflow" */
+    if (o->m == 0 || o->k == 0)
+        hpc_app_exit(HPC_EXIT_DATA, "A is empty: %s:%s is %lld x %lld", o->a.file, o->a.dset, (long long)o->m,
+                     (long long)o->k);
+    if (k2 == 0 || o->n == 0)
+        hpc_app_exit(HPC_EXIT_DATA, "B is empty: %s:%s is %lld x %lld", o->b.file, o->b.dset, (long long)k2,
+                     (long long)o->n);
     if (o->k != k2)
         hpc_app_exit(HPC_EXIT_DATA, "inner dimensions disagree: A is %lld x %lld, B is %lld x %lld",
                      (long long)o->m, (long long)o->k, (long long)k2, (long long)o->n);
@@ -34,6 +42,22 @@ static void check_output(const mm_opts_t *o)
     if (o->out.file && !o->force && hpc_rank() == 0) exists = access(o->out.file, F_OK) == 0;
     MPI_Bcast(&exists, 1, MPI_INT, 0, hpc_comm_world());
     if (exists) hpc_app_exit(HPC_EXIT_DATA, "%s exists (use --force to overwrite it)", o->out.file);
+}
+
+/* Every node: what its largest rank will allocate, times its ranks,
+ * against what the node has available - before any block exists and
+ * before any output is created, not as an OOM kill halfway.  --baseline
+ * adds the whole product on rank 0. */
+static void check_memory(const mm_opts_t *o, const mm_dist_t *d)
+{
+    double mine = mm_rank_bytes(d, o), most = 0;
+    if (o->baseline && hpc_rank() == 0)
+        mine += ((double)o->m * o->k + (double)o->k * o->n + (double)o->m * o->n) * (double)mm_esize(o->dtype);
+    MPI_Allreduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, hpc_comm_node());
+    char what[256];
+    snprintf(what, sizeof what, "C (%lld x %lld) = A B (inner %lld, %s) on a %dx%d grid", (long long)o->m,
+             (long long)o->n, (long long)o->k, o->dtype == MM_F32 ? "float32" : "float64", d->pr, d->pc);
+    hpc_app_need_memory(most, what);
 }
 
 static void *alloc_block(int64_t rows, int64_t cols, size_t es)
@@ -60,7 +84,8 @@ static const mm_ops_t *gpu_ops(const mm_opts_t *o)
 }
 
 /* Test hook: HPC_MATMUL_TEST_CORRUPT=I,J adds 1 to C(I, J) after the
- * multiply, so the tests can see --verify catch a wrong element. */
+ * multiply, I,J,V sets it to V (strtod: "0", "nan", "-inf"), so the tests
+ * can see --verify catch a wrong element. */
 static void test_corrupt(const mm_dist_t *d, int dtype, void *c)
 {
     int64_t ij[2];
@@ -68,8 +93,28 @@ static void test_corrupt(const mm_dist_t *d, int dtype, void *c)
     int64_t i = ij[0], j = ij[1];
     if (i < d->am0 || i >= d->am0 + d->amr || j < d->bn0 || j >= d->bn0 + d->bnc) return;
     int64_t at = (i - d->am0) * d->bnc + (j - d->bn0);
-    if (dtype == MM_F32) ((float *)c)[at] += 1.0f;
-    else ((double *)c)[at] += 1.0;
+    int set = s[n] == ',';
+    double v = set ? strtod(s + n + 1, NULL) : 1.0;
+    if (dtype == MM_F32) ((float *)c)[at] = (float)(set ? v : ((float *)c)[at] + v);
+    else ((double *)c)[at] = set ? v : ((double *)c)[at] + v;
+}
+
+/* Inputs from files that hold NaN or infinity: refused, naming the first
+ * (--gen draws from [-1, 1): never), unless --allow-nonfinite */
+static void check_finite(const mm_opts_t *o, const mm_dist_t *d, const void *a, const void *b)
+{
+    if (o->gen || o->allow_nonfinite) return;
+    for (int which = 0; which < 2; which++) {
+        int64_t i, j;
+        double v = 0;
+        const mm_path_t *p = which ? &o->b : &o->a;
+        mm_first_nonfinite(d, o->dtype, which ? b : a, which, &i, &j, &v);
+        if (i >= 0)
+            hpc_app_exit(HPC_EXIT_DATA, "%s (%s:%s) holds %s at row %lld, column %lld (the first): refused "
+                         "(--allow-nonfinite multiplies it, and --verify then checks NaN and infinity exactly)",
+                         which ? "B" : "A", p->file, p->dset, isnan(v) ? "NaN" : v > 0 ? "+inf" : "-inf",
+                         (long long)i, (long long)j);
+    }
 }
 
 /* --baseline: rank 0 multiplies matrices of the whole size with the
@@ -148,6 +193,7 @@ int main(int argc, char **argv)
     mm_dist_t d;
     int rc = mm_dist_init(&d, &o);
     if (rc < 0) hpc_app_exit(HPC_EXIT_USAGE, "--grid: %s", hpc_last_cause());
+    check_memory(&o, &d);
 
     size_t es = mm_esize(o.dtype);
     void *a = alloc_block(d.amr, d.akc, es), *b = alloc_block(d.bkr, d.bnc, es), *c = alloc_block(d.amr, d.bnc, es);
@@ -156,6 +202,7 @@ int main(int argc, char **argv)
                   (long long)d.bnc, (long long)d.amr, (long long)d.bnc);
     if (o.gen) mm_gen_blocks(&d, o.seed, o.dtype, a, b);
     else hpc_app_agree_rc(mm_read_blocks(&o, &d, a, b), HPC_EXIT_DATA, "reading the inputs");
+    check_finite(&o, &d, a, b);
 
     mm_stats_t st;
     const mm_ops_t *ops = o.device == MM_CUDA ? gpu_ops(&o) : &mm_cpu_ops;
@@ -166,7 +213,7 @@ int main(int argc, char **argv)
                      (long long)st.panels_total);
     test_corrupt(&d, o.dtype, c);
 
-    mm_check_t chk = {0, 0, 1, 0};
+    mm_check_t chk = {0, 0, 1, 0, 0, 0, -1, -1, 0, 0};
     if (o.verify) HPC_CHECK(mm_verify(&d, o.dtype, a, b, c, o.seed, &chk));
     const char *alg = st.alg == HPC_ALG_COUNT ? "none" : hpc_alg_name(st.alg);
     if (o.out.file && chk.pass)
@@ -178,6 +225,10 @@ int main(int argc, char **argv)
     free(b);
     free(c);
     mm_dist_free(&d);
+    if (!chk.pass && chk.bad_i >= 0)
+        hpc_app_exit(HPC_EXIT_DATA, "--verify failed: C(%lld, %lld) is %g where A B gives %g (a row or column "
+                     "that NaN or infinity reaches, compared exactly); C was not written", (long long)chk.bad_i,
+                     (long long)chk.bad_j, chk.bad_got, chk.bad_want);
     if (!chk.pass) hpc_app_exit(HPC_EXIT_DATA, "--verify failed: |A(Bx) - Cx| is %.3g times its rounding bound "
                                 "(largest difference %.3g); C was not written", chk.residual, chk.worst_abs);
     return hpc_app_finish();

@@ -7,6 +7,7 @@
  *               operations: the CPU's (OpenBLAS) or the GPU's
  *   gpu.cu      the GPU's operations (CUDA, cuBLAS; no MPI in there)
  *   verify.c    Freivalds' check with a rigorous rounding bound
+ *   verify_nf.c NaN and infinity: refused, or checked exactly
  *   main.c      the run: wiring, the report
  *
  * The matrices: C (M x N) = A (M x K) B (K x N), row-major.  On a Pr x Pc
@@ -42,6 +43,7 @@ typedef struct {
     int64_t nb;              /* panel width */
     hpc_alg_t bcast_alg;
     int share_gpu;           /* --share-gpu: allow ranks on one GPU */
+    int allow_nonfinite;     /* --allow-nonfinite: multiply NaN and infinity */
 } mm_opts_t;
 
 extern const hpc_app_t mm_app;
@@ -69,6 +71,10 @@ void mm_dist_free(mm_dist_t *d);
 int64_t mm_panel_end(const mm_dist_t *d, int64_t k0, int64_t nb);
 int mm_a_owner(const mm_dist_t *d, int64_t k);   /* grid column holding A's column k */
 int mm_b_owner(const mm_dist_t *d, int64_t k);   /* grid row holding B's row k */
+/* Host memory this rank will allocate for its blocks, SUMMA's panels and
+ * (with --verify) the check's vectors, in bytes: asked before any of it
+ * is (hpc_app_need_memory). */
+double mm_rank_bytes(const mm_dist_t *d, const mm_opts_t *o);
 
 /* ---- verify.c's verdict (declared here: io.c records it) ---- */
 typedef struct {
@@ -76,6 +82,11 @@ typedef struct {
     double worst_abs;         /* the largest |A(Bx) - Cx|_i */
     int pass;
     double bound;             /* bound_i of the element that gave the residual */
+    /* rows of A and columns of B holding NaN or infinity: their rows and
+     * columns of C compared exactly (verify_nf.c) */
+    int64_t nf_rows, nf_cols;
+    int64_t bad_i, bad_j;     /* the first element of those that differs (-1: none) */
+    double bad_got, bad_want; /* its value in C, and in A B */
 } mm_check_t;
 #define MM_VERIFY_VECTORS 3
 
@@ -117,7 +128,30 @@ int mm_summa(const mm_dist_t *d, const mm_opts_t *o, const mm_ops_t *ops, const 
 
 /* ---- verify.c ---- */
 
+/* Collective.  Freivalds' check of C = A B (and, where A or B holds NaN
+ * or infinity, the exact check of the rows and columns they reach). */
 int mm_verify(const mm_dist_t *d, int dtype, const void *a, const void *b, const void *c,
               int64_t seed, mm_check_t *out);
+/* Host memory the check allocates on a rank, in bytes */
+double mm_verify_bytes(const mm_dist_t *d);
+
+/* ---- verify_nf.c: NaN and infinity ---- */
+/* Collective.  The first non-finite element of matrix which (0 = A, 1 =
+ * B) in row-major order, the same on every rank: 0 and *row = -1 if there
+ * is none; *value is that element. */
+int mm_first_nonfinite(const mm_dist_t *d, int dtype, const void *blk, int which, int64_t *row,
+                       int64_t *col, double *value);
+/* Collective.  rowbad[m]: 1 where row i of A holds a non-finite value;
+ * colbad[n]: 1 where column j of B does (malloc'd, the same on every
+ * rank).  -1 on every rank if memory ran out. */
+int mm_nonfinite_masks(const mm_dist_t *d, int dtype, const void *a, const void *b, uint8_t **rowbad,
+                       uint8_t **colbad);
+/* Collective.  C's rows rowbad and columns colbad against A B computed
+ * directly: the same class everywhere (NaN, +Inf, -Inf).  Sets out's
+ * nf_rows, nf_cols and, on a mismatch, pass = 0 and bad_*.  -1 on every
+ * rank if memory ran out. */
+int mm_verify_nonfinite(const mm_dist_t *d, int dtype, const void *a, const void *b, const void *c,
+                        const uint8_t *rowbad, const uint8_t *colbad, mm_check_t *out);
+double mm_verify_nf_bytes(const mm_dist_t *d);
 
 #endif /* MATMUL_H */

@@ -95,9 +95,13 @@ static const hpc_opt_t options[] = {
     HPC_CHOICE("device", 0, &a.device, "cpu|cuda", 0,
                "where to multiply: OpenBLAS on the CPU, or cuBLAS with blocks on the GPU (default cpu)"),
     HPC_FLAG("share-gpu", 0, &a.share_gpu, 0, "with --device cuda: allow several ranks on one GPU"),
+    HPC_FLAG("allow-nonfinite", 0, &a.allow_nonfinite, 0,
+             "multiply inputs that hold NaN or infinity (refused by default, naming the first); "
+             "--verify then compares the rows and columns of C they reach exactly"),
     HPC_SECTION("Checks and report:"),
     HPC_FLAG("verify", 0, &a.verify, 0,
-             "Freivalds' check: |A(Bx) - Cx| against a rigorous rounding bound for 3 random x; "
+             "Freivalds' check: |A(Bx) - Cx| against a rigorous rounding bound for 3 random x "
+             "(rows and columns that NaN or infinity reach: computed directly, compared exactly); "
              "exit 1 if it fails"),
     HPC_FLAG("baseline", 0, &a.baseline, 0,
              "also time one process's GEMM of the whole product with the threads of all ranks, "
@@ -120,20 +124,22 @@ const hpc_app_t mm_app = {
               "broadcast algorithm, the share of the time spent waiting for panels, peak\n"
               "memory per rank, and with --baseline the efficiency against one process's\n"
               "GEMM.  Output attributes: shapes, grid, nb, dtype, the inputs, hpckit\n"
-              "version, command line, wall time; with --verify its residual, bound and\n"
-              "largest difference.  The output's /row, /column (and /inner with\n"
-              "--save-inputs) are HDF5 dimension scales of C (and A, B): xarray and\n"
-              "netCDF see named dimensions.  An input of HDF5 virtual datasets (such as\n"
-              "hpc-odegen --join's) is read as a plain one; one whose source files are\n"
-              "missing is refused, naming them.\n"
+              "version, command line, wall time; with --verify its residual, bound,\n"
+              "largest difference and the number of rows and columns checked exactly.\n"
+              "The output's /row, /column (and /inner with --save-inputs) are HDF5\n"
+              "dimension scales of C (and A, B): xarray and netCDF see named dimensions.\n"
+              "An input of HDF5 virtual datasets (such as hpc-odegen --join's) is read as\n"
+              "a plain one; one whose source files are missing is refused, naming them.\n"
               "\n"
               "Exit status: 0 success; 1 bad data or I/O (a missing file or dataset, a\n"
-              "dataset that is not a 2D float matrix, inner dimensions that disagree, an\n"
-              "existing output without --force, --verify failed); 2 bad option or value, or\n"
-              "--device cuda where a rank lacks a GPU, the CUDA module or cuBLAS (the line\n"
-              "names what is missing); 75 stopped by SIGUSR1, SIGTERM or Ctrl-C at a panel\n"
-              "every rank agreed on, with nothing written (no partial product is kept: run\n"
-              "it again); a second Ctrl-C aborts at once.\n"
+              "dataset that is not a 2D float matrix, an empty one, NaN or infinity in an\n"
+              "input without --allow-nonfinite, inner dimensions that disagree, an\n"
+              "existing output without --force, more memory than a node has available,\n"
+              "--verify failed); 2 bad option or value, or --device cuda where a rank\n"
+              "lacks a GPU, the CUDA module or cuBLAS (the line names what is missing); 75\n"
+              "stopped by SIGUSR1, SIGTERM or Ctrl-C at a panel every rank agreed on, with\n"
+              "nothing written (no partial product is kept: run it again); a second Ctrl-C\n"
+              "aborts at once.\n"
               "\n"
               "Environment: HPC_PROGRESS=SECONDS: a progress line every SECONDS when\n"
               "stderr is not a terminal (default 60; 0: none).\n",

@@ -15,9 +15,12 @@
  *       units), layers, activation, loss, optimizer, lr, data, samples,
  *       target ("Y", "next", "delta"), train_samples, val_samples,
  *       val_from_row (validation: the samples of rows >= it), init_from,
+ *       data_bytes, data_mtime, data_checksum (the data's fingerprint:
+ *       --resume refuses other data unless --data-changed-ok),
  *       "options" (the key --resume compares) and the provenance
  *
- * Written through libhpc's checkpoints (hpc_ckpt_*); the file appears
+ * Written through libhpc's checkpoints (hpc_ckpt_*), the disk reserved
+ * first (a full disk: one line, the previous checkpoint kept); the file appears
  * under its name only complete.  Each rank writes the run of each array
  * that it holds (hold.c: data parallelism's rank 0 every array whole, a
  * pipeline stage its layers, a sharded rank its block of each; a
@@ -26,11 +29,113 @@
  * strategy loads it.
  */
 #include "config.h"
+#include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include "train.h"
+
+/* ---- the data's fingerprint ----
+ * --data is not part of the options key (the same data may move), so a
+ * resume on another file of the same shape would continue on it
+ * silently.  The checkpoint keeps the file's size and time and a
+ * checksum (FNV-1a) of FP_SAMPLES samples spread evenly over it, their
+ * raw values as read: cheap (that many rows), and any regenerated or
+ * other data set differs there.  A resume compares size and checksum (the
+ * time and path are shown, not compared: a copy is the same data). */
+#define FP_SAMPLES 64
+
+typedef struct {
+    int64_t bytes, mtime;
+    uint64_t sum;
+} fingerprint_t;
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+}
+
+/* Independent: every rank reads the same samples and gets the same sum */
+static int fingerprint(const train_t *t, fingerprint_t *fp)
+{
+    const data_t *d = &t->data;
+    struct stat st;
+    if (stat(t->o->data, &st) != 0) return HPC_ERR(HPC_ERR_IO, "%s: %s", t->o->data, strerror(errno));
+    fp->bytes = (int64_t)st.st_size;
+    fp->mtime = (int64_t)st.st_mtime;
+    int64_t n = d->nsamples < FP_SAMPLES ? d->nsamples : FP_SAMPLES, ids[FP_SAMPLES];
+    for (int64_t i = 0; i < n; i++) ids[i] = n > 1 ? i * (d->nsamples - 1) / (n - 1) : 0;
+    double *X = malloc((size_t)(n * d->nin + 1) * sizeof *X), *Y = malloc((size_t)(n * d->ydim + 1) * sizeof *Y);
+    int rc = X && Y ? data_read_raw(d, (size_t)n, ids, X, Y) : HPC_ERR(HPC_ERR_NOMEM, "fingerprint");
+    uint64_t h = 14695981039346656037ull;
+    int64_t shape[3] = {d->nsamples, d->nin, d->ydim};
+    h = fnv(h, shape, sizeof shape);
+    if (!rc) h = fnv(fnv(h, X, (size_t)(n * d->nin) * sizeof *X), Y, (size_t)(n * d->ydim) * sizeof *Y);
+    fp->sum = h;
+    free(X);
+    free(Y);
+    return rc;
+}
+
+/* the attributes are collective: written on every rank whatever its
+ * fingerprint's verdict, which then decides the commit */
+static int put_fingerprint(hid_t id, const train_t *t)
+{
+    fingerprint_t fp = {0, 0, 0};
+    int rc = fingerprint(t, &fp);
+    char sum[32];
+    snprintf(sum, sizeof sum, "%016" PRIx64, fp.sum);
+    int rc2 = hpc_h5_attr_set_int64(id, "data_bytes", fp.bytes);
+    if (!rc2) rc2 = hpc_h5_attr_set_int64(id, "data_mtime", fp.mtime);
+    if (!rc2) rc2 = hpc_h5_attr_set_string(id, "data_checksum", sum);
+    return rc ? rc : rc2;
+}
+
+static void when(int64_t t, char *buf, size_t len)
+{
+    time_t tt = (time_t)t;
+    struct tm tm;
+    if (!gmtime_r(&tt, &tm) || !strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm)) snprintf(buf, len, "?");
+}
+
+/* --resume: the data against the checkpoint's fingerprint; HPC_ERR_DATA
+ * naming both unless they match or --data-changed-ok (a checkpoint
+ * without one, from before: not checked) */
+static int same_data(hid_t id, const train_t *t)
+{
+    int64_t bytes, mtime;
+    char *sum = NULL, *was = NULL;
+    if (hpc_h5_attr_get_string(id, "data_checksum", &sum) < 0) {
+        hpc_error_clear();
+        return 0;
+    }
+    /* the attributes first (collective reads), then the data (local) */
+    fingerprint_t fp = {0, 0, 0};
+    int rc = hpc_h5_attr_get_int64(id, "data_bytes", &bytes);
+    if (!rc) rc = hpc_h5_attr_get_int64(id, "data_mtime", &mtime);
+    if (!rc) rc = hpc_h5_attr_get_string(id, "data", &was);
+    if (!rc) rc = fingerprint(t, &fp);
+    char now[32], then[32], tnow[40], tthen[40];
+    snprintf(now, sizeof now, "%016" PRIx64, fp.sum);
+    if (!rc && (strcmp(now, sum) || bytes != fp.bytes) && !t->o->data_changed_ok) {
+        when(mtime, tthen, sizeof tthen);
+        when(fp.mtime, tnow, sizeof tnow);
+        snprintf(then, sizeof then, "%s", sum);
+        rc = HPC_ERR(HPC_ERR_DATA, "--data %s is not the data the checkpoint was trained on (%s: %lld bytes, "
+                     "modified %s, checksum %s; now %lld bytes, modified %s, checksum %s): continue on it with "
+                     "--data-changed-ok, or start over with --force", t->o->data, was, (long long)bytes, tthen,
+                     then, (long long)fp.bytes, tnow, now);
+    }
+    free(sum);
+    free(was);
+    return rc;
+}
 
 static const char *act_name(act_t a)
 {
@@ -150,6 +255,7 @@ static int put_attrs(hpc_ckpt_t *c, const train_t *t)
     rc = first_rc(rc, hpc_h5_attr_set_string(id, "data", o->data));
     rc = first_rc(rc, hpc_h5_attr_set_string(id, "samples", t->data.describe));
     rc = first_rc(rc, hpc_h5_attr_set_int64(id, "normalized", o->normalize));
+    rc = first_rc(rc, put_fingerprint(id, t));
     return first_rc(rc, put_split(id, t));
 }
 
@@ -166,8 +272,15 @@ int ckpt_save(train_t *t)
     hpc_ckpt_t *c;
     float *host = malloc(array_most(&t->model) * sizeof *host);
     if (!host) return HPC_ERR(HPC_ERR_NOMEM, "the checkpoint's buffer");
+    const model_t *m = &t->model;
+    /* the arrays' bytes: weights and biases, each optimiser state, the
+     * normalisation, their object headers; reserved on disk before
+     * anything is written */
+    double bytes = (double)m->nparams * sizeof(float) * (1 + t->opt.nstates) +
+                   (double)(t->data.nin + t->data.ydim) * 2 * sizeof(double) +
+                   2048.0 * (2 * m->nl * (1 + t->opt.nstates) + 4);
     int rc = ckpt_path(t, path, sizeof path);
-    if (!rc) rc = hpc_ckpt_begin(path, hpc_comm_world(), hpc_app_key(), t->argc, t->argv, &c);
+    if (!rc) rc = hpc_ckpt_begin_sized(path, hpc_comm_world(), hpc_app_key(), t->argc, t->argv, bytes, &c);
     if (rc) {
         free(host);
         return rc;
@@ -211,6 +324,7 @@ static int load(train_t *t, hpc_ckpt_t *c)
     HPC_TRY(hpc_h5_attr_get_double(id, "val_loss", &t->val_loss));
     HPC_TRY(hpc_h5_attr_get_double(id, "val_mse_data", &t->val_mse));
     if (t->step < 0) return HPC_ERR(HPC_ERR_DATA, "step %lld", (long long)t->step);
+    HPC_TRY(same_data(id, t));
     t->saved_step = t->step;
     return 0;
 }

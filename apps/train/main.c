@@ -60,8 +60,16 @@ static void check_memory(train_t *t)
     t->strat->need(t, &m);
     m.data = (double)loader_bytes(&t->data, o, t->part, t->parts);
     t->mem = m;
-    if (!o->mem_budget) return;
+    /* the host memory, asked of every node before any of it is allocated
+     * and before the run folder exists (a mistyped --layers must not map
+     * gigabytes first): on the GPU, the data and a host copy of the model */
     double mine = m.model + m.acts + m.data;
+    double host = t->dev == train_dev_cpu() ? mine : m.data + (double)t->model.n * sizeof(float);
+    char what[256];
+    snprintf(what, sizeof what, "a model of %zu parameters (%d layers) on %lld rows a rank%s", t->model.nparams,
+             t->model.nl, (long long)t->loader.rank_n, o->preload ? " with --preload" : "");
+    hpc_app_need_memory(host, what);
+    if (!o->mem_budget) return;
     char layers[TRAIN_MAXL * 9 + 16], how[160], sz[5][32];
     train_layers_str(o, layers, sizeof layers);
     strategy_describe(o, how, sizeof how);

@@ -9,11 +9,14 @@
  * the target's own units (MSE runs), the samples per second since the
  * previous row, the share of the step time spent in collective calls,
  * and the share of the communication that backward hid.  A resumed run
- * keeps the rows up to its checkpoint.
+ * keeps the rows up to its checkpoint.  A row or plot that cannot be
+ * written (a full disk) ends the run with one line and exit 1.
  */
 #include "config.h"
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include "train.h"
 
 #define HEADER "step,epoch,lr,train_loss_normalized,val_loss_normalized,val_mse_data,samples_per_s," \
@@ -33,9 +36,11 @@ void metrics_row(train_t *t, double lr, double val_loss, double val_mse, double 
     int rc = hpc_run_csv_row(t->run, "%lld,%.4f,%.9g,%.9g,%s,%s,%.1f,%.4f,%.4f", (long long)t->step,
                              (double)t->step / (double)t->steps_per_epoch, lr, t->train_loss, val, mse,
                              samples_per_s, comm_share, hidden);
-    /* metrics are a report, not the result: a full disk here is a warning */
+    /* only rank 0 knows: every rank stops at the step's agreement (the
+     * checkpoint before it stays the last one), one line, exit 1 */
     if (rc < 0) {
-        hpc_warn("%s", hpc_last_cause());
+        hpc_app_fail_later(HPC_EXIT_DATA, "%s; stopped after step %lld, %s/checkpoint.h5 left as it was",
+                           hpc_last_cause(), (long long)t->step, t->o->out);
         hpc_error_clear();
     }
 }
@@ -56,9 +61,12 @@ void metrics_plot(train_t *t)
              "set title 'hpc-train'\n"
              "plot 'metrics.csv' using 1:4 with lines lw 2 title 'train', "
              "'' using 1:($5 > 0 ? $5 : NaN) with linespoints pt 7 ps 0.6 title 'validation'\n", ylabel);
-    int rc = hpc_run_plot(t->run, "loss.png", script);
-    if (rc < 0) {
-        hpc_warn("loss.png: %s", hpc_last_cause());
-        hpc_error_clear();
-    }
+    /* test hook: HPC_TRAIN_TEST_PLOT_WAIT=FILE: rank 0 waits (60 s at
+     * most) for FILE before plotting, so a test can fill the disk between
+     * the last checkpoint and the plot */
+    const char *wait = getenv("HPC_TRAIN_TEST_PLOT_WAIT");
+    for (int i = 0; wait && hpc_rank() == 0 && i < 600 && access(wait, F_OK) != 0; i++) usleep(100000);
+    /* a plot that could not be written (a full disk) fails the run, on
+     * every rank: a truncated loss.png must not look like one */
+    hpc_app_agree_rc(hpc_run_plot(t->run, "loss.png", script), HPC_EXIT_DATA, "loss.png");
 }

@@ -18,7 +18,7 @@ static char optim_choices[256], sched_choices[256];
 static struct {
     const char *data, *out, *init_from;
     int64_t seed, epochs, steps, batch, accum, eval_every, log_every, warmup, check_sync, ckpt_every;
-    int act, loss, target, no_normalize, preload, optim, nesterov, sched, device, resume, force, shard;
+    int act, loss, target, no_normalize, preload, optim, nesterov, sched, device, resume, force, shard, data_changed_ok;
     size_t mem_budget;
     double val_fraction, lr, momentum, beta1, beta2, eps, weight_decay, min_lr, clip, bucket_mb;
     int64_t size[TRAIN_MAXL + 1];
@@ -224,6 +224,9 @@ static const hpc_opt_t options[] = {
                "run folder: checkpoint.h5, metrics.csv, loss.png (created if missing)"),
     HPC_FLAG("resume", 0, &a.resume, 0, "continue from RUNDIR/checkpoint.h5 (same options)"),
     HPC_FLAG("force", 0, &a.force, 0, "start afresh over an existing RUNDIR/checkpoint.h5"),
+    HPC_FLAG("data-changed-ok", 0, &a.data_changed_ok, 0,
+             "with --resume: continue even if --data is not the data the checkpoint was trained on "
+             "(its size or a checksum of 64 of its samples differ; refused by default)"),
     HPC_INT("ckpt-every", 0, &a.ckpt_every, "N", 0, INT64_MAX / 2, 0,
             "checkpoint every N steps (default 1000; 0: only at the end and when stopped)"),
     HPC_OPTS_END};
@@ -258,10 +261,12 @@ const hpc_app_t train_app = {
         "checked against --mem-budget; the summary reports the largest of each.\n"
         "\n"
         "Exit status: 0 done; 1 bad data or I/O (missing file or dataset, labels out of\n"
-        "range, a damaged checkpoint, --resume without one or with other options, an\n"
-        "--init-from file that does not fit --layers, more memory than --mem-budget\n"
-        "allows, the loss became NaN or infinite: the last good checkpoint is kept);\n"
-        "2 bad option or value (layer sizes that do not fit the data, a batch smaller\n"
+        "range, NaN or infinity in any row, a damaged checkpoint, --resume without one\n"
+        "or with other options, an --init-from file that does not fit --layers, more\n"
+        "memory than a node has available or than --mem-budget allows (checked before\n"
+        "anything is allocated or written), a full disk (the previous checkpoint is\n"
+        "kept), the loss became NaN or infinite: the last good checkpoint is kept); 2\n"
+        "bad option or value (layer sizes that do not fit the data, a batch smaller\n"
         "than the rank count, stages that do not fit the layers or ranks, a\n"
         "combination of strategies that does not compose, --device cuda where a rank\n"
         "lacks a GPU, the CUDA module or cuBLAS); 75 stopped by SIGUSR1, SIGTERM or\n"
@@ -355,6 +360,7 @@ int train_opts_finish(train_opts_t *o, char *err, size_t len)
     o->out = a.out;
     o->init_from = a.init_from;
     o->resume = a.resume;
+    o->data_changed_ok = a.data_changed_ok;
     o->force = a.force;
     o->ckpt_every = a.ckpt_every;
     o->parallel = a.parallel;
@@ -372,6 +378,7 @@ int train_opts_finish(train_opts_t *o, char *err, size_t len)
     if (!o->data) return fail(err, len, "--data FILE.h5 is required (see --help)");
     if (!o->out) return fail(err, len, "--out RUNDIR is required (see --help)");
     if (o->resume && o->force) return fail(err, len, "--resume and --force exclude each other");
+    if (o->data_changed_ok && !o->resume) return fail(err, len, "--data-changed-ok goes with --resume");
     if (!o->optim->momentum && (o->momentum != 0 || o->nesterov)) {
         snprintf(err, len, "--momentum and --nesterov are not for --optim %s", o->optim->name);
         return -1;

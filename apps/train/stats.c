@@ -7,7 +7,9 @@
  * memory); one allreduce puts every chunk's numbers on every rank (each
  * entry has one contributor, the others add zeros: exact); every rank
  * then combines the chunks in chunk order with Chan's formula.  The same
- * pass refuses NaN and infinite values.  Returns -1 where this rank failed
+ * pass refuses NaN and infinite values, in the validation samples too
+ * (chunks of their own, checked but not counted): a NaN there would
+ * drop the validation loss from every report without a word.  Returns -1 where this rank failed
  * (the caller's hpc_app_agree ends every rank), or on every rank for bad
  * values.  std is the population standard
  * deviation; a constant feature keeps std 1 (no scaling).
@@ -23,7 +25,8 @@
 #define STATS_CHUNK_BYTES (32u << 20) /* a chunk's raw values at most */
 
 typedef struct {
-    int64_t chunk, nchunks;          /* samples per chunk, chunks */
+    int64_t chunk, nchunks;          /* samples per chunk, chunks of training samples */
+    int64_t nall;                    /* and of the validation samples after them */
     int nf;                          /* features: inputs, then MSE targets */
     double *part;                    /* [nchunks][1 + 2 nf]: n, means, M2s */
 } stats_t;
@@ -41,11 +44,14 @@ static void column(const double *v, int64_t n, int stride, int c, double *mean, 
     *m2 = q;
 }
 
-/* Chunk k into part; -1 with the row of a non-finite value in *badrow */
+/* Chunk k into part (k >= nchunks: validation, only checked); -1 with
+ * the sample of a non-finite value in *badrow */
 static int chunk_stats(const data_t *d, stats_t *s, int64_t k, double *X, double *Y, int64_t *ids,
                        int64_t *badrow)
 {
-    int64_t first = k * s->chunk, n = d->ntrain - first < s->chunk ? d->ntrain - first : s->chunk;
+    int val = k >= s->nchunks;
+    int64_t first = val ? d->ntrain + (k - s->nchunks) * s->chunk : k * s->chunk;
+    int64_t end = val ? d->nsamples : d->ntrain, n = end - first < s->chunk ? end - first : s->chunk;
     for (int64_t i = 0; i < n; i++) ids[i] = first + i;
     HPC_TRY(data_read_raw(d, (size_t)n, ids, X, Y));
     int ny = d->loss == LOSS_CE ? 0 : d->ydim;
@@ -58,6 +64,7 @@ static int chunk_stats(const data_t *d, stats_t *s, int64_t k, double *X, double
             return -1;
         }
     }
+    if (val) return 0;
     double *p = s->part + k * (1 + 2 * s->nf);
     p[0] = (double)n;
     for (int c = 0; c < s->nf; c++) {
@@ -100,6 +107,19 @@ static void layout(const data_t *d, stats_t *s)
     s->chunk = (d->ntrain + STATS_CHUNKS - 1) / STATS_CHUNKS;
     if (s->chunk > cap) s->chunk = cap;
     s->nchunks = (d->ntrain + s->chunk - 1) / s->chunk;
+    s->nall = s->nchunks + (d->nsamples - d->ntrain + s->chunk - 1) / s->chunk;
+}
+
+/* "training sample 12", "validation sample 60 (row 60 of /X)",
+ * "validation sample 45 (trajectory row 5 of /y, step 3)" */
+static void name_sample(const data_t *d, int64_t i, char *buf, size_t len)
+{
+    const char *split = i < d->ntrain ? "training" : "validation";
+    if (d->kind == DATA_ODE)
+        snprintf(buf, len, "%s sample %lld (row %lld of /y, time step %lld)", split, (long long)i,
+                 (long long)d->traj[i / (d->nt - 1)], (long long)(i % (d->nt - 1)));
+    else
+        snprintf(buf, len, "%s sample %lld (row %lld of /X, /Y)", split, (long long)i, (long long)i);
 }
 
 int stats_compute(data_t *d, char *err, size_t len)
@@ -107,7 +127,7 @@ int stats_compute(data_t *d, char *err, size_t len)
     stats_t s;
     layout(d, &s);
     int64_t k0, nk, badrow = -1;
-    hpc_block_range(s.nchunks, hpc_size(), hpc_rank(), &k0, &nk);
+    hpc_block_range(s.nall, hpc_size(), hpc_rank(), &k0, &nk);
     size_t per = (size_t)(1 + 2 * s.nf);
     s.part = calloc((size_t)s.nchunks * per, sizeof *s.part);
     double *all = calloc((size_t)s.nchunks * per, sizeof *all);
@@ -125,8 +145,9 @@ int stats_compute(data_t *d, char *err, size_t len)
         if (mine[0]) snprintf(err, len, "reading %s: %s", hpc_h5_path(d->f), hpc_last_cause());
         ret = mine[0] ? -1 : 0;
     } else if (got[1] != INT64_MAX) {
-        snprintf(err, len, "%s: training sample %lld holds NaN or infinite values", hpc_h5_path(d->f),
-                 (long long)got[1]);
+        char what[160];
+        name_sample(d, got[1], what, sizeof what);
+        snprintf(err, len, "%s: %s holds NaN or infinite values", hpc_h5_path(d->f), what);
         ret = -1;
     } else {
         MPI_Allreduce(s.part, all, (int)(s.nchunks * per), MPI_DOUBLE, MPI_SUM, hpc_comm_world());

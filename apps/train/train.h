@@ -86,6 +86,7 @@ typedef struct {
     /* output */
     const char *out;
     int resume, force;
+    int data_changed_ok;               /* --resume on data other than the checkpoint's */
     int64_t ckpt_every;
 } train_opts_t;
 

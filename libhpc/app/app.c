@@ -178,6 +178,32 @@ void hpc_app_agree_rc(int rc, int status, const char *what)
     agree_or_leave(rc < 0 ? status : 0, msg);
 }
 
+/* hpc_app_fail_later's failure, until it is agreed */
+static int later_status;
+static char later_msg[1024];
+
+void hpc_app_fail_later(int status, const char *fmt, ...)
+{
+    if (!status || later_status) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(later_msg, sizeof later_msg, fmt, ap);
+    va_end(ap);
+    later_status = status;
+}
+
+int app_fail_pending(void)
+{
+    return later_status;
+}
+
+void app_fail_agree(void)
+{
+    /* some rank has one: every rank is here, so this leaves on all */
+    agree_or_leave(later_status, later_msg);
+    leave(HPC_EXIT_DATA);   /* not reached: some rank had a failure */
+}
+
 static void vsay(const char *fmt, va_list ap)
 {
     char msg[1024];
@@ -268,6 +294,8 @@ void hpc_app_start(const hpc_app_t *app, int *argc, char ***argv)
 
 int hpc_app_finish(void)
 {
+    /* a failure kept for later ends the job now, on every rank */
+    agree_or_leave(later_status, later_msg);
     free(key);
     key = NULL;
     app_opts_free();

@@ -19,6 +19,11 @@ int app_settings_check(char *err, size_t len);
 /* after it: the first HPC_COLL_<OP> set to nccl, or NULL */
 const char *app_settings_nccl_var(void);
 
+/* app.c: a failure kept by hpc_app_fail_later on this rank (0: none),
+ * and the agreement that ends the job on it (collective over the world) */
+int app_fail_pending(void);
+void app_fail_agree(void) HPC_NORETURN;
+
 /* stop.c */
 void app_stop_install(void);
 

@@ -22,6 +22,10 @@
 #include <unistd.h>
 #include "app_internal.h"
 
+/* HDF5's metadata beyond what the caller counts: the superblock, the
+ * root's attributes and provenance, the groups' heaps */
+#define HPC_CKPT_SLACK (64.0 * 1024)
+
 struct hpc_ckpt {
     hpc_h5file_t *f;
     int rank;
@@ -39,10 +43,19 @@ int hpc_ckpt_exists(const char *path, MPI_Comm comm)
 int hpc_ckpt_begin(const char *path, MPI_Comm comm, const char *key, int argc, char **argv,
                    hpc_ckpt_t **out)
 {
+    return hpc_ckpt_begin_sized(path, comm, key, argc, argv, 0, out);
+}
+
+int hpc_ckpt_begin_sized(const char *path, MPI_Comm comm, const char *key, int argc, char **argv,
+                         double bytes, hpc_ckpt_t **out)
+{
     hpc_ckpt_t *c = calloc(1, sizeof *c);
     if (!c) return HPC_ERR(HPC_ERR_NOMEM, "checkpoint");
     MPI_Comm_rank(comm, &c->rank);
-    int rc = hpc_h5_create(path, comm, HPC_H5_OVERWRITE, &c->f);
+    /* the disk for it first: a full disk is then one clean error, with
+     * the previous checkpoint untouched (HPC_CKPT_SLACK: HDF5's own) */
+    int rc = hpc_h5_create_reserved(path, comm, HPC_H5_OVERWRITE, bytes > 0 ? bytes + HPC_CKPT_SLACK : 0,
+                                    &c->f);
     if (rc < 0) {
         free(c);
         return hpc_error_push(rc, __FILE__, __LINE__, __func__);

@@ -123,7 +123,7 @@ static int torn_setup(const char *partial)
  * .partial left before its set-up was done (killed before hpc_out_ready
  * put the key and the layout on disk: an HDF5 file not complete yet, or
  * without the key), which holds no data - the caller starts afresh. */
-static int reopen(hpc_out_t *o, const look_t *l, const char *key, const char *done_name)
+static int reopen(hpc_out_t *o, const look_t *l, const char *key, const char *done_name, double bytes)
 {
     char shown[4300];
     snprintf(shown, sizeof shown, "%s%s", o->path, l->partial ? ".partial" : "");
@@ -146,6 +146,8 @@ static int reopen(hpc_out_t *o, const look_t *l, const char *key, const char *do
     }
     rc = same_key(o, key, shown);
     if (rc == 0) rc = open_done(o, done_name);
+    /* what is still to come, on disk before it is computed */
+    if (rc == 0 && l->partial) rc = hpc_h5_reserve(o->f, bytes);
     if (rc < 0) {
         char why[1024];
         snprintf(why, sizeof why, "%s", hpc_last_cause());
@@ -157,13 +159,16 @@ static int reopen(hpc_out_t *o, const look_t *l, const char *key, const char *do
     return 0;
 }
 
-static int create(hpc_out_t *o, const look_t *l, int mode, const char *done_name)
+static int create(hpc_out_t *o, const look_t *l, int mode, const char *done_name, double bytes)
 {
     if (l->final && mode != HPC_OUT_FORCE)
         return HPC_ERR(HPC_ERR_IO, "%s exists (use --force to overwrite it, or --resume to "
                        "continue an interrupted run)", o->path);
-    HPC_TRY(hpc_h5_create(o->path, hpc_comm_world(),
-                          mode == HPC_OUT_FORCE ? HPC_H5_OVERWRITE : HPC_H5_FAIL_IF_EXISTS, &o->f));
+    /* the whole file's disk reserved now: another writer filling the
+     * disk mid-run cannot take it (hpc_h5_create_reserved) */
+    HPC_TRY(hpc_h5_create_reserved(o->path, hpc_comm_world(),
+                                   mode == HPC_OUT_FORCE ? HPC_H5_OVERWRITE : HPC_H5_FAIL_IF_EXISTS, bytes,
+                                   &o->f));
     const uint8_t zero = 0;
     hsize_t n = (hsize_t)o->nparts;
     HPC_TRY(hpc_h5_dataset_create(o->f, done_name, H5T_STD_U8LE, 1, &n, NULL, HPC_H5_ALLOC_EARLY,
@@ -219,13 +224,13 @@ int hpc_out_open(const char *path, MPI_Comm comm, int mode, const char *key, int
         return HPC_ERR(HPC_ERR_NOMEM, "out of memory for the done flags of %lld parts", (long long)nparts);
     }
     int rc;
-    rc = mode == HPC_OUT_RESUME && (l.partial || l.final) ? reopen(o, &l, key ? key : "", done_dataset) : 2;
+    rc = mode == HPC_OUT_RESUME && (l.partial || l.final) ? reopen(o, &l, key ? key : "", done_dataset, bytes) : 2;
     if (rc == 1) {
         hpc_error_clear();
         if (hpc_rank() == 0)
             hpc_warn("%s.partial was left before its set-up was complete (it holds no data): starting afresh", path);
     }
-    if (rc > 0) rc = create(o, &l, mode, done_dataset);
+    if (rc > 0) rc = create(o, &l, mode, done_dataset, bytes);
     if (rc < 0) {
         if (o->f) {
             /* collective, as the error is: every rank took this branch */

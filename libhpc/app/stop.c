@@ -132,10 +132,17 @@ static void note_agreed(int any)
 int hpc_app_stop_agreed(MPI_Comm comm)
 {
     polled = 1;
-    int mine = requested, any = mine;
-    if (MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS) any = mine;
-    note_agreed(any);
-    return any != STOP_NONE;
+    /* the stop and a failure kept for later (hpc_app_fail_later), in one
+     * allreduce; the failure only where comm is the whole job, since its
+     * agreement is over the world */
+    int size = 0, world = 0;
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_size(MPI_COMM_WORLD, &world);
+    int mine[2] = {requested, size == world && app_fail_pending()}, any[2] = {mine[0], mine[1]};
+    if (MPI_Allreduce(mine, any, 2, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS) any[0] = mine[0], any[1] = mine[1];
+    if (any[1]) app_fail_agree();
+    note_agreed(any[0]);
+    return any[0] != STOP_NONE;
 }
 
 const char *hpc_app_stop_why(void)
