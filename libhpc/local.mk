@@ -38,7 +38,6 @@ libhpc_libcore_la_SOURCES = \
 	libhpc/parse.c \
 	libhpc/settings.c \
 	libhpc/dl.c \
-	libhpc/lock.c \
 	libhpc/internal.h \
 	libhpc/gpu_ops.h \
 	libhpc/hpc_testing.h
@@ -50,6 +49,7 @@ libhpc_libio_la_SOURCES = \
 	libhpc/h5_raw.c \
 	libhpc/h5_vds.c \
 	libhpc/h5_reserve.c \
+	libhpc/lock.c \
 	libhpc/app/app_internal.h \
 	libhpc/app/app.c \
 	libhpc/app/opts.c \

@@ -6,7 +6,7 @@
 #   err        err.c, the leaf: nothing of hpckit
 #   core       libhpc/*.c: err
 #   coll       libhpc/coll/: err, core
-#   h5         libhpc/h5*.c: err, core, coll
+#   h5         libhpc/h5*.c, lock.c: err, core, coll
 #   app        libhpc/app/: err, core, coll, h5
 #   programs   apps/*/ (their objects): all of the above
 #   dropin     libhpc/mpi/ (libhpc-mpi.so): err, core, coll
@@ -30,7 +30,7 @@ objects() {
         */libhpc/coll/.libs/libtesting_la-*.o) ;;        # test hooks: tests only
         */libhpc/coll/.libs/cuda.o|*/libhpc/cuda/.libs/*.o) echo "gpumodule $o" ;;
         */libhpc/coll/.libs/libcore_la-*.o|*/libhpc/coll/alg/.libs/libcore_la-*.o) echo "coll $o" ;;
-        */libhpc/.libs/libio_la-h5*.o) echo "h5 $o" ;;
+        */libhpc/.libs/libio_la-h5*.o|*/libhpc/.libs/libio_la-lock.o) echo "h5 $o" ;;
         */libhpc/app/.libs/libio_la-*.o) echo "app $o" ;;
         */libhpc/mpi/.libs/*.o) echo "dropin $o" ;;
         */apps/*/.libs/*.o) echo "appmodule $o" ;;

@@ -88,13 +88,25 @@ static const mm_ops_t *gpu_ops(const mm_opts_t *o)
  * can see --verify catch a wrong element. */
 static void test_corrupt(const mm_dist_t *d, int dtype, void *c)
 {
+    const char *s = getenv("HPC_MATMUL_TEST_CORRUPT");
+    if (!s || !*s) return;
+    /* I,J by the strict parser; ",V" after them by strtod (nan, -inf) */
+    const char *third = strchr(s, ',');
+    third = third ? strchr(third + 1, ',') : NULL;
+    char ijs[64], *end = NULL;
+    snprintf(ijs, sizeof ijs, "%.*s", third ? (int)(third - s) : (int)strlen(s), s);
     int64_t ij[2];
-    if (hpc_app_test_hook("HPC_MATMUL_TEST_CORRUPT", 2, ij) != 2) return;
+    double v = 1.0;
+    int set = third != NULL;
+    if (set) v = strtod(third + 1, &end);
+    if (hpc_parse_int64s(ijs, ",", ij, 2) < 0 || (set && (end == third + 1 || *end))) {
+        char esc[128];
+        hpc_app_exit(HPC_EXIT_USAGE, "HPC_MATMUL_TEST_CORRUPT='%s': expected I,J or I,J,VALUE",
+                     hpc_escape(s, esc, sizeof esc));
+    }
     int64_t i = ij[0], j = ij[1];
     if (i < d->am0 || i >= d->am0 + d->amr || j < d->bn0 || j >= d->bn0 + d->bnc) return;
     int64_t at = (i - d->am0) * d->bnc + (j - d->bn0);
-    int set = s[n] == ',';
-    double v = set ? strtod(s + n + 1, NULL) : 1.0;
     if (dtype == MM_F32) ((float *)c)[at] = (float)(set ? v : ((float *)c)[at] + v);
     else ((double *)c)[at] = set ? v : ((double *)c)[at] + v;
 }
