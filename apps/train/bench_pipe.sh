@@ -62,7 +62,7 @@ run() {
     line=$(cat "$dir/$name.out")
     bubble=$(echo "$line" | sed -n 's/.*bubble \([0-9.]*%\) (theory \([0-9.]*%\), \([0-9.]*%\) replayed).*/\1 \3 \2/p')
     mem=$(echo "$line" | sed -n 's/.*peak activations \([0-9.]* [KMG]*i*B\).*/\1/p' | tr -d ' ')
-    val=$(echo "$line" | sed -n 's/.*val loss \([0-9.e+-]*\);.*/\1/p')
+    val=$(echo "$line" | sed -n 's/.*val loss \([0-9.e+-]*\)[ ;].*/\1/p')
     printf "%-26s %2s %12.0f   %-22s %-10s %s\n" "$name" "$np" "${rate:-0}" "${bubble:--}" "${mem:--}" "$val" |
         tee -a "$dir/table"
     echo "$name" >> "$dir/names"
