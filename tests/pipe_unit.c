@@ -1,7 +1,7 @@
 /* pipe_unit - the pipeline's arithmetic without MPI, against serial
  * references written here in double precision:
  *   - weight prediction (msnag, aggmsnag) for SGD with momentum, Adam
- *     with and without L2 decay, and AdamW: the closed forms of pipe_wp.c
+ *     with and without L2 decay, and AdamW: the closed forms of pipe_predict.c
  *     against D optimiser steps actually taken with zero gradients (the
  *     summed gradient in the first, for aggmsnag), the second moment held,
  *     each step at its own learning rate;

@@ -19,7 +19,7 @@ TESTS += tests/test_perm \
 #                    rules in double, the layout
 check_PROGRAMS += tests/train_unit
 tests_train_unit_SOURCES = tests/train_unit.c apps/train/model.c apps/train/layer.c apps/train/act.c \
-	apps/train/loss.c apps/train/optim.c apps/train/sched.c apps/train/cpu.c apps/train/pipe_wp.c \
+	apps/train/loss.c apps/train/optim.c apps/train/lr_schedule.c apps/train/cpu.c apps/train/pipe_predict.c \
 	apps/train/hold.c
 tests_train_unit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/apps/train -I$(top_srcdir)/tests
 tests_train_unit_CFLAGS = $(TRAIN_CFLAGS)
@@ -29,8 +29,8 @@ TESTS += tests/train_unit
 #                    gap-aware against serial references, the balanced
 #                    partition against every split, the schedules
 check_PROGRAMS += tests/pipe_unit
-tests_pipe_unit_SOURCES = tests/pipe_unit.c apps/train/pipe_wp.c apps/train/pipe_sched.c apps/train/model.c \
-	apps/train/layer.c apps/train/sched.c apps/train/optim.c
+tests_pipe_unit_SOURCES = tests/pipe_unit.c apps/train/pipe_predict.c apps/train/pipe_sched.c apps/train/model.c \
+	apps/train/layer.c apps/train/lr_schedule.c apps/train/optim.c
 tests_pipe_unit_CPPFLAGS = $(tests_train_unit_CPPFLAGS)
 tests_pipe_unit_CFLAGS = $(TRAIN_CFLAGS)
 tests_pipe_unit_LDADD = $(LDADD) $(BLAS_LIBS)

@@ -12,7 +12,7 @@ TRAIN_CORE = \
 	apps/train/loss.c \
 	apps/train/optim.c \
 	apps/train/opt_kernels.h \
-	apps/train/sched.c \
+	apps/train/lr_schedule.c \
 	apps/train/cpu.c \
 	apps/train/hold.c \
 	apps/train/batch.c \
@@ -24,7 +24,7 @@ TRAIN_CORE = \
 	apps/train/pipe_run.c \
 	apps/train/pipe_sched.c \
 	apps/train/pipe_stale.c \
-	apps/train/pipe_wp.c \
+	apps/train/pipe_predict.c \
 	apps/train/timeline.c \
 	apps/train/pipe.h \
 	apps/train/loop.c \

@@ -4,7 +4,7 @@
  * (torch.optim's names: the checkpoint's /optim/<name>), the constants of
  * a step as PyTorch 1.13 computes them in Python floats, its element rule
  * (opt_kernels.h, shared with the GPU) and its weight prediction
- * (pipe_wp.c).  Adding one: its rule in opt_kernels.h, a row here.
+ * (pipe_predict.c).  Adding one: its rule in opt_kernels.h, a row here.
  *
  * Before the step, clip_grad_norm_: the global norm of the gradient, and
  * if C / (norm + 1e-6) < 1 every gradient times that.  The state lives in

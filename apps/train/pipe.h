@@ -1,5 +1,5 @@
 /* pipe.h - pipeline parallelism inside hpc-train (pipe.c, pipe_sched.c,
- * pipe_stale.c, pipe_wp.c, timeline.c): the pieces the strategy's files
+ * pipe_stale.c, pipe_predict.c, timeline.c): the pieces the strategy's files
  * share.  The rest of hpc-train sees only strategy_pipe (train.h).
  */
 #ifndef TRAIN_PIPE_H

@@ -32,7 +32,7 @@
  *       only the updates that neither pass saw are penalised (the same
  *       as --gap-aware with stashing).
  *
- * The formulas are in pipe_wp.c.  The maths runs on host memory (the device buffer itself on the CPU; on
+ * The formulas are in pipe_predict.c.  The maths runs on host memory (the device buffer itself on the CPU; on
  * a GPU a copy, then put back): it is elementwise and once per update.
  */
 #include "config.h"

@@ -10,7 +10,7 @@
  *               buffers, initialisation, forward and backward over the
  *               layers of layer.c
  *   layer.c     one linear layer with its activation
- *   act.c loss.c sched.c   activations, losses, learning-rate schedules
+ *   act.c loss.c lr_schedule.c   activations, losses, learning-rate schedules
  *   optim.c opt_kernels.h  the optimisers: one table row each, their
  *               element rules shared by the CPU and the GPU
  *   cpu.c cuda.cu  the two devices behind dev.h
@@ -20,7 +20,7 @@
  *   strategy.c  the strategies' table and the memory they need
  *   strat_dp.c  data parallelism (--parallel dp)
  *   shard.c     sharded data parallelism (--shard optim|grads|params)
- *   pipe.c pipe_sched.c pipe_stale.c pipe_wp.c timeline.c   pipeline
+ *   pipe.c pipe_sched.c pipe_stale.c pipe_predict.c timeline.c   pipeline
  *               parallelism (--parallel pipe|hybrid; pipe.h)
  *   loop.c      the training loop: steps, evaluation, stop, NaN; it
  *               calls a strategy, which never calls it
@@ -269,10 +269,10 @@ void layer_backward_params(const train_dev_t *dev, int rows, int in, int out, ac
 void layer_backward_input(const train_dev_t *dev, int rows, int in, int out, const float *W,
                           const float *d, float *dx);
 
-/* ---- optimisers (optim.c: one row each) and schedules (sched.c) ---- */
+/* ---- optimisers (optim.c: one row each) and schedules (lr_schedule.c) ---- */
 typedef struct optim_s optim_t;
 /* The weights D updates ahead with every future gradient taken as 0
- * (weight prediction, pipe_wp.c): the row's formula over n floats, lr[k]
+ * (weight prediction, pipe_predict.c): the row's formula over n floats, lr[k]
  * the learning rate of the k-th update ahead (k = 0..D-1), t the updates
  * done; gacc: the gradient summed so far towards the next one (aggmsnag),
  * or NULL. */
@@ -300,12 +300,12 @@ typedef struct optim_kind {
     /* weight prediction from its momentum, or NULL: none */
     void (*predict)(const optim_t *o, const wp_args_t *a);
 } optim_kind_t;
-/* the rows' predictions (pipe_wp.c) */
+/* the rows' predictions (pipe_predict.c) */
 void wp_predict_sgd_row(const optim_t *o, const wp_args_t *a);
 void wp_predict_adam_row(const optim_t *o, const wp_args_t *a);
 void wp_predict_adamw_row(const optim_t *o, const wp_args_t *a);
 /* The learning rates of the D updates after done (the k-th ahead in
- * lr[k-1]): update u belongs to loop step u / per_step (pipe_wp.c) */
+ * lr[k-1]): update u belongs to loop step u / per_step (pipe_predict.c) */
 void wp_horizon(const train_opts_t *o, int64_t done, int64_t per_step, int64_t total, int D, double *lr);
 /* The table, ending with a row whose name is NULL */
 extern const optim_kind_t optim_kinds[];

@@ -1,4 +1,4 @@
-/* pipe_wp.c - the formulas of the stale pipeline's mitigations
+/* pipe_predict.c - the formulas of the stale pipeline's mitigations
  * (pipe_stale.c says when they apply), alone so that tests/pipe_unit.c
  * checks them against a serial reference:
  *

@@ -1,4 +1,4 @@
-/* sched.c - the learning rate of each step, as PyTorch's schedulers give
+/* lr_schedule.c - the learning rate of each step, as PyTorch's schedulers give
  * it (closed forms, so a resumed run needs nothing but the step):
  *   warm-up, t < W:  lr (t + 1) / W     (LinearLR(start_factor=1/W,
  *                                         total_iters=W-1))
