@@ -5,11 +5,14 @@
 #   libhpc.so       those, libhpc-core and HDF5 (HDF5_LIBS' libraries)
 #   libhpc-mpi.so   MPI, the C runtime and libhpc-core (not libhpc.so)
 #   the programs    no CUDA runtime, NCCL, cuBLAS or driver library, and no
-#                   RUNPATH but $ORIGIN's (none to the CUDA folder)
+#                   RUNPATH but $ORIGIN's (none to the CUDA folder) and the
+#                   configured libdir (libtool adds it where the prefix is
+#                   not a system folder: make distcheck's _inst/lib)
 #   the modules     (lib/hpckit, a build with CUDA) the CUDA runtime, NCCL
 #                   for libhpc's own, and their entry points exported
 # "MPI" is what a plain MPI program links: tests/pmpi_known's NEEDED list.
 B=${top_builddir:-.}
+libdir=$(sed -n "s/^libdir='\\(.*\\)'$/\\1/p" "$B/libhpc/libhpc.la")
 fail() { echo "FAIL: $*"; exit 1; }
 command -v readelf >/dev/null 2>&1 || { echo "SKIP: no readelf"; exit 77; }
 needed() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
@@ -53,6 +56,7 @@ for f in "$L/libhpc-core.so" "$L/libhpc.so" "$L/../mpi/.libs/libhpc-mpi.so" \
     for r in $(runpath "$f"); do
         case $r in
         \$ORIGIN*) ;;
+        "$libdir") ;;
         "$(realpath "$B")"/*) case $f in */libhpc.so|*/libhpc-mpi.so) ;; *) fail "$(basename "$f"): RUNPATH $r" ;; esac ;;
         *) fail "$(basename "$f") has RUNPATH $r (only \$ORIGIN's: nothing of the GPU stack)" ;;
         esac
