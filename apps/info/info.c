@@ -136,7 +136,8 @@ static void print_table(const rank_rec_t *r, int n, const char *mpi, const char 
     for (int i = 0; i < nw; i++) printf("warning: %s\n", w[i]);
 }
 
-static void json_str(const char *s)
+/* s as a JSON string (also for show_settings.c) */
+void info_json_str(const char *s)
 {
     putchar('"');
     for (; *s; s++) {
@@ -151,38 +152,38 @@ static void print_json(const rank_rec_t *r, int n, const char *mpi, const char *
                        char w[][256], int nw, const hpc_selftest_t *st)
 {
     printf("{\"version\": ");
-    json_str(hpc_version());
+    info_json_str(hpc_version());
     printf(", \"mpi\": ");
-    json_str(mpi);
+    info_json_str(mpi);
     printf(", \"launcher\": ");
-    json_str(launcher);
+    info_json_str(launcher);
     /* what this libhpc was built with, as the table's libhpc line */
     printf(", \"build\": {\"cuda\": %s, \"nccl\": %s}, \"cuda_aware_mpi\": %s",
            hpc_have_cuda() ? "true" : "false", hpc_have_nccl() ? "true" : "false",
            hpc_coll_cuda_aware() ? "true" : "false");
     printf(", \"gpu_stack\": ");
-    json_str(hpc_gpu_stack());
+    info_json_str(hpc_gpu_stack());
     printf(", \"ranks\": [\n");
     for (int i = 0; i < n; i++) {
         printf("  {\"rank\": %d, \"host\": ", r[i].rank);
-        json_str(r[i].host);
+        info_json_str(r[i].host);
         printf(", \"node\": %d, \"local_rank\": %d, \"cores\": ", r[i].node_id, r[i].local_rank);
-        json_str(r[i].cpuset);
+        info_json_str(r[i].cpuset);
         printf(", \"ncores\": %d, \"threads\": %d, \"gpu\": ", r[i].ncores, r[i].threads);
         if (r[i].gpu < 0) {
             printf("null}");
         } else {
             printf("{\"index\": %d, \"name\": ", r[i].gpu);
-            json_str(r[i].gpu_name);
+            info_json_str(r[i].gpu_name);
             printf(", \"pci_bus_id\": ");
-            json_str(r[i].pci);
+            info_json_str(r[i].pci);
             printf("}}");
         }
         printf("%s\n", i + 1 < n ? "," : "");
     }
     printf("], \"warnings\": [");
     for (int i = 0; i < nw; i++) {
-        json_str(w[i]);
+        info_json_str(w[i]);
         if (i + 1 < nw) printf(", ");
     }
     printf("]");

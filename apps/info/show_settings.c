@@ -35,17 +35,6 @@ static void md(const char *s)
     }
 }
 
-static void json_text(const char *s)
-{
-    putchar('"');
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\') printf("\\%c", *s);
-        else if ((unsigned char)*s < 0x20) printf("\\u%04x", *s);
-        else putchar(*s);
-    }
-    putchar('"');
-}
-
 void info_print_settings(int format)
 {
     int n = hpc_settings_count();
@@ -73,17 +62,17 @@ void info_print_settings(int format)
                    !strncmp(from, "default", 7) ? "default" : from, s->help);
         } else {
             printf("  {\"name\": ");
-            json_text(s->name);
+            info_json_str(s->name);
             printf(", \"value\": ");
-            json_text(v);
+            info_json_str(v);
             printf(", \"from\": ");
-            json_text(from);
+            info_json_str(from);
             printf(", \"default\": ");
-            json_text(s->def ? s->def : "");
+            info_json_str(s->def ? s->def : "");
             printf(", \"takes\": ");
-            json_text(takes);
+            info_json_str(takes);
             printf(", \"read_by\": ");
-            json_text(s->who);
+            info_json_str(s->who);
             printf("}%s\n", i + 1 < n ? "," : "");
         }
     }
