@@ -106,6 +106,31 @@ HPC_EXPORT int hpc_error_mpi(int mpierr, const char *file, int line, const char 
         int hpc_e_ = (call);                                               \
         if (hpc_e_ < 0) return hpc_error_push(hpc_e_, __FILE__, __LINE__, __func__); \
     } while (0)
+/* The same where the function has something to undo: on failure add this
+ * frame, store the code in rc and goto label, the one cleanup path.
+ *     int rc = 0;
+ *     char *buf = malloc(n);
+ *     if (!buf) HPC_ERR_GOTO(rc, out, HPC_ERR_NOMEM, "%zu bytes", n);
+ *     HPC_TRY_GOTO(read_it(buf), rc, out);
+ * out:
+ *     free(buf);
+ *     return rc;
+ * HPC_ERR_GOTO raises an error there (as HPC_ERR) and does the same.
+ * The cause may quote hpc_last_cause() (a wrapped cause): it is copied
+ * before it is replaced. */
+#define HPC_TRY_GOTO(call, rc, label)                                      \
+    do {                                                                   \
+        int hpc_e_ = (call);                                               \
+        if (hpc_e_ < 0) {                                                  \
+            (rc) = hpc_error_push(hpc_e_, __FILE__, __LINE__, __func__);   \
+            goto label;                                                    \
+        }                                                                  \
+    } while (0)
+#define HPC_ERR_GOTO(rc, label, code, ...)                                 \
+    do {                                                                   \
+        (rc) = HPC_ERR((code), __VA_ARGS__);                               \
+        goto label;                                                        \
+    } while (0)
 /* Call MPI; on failure translate and return HPC_ERR_MPI. */
 #define HPC_MPI(call)                                                      \
     do {                                                                   \
