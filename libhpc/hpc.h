@@ -282,9 +282,10 @@ HPC_EXPORT int hpc_settings_count(void);
 HPC_EXPORT const hpc_setting_t *hpc_setting_at(int i);
 /* The row of name (a family row for HPC_TRAIN_TEST_PACE), or NULL. */
 HPC_EXPORT const hpc_setting_t *hpc_setting_find(const char *name);
-/* 0: value is one name takes (empty: unset); -1: it is not (err: the
- * line "NAME='value': expected ..."); -2: name is not a setting. */
-HPC_EXPORT int hpc_setting_check(const char *name, const char *value, char *err, size_t len);
+/* 0: value is one name takes (empty: unset); HPC_ERR_ARG: it is not (the
+ * cause: "NAME='value': expected ..."); HPC_ERR_UNSUPPORTED: name is not a
+ * setting (the cause names the nearest one). */
+HPC_EXPORT int hpc_setting_check(const char *name, const char *value);
 /* The value in effect: the environment's where it is valid, else the
  * default ("" where none); *from (may be NULL) says which. */
 HPC_EXPORT const char *hpc_setting_value(const char *name, const char **from);
