@@ -159,6 +159,6 @@ int stats_compute(data_t *d)
     free(X);
     free(Y);
     free(ids);
-    hpc_error_clear();
+    if (ret == 0) hpc_error_clear();    /* a NaN row's record, reported above */
     return ret;
 }
