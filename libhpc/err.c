@@ -113,11 +113,15 @@ static const char *base(const char *file)
 int hpc_error_set(int code, const char *file, int line, const char *func,
                   const char *fmt, ...)
 {
+    /* formatted aside first: the arguments may point into the record
+     * (HPC_ERR(code, "--resume: %s", hpc_last_cause()) wraps a cause) */
+    char cause[sizeof last_cause];
     va_list ap;
     va_start(ap, fmt);
-    hpc_error_clear();
-    vsnprintf(last_cause, sizeof last_cause, fmt, ap);
+    vsnprintf(cause, sizeof cause, fmt, ap);
     va_end(ap);
+    hpc_error_clear();
+    memcpy(last_cause, cause, sizeof cause);
     int rank = hpc_err_rank();
     if (rank >= 0) append("rank %d: ", rank);
     append("%s: %s (%s:%d)", func, last_cause, base(file), line);

@@ -106,6 +106,31 @@ HPC_EXPORT int hpc_error_mpi(int mpierr, const char *file, int line, const char 
         int hpc_e_ = (call);                                               \
         if (hpc_e_ < 0) return hpc_error_push(hpc_e_, __FILE__, __LINE__, __func__); \
     } while (0)
+/* The same where the function has something to undo: on failure add this
+ * frame, store the code in rc and goto label, the one cleanup path.
+ *     int rc = 0;
+ *     char *buf = malloc(n);
+ *     if (!buf) HPC_ERR_GOTO(rc, out, HPC_ERR_NOMEM, "%zu bytes", n);
+ *     HPC_TRY_GOTO(read_it(buf), rc, out);
+ * out:
+ *     free(buf);
+ *     return rc;
+ * HPC_ERR_GOTO raises an error there (as HPC_ERR) and does the same.
+ * The cause may quote hpc_last_cause() (a wrapped cause): it is copied
+ * before it is replaced. */
+#define HPC_TRY_GOTO(call, rc, label)                                      \
+    do {                                                                   \
+        int hpc_e_ = (call);                                               \
+        if (hpc_e_ < 0) {                                                  \
+            (rc) = hpc_error_push(hpc_e_, __FILE__, __LINE__, __func__);   \
+            goto label;                                                    \
+        }                                                                  \
+    } while (0)
+#define HPC_ERR_GOTO(rc, label, code, ...)                                 \
+    do {                                                                   \
+        (rc) = HPC_ERR((code), __VA_ARGS__);                               \
+        goto label;                                                        \
+    } while (0)
 /* Call MPI; on failure translate and return HPC_ERR_MPI. */
 #define HPC_MPI(call)                                                      \
     do {                                                                   \
@@ -257,9 +282,10 @@ HPC_EXPORT int hpc_settings_count(void);
 HPC_EXPORT const hpc_setting_t *hpc_setting_at(int i);
 /* The row of name (a family row for HPC_TRAIN_TEST_PACE), or NULL. */
 HPC_EXPORT const hpc_setting_t *hpc_setting_find(const char *name);
-/* 0: value is one name takes (empty: unset); -1: it is not (err: the
- * line "NAME='value': expected ..."); -2: name is not a setting. */
-HPC_EXPORT int hpc_setting_check(const char *name, const char *value, char *err, size_t len);
+/* 0: value is one name takes (empty: unset); HPC_ERR_ARG: it is not (the
+ * cause: "NAME='value': expected ..."); HPC_ERR_UNSUPPORTED: name is not a
+ * setting (the cause names the nearest one). */
+HPC_EXPORT int hpc_setting_check(const char *name, const char *value);
 /* The value in effect: the environment's where it is valid, else the
  * default ("" where none); *from (may be NULL) says which. */
 HPC_EXPORT const char *hpc_setting_value(const char *name, const char **from);

@@ -59,8 +59,9 @@ typedef enum {
     HPC_OPT_SIZE,       /* size_t *dest: 64, 8K, 16M, 1G */
     HPC_OPT_STRING,     /* const char **dest (points into argv), non-empty */
     HPC_OPT_CHOICE,     /* int *dest = index of the value in choices "cpu|cuda" */
-    HPC_OPT_CALL        /* call(value, dest, err, errlen): 0, or -1 with a
-                           reason ("expected MU,SIGMA") in err */
+    HPC_OPT_CALL        /* call(value, dest): 0, or HPC_ERR(HPC_ERR_ARG,
+                           "expected MU,SIGMA"): the cause follows
+                           "--name: 'value': " in the message */
 } hpc_opt_type_t;
 
 enum {
@@ -82,7 +83,7 @@ typedef struct hpc_opt {
     int64_t ilo, ihi;        /* INT bounds (both 0: any int64) */
     double lo, hi;           /* DOUBLE bounds (with HPC_OPT_BOUNDS) */
     const char *choices;     /* CHOICE: "cpu|cuda" */
-    int (*call)(const char *value, void *dest, char *err, size_t errlen);
+    int (*call)(const char *value, void *dest);
 } hpc_opt_t;
 
 /* Table rows, one macro per kind (all fields set, so -Wextra is quiet):

@@ -58,8 +58,9 @@ HPC_PRIVATE const char *hpc_host_hint(void);
  * libhpc makes on other ranks, collective or app kit, is bounded by it. */
 HPC_PRIVATE double hpc_coll_timeout(void);
 /* 0 if the tuning file at path is valid as a whole (coll/select.c), else
- * -1 with its first bad line in err: "HPC_COLL_TUNING=F: line N: why". */
-HPC_PRIVATE int hpc_coll_tuning_check(const char *path, char *err, size_t len);
+ * HPC_ERR_DATA (HPC_ERR_IO: unreadable) with its first bad line as the
+ * cause: "HPC_COLL_TUNING=F: line N: why". */
+HPC_PRIVATE int hpc_coll_tuning_check(const char *path);
 
 /* lock.c: an exclusive flock on path, created without following a link
  * (one there is replaced).  0 with *fd held; EWOULDBLOCK with the

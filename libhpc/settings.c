@@ -264,22 +264,20 @@ static const char *nearest(const char *name)
     return best;
 }
 
-int hpc_setting_check(const char *name, const char *value, char *err, size_t len)
+int hpc_setting_check(const char *name, const char *value)
 {
     const hpc_setting_t *s = hpc_setting_find(name);
     if (!s) {
         const char *near = nearest(name);
         if (near)
-            snprintf(err, len, "%s is not a setting of hpckit: did you mean %s? (hpc-info --settings)", name, near);
-        else
-            snprintf(err, len, "%s is not a setting of hpckit (hpc-info --settings lists them)", name);
-        return -2;
+            return HPC_ERR(HPC_ERR_UNSUPPORTED, "%s is not a setting of hpckit: did you mean %s? (hpc-info --settings)",
+                           name, near);
+        return HPC_ERR(HPC_ERR_UNSUPPORTED, "%s is not a setting of hpckit (hpc-info --settings lists them)", name);
     }
     if (!value || !*value) return 0;    /* empty: unset */
     char why[256], esc[256];
     if (check_value(s, value, why, sizeof why) == 0) return 0;
-    snprintf(err, len, "%s='%s': %s", name, hpc_escape(value, esc, sizeof esc), why);
-    return -1;
+    return HPC_ERR(HPC_ERR_ARG, "%s='%s': %s", name, hpc_escape(value, esc, sizeof esc), why);
 }
 
 const char *hpc_setting_value(const char *name, const char **from)
@@ -338,16 +336,17 @@ int hpc_settings_warn(void)
         if (strncmp(*e, "HPC_", 4)) continue;
         const char *eq = strchr(*e, '=');
         if (!eq) continue;
-        char var[128], err[512];
+        char var[128];
         snprintf(var, sizeof var, "%.*s", (int)(eq - *e), *e);
-        int rc = hpc_setting_check(var, eq + 1, err, sizeof err);
-        if (rc == -2) {
-            hpc_warn("%s", err);
+        int rc = hpc_setting_check(var, eq + 1);
+        if (rc == HPC_ERR_UNSUPPORTED) {
+            hpc_warn("%s", hpc_last_cause());
             n++;
-        } else if (rc == -1 && !values_checked_by_caller) {
-            hpc_warn("%s; using the default", err);
+        } else if (rc < 0 && !values_checked_by_caller) {
+            hpc_warn("%s; using the default", hpc_last_cause());
             n++;
         }
+        if (rc < 0) hpc_error_clear();     /* warned of: not this thread's error */
     }
     return n;
 }

@@ -32,14 +32,11 @@ static const char *name = "demo", *was;
 static int mode, flag;
 static double mu, sigma;
 
-static int take_pair(const char *v, void *dest, char *err, size_t len)
+static int take_pair(const char *v, void *dest)
 {
     (void)dest;
     char extra;
-    if (sscanf(v, "%lf,%lf%c", &mu, &sigma, &extra) != 2) {
-        snprintf(err, len, "expected MU,SIGMA");
-        return -1;
-    }
+    if (sscanf(v, "%lf,%lf%c", &mu, &sigma, &extra) != 2) return HPC_ERR(HPC_ERR_ARG, "expected MU,SIGMA");
     return 0;
 }
 

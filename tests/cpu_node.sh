@@ -28,7 +28,7 @@ for p in info/hpc-info odegen/hpc-odegen train/hpc-train matmul/hpc-matmul collb
     cp "$B/apps/${p%/*}/.libs/${p#*/}" "$P/bin/" || fail "no $p in the build"
 done
 cp "$B/tests/.libs/coll_wrap" "$P/bin/" || fail "no tests/coll_wrap"
-for l in libhpc.so.1 libhpc-core.so.1; do cp -L "$B/libhpc/.libs/$l" "$L/" || fail "no $l"; done
+for l in libhpc.so.2 libhpc-core.so.2; do cp -L "$B/libhpc/.libs/$l" "$L/" || fail "no $l"; done
 cp "$B/libhpc/mpi/.libs/libhpc-mpi.so" "$L/" || fail "no libhpc-mpi.so"
 for f in "$P"/bin/* "$L"/*; do
     d=$(ldd "$f" 2>&1)

@@ -38,7 +38,7 @@ for l in libhpc-mpi.so libhpc.so; do
 done
 # (libtool puts the configured libdir ahead of $ORIGIN in the libraries'
 # RUNPATH: only where nothing is installed there is the moved one found)
-if [ ! -e "$prefix/lib/libhpc-core.so.1" ]; then
+if [ ! -e "$prefix/lib/libhpc-core.so.2" ]; then
     for l in libhpc-mpi.so libhpc.so; do
         ldd "$P/lib/$l" | grep -q "libhpc-core.so.* => $P/lib/" || fail "$l does not find libhpc-core beside itself"
     done

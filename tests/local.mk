@@ -86,6 +86,9 @@ TESTS += tests/app_kit.sh tests/programs_env.sh tests/symbols.sh tests/settings.
 # from the objects' symbols, and that a call upward is caught
 dist_check_SCRIPTS += tests/layers.sh
 TESTS += tests/layers.sh
+# One error convention: no "char *err, size_t len" buffers in libhpc/, apps/
+dist_check_SCRIPTS += tests/conventions.sh
+TESTS += tests/conventions.sh
 
 # Program-level tests (scripts).
 dist_check_SCRIPTS += tests/info.sh tests/gpu.sh

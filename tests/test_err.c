@@ -1,7 +1,8 @@
 /* test_err - error codes, messages that travel up the stack with
- * file:line, MPI error translation, strict number parsing, and the
- * error module as a leaf: stale launcher variables cannot send it back
- * into launcher parsing (that recursion once crashed every program). */
+ * file:line (HPC_TRY, and HPC_TRY_GOTO's one cleanup path), MPI error
+ * translation, strict number parsing, and the error module as a leaf:
+ * stale launcher variables cannot send it back into launcher parsing
+ * (that recursion once crashed every program). */
 #include "config.h"
 #include <string.h>
 #include <stdlib.h>
@@ -26,6 +27,74 @@ static int mpi_fails(void)
     return 0;
 }
 
+/* HPC_TRY_GOTO / HPC_ERR_GOTO: a failure below runs the cleanup once
+ * and passes the code up unchanged, a frame a level */
+static int cleanups, middle_line, top_line;
+
+static int leaf_io(void)
+{
+    return HPC_ERR(HPC_ERR_IO, "disk %s is full", "/scratch");
+}
+
+static int middle(int how)     /* 0: leaf fails, 1: fails here, 2: works */
+{
+    int rc = 0;
+    char *buf = malloc(16);
+    if (!buf) HPC_ERR_GOTO(rc, out, HPC_ERR_NOMEM, "16 bytes");
+    if (how == 1) HPC_ERR_GOTO(rc, out, HPC_ERR_DATA, "row %d is short", 3);
+    if (how == 0) {
+        middle_line = __LINE__ + 1;
+        HPC_TRY_GOTO(leaf_io(), rc, out);
+    }
+    rc = 7;
+out:
+    cleanups++;
+    free(buf);
+    return rc;
+}
+
+static int top(int how)
+{
+    int rc = 0;
+    top_line = __LINE__ + 1;
+    HPC_TRY_GOTO(middle(how), rc, done);
+    rc = 8;
+done:
+    cleanups += 10;
+    return rc;
+}
+
+static void try_goto(void)
+{
+    char want[256];
+    cleanups = 0;
+    EXPECT(top(0) == HPC_ERR_IO, "code changed on the way up");
+    EXPECT(cleanups == 11, "cleanups ran %d (want 1 + 10)", cleanups);
+    EXPECT(!strcmp(hpc_last_cause(), "disk /scratch is full"), "cause: '%s'", hpc_last_cause());
+    const char *m = hpc_last_error();
+    EXPECT(strstr(m, "rank 0: leaf_io: disk /scratch is full (test_err.c:") == m, "message: %s", m);
+    snprintf(want, sizeof want, "\n  from test_err.c:%d (middle)\n  from test_err.c:%d (top)", middle_line,
+             top_line);
+    EXPECT(strstr(m, want) != NULL, "frames '%s' missing: %s", want, m);
+
+    cleanups = 0;
+    EXPECT(top(1) == HPC_ERR_DATA && cleanups == 11, "HPC_ERR_GOTO: cleanups %d", cleanups);
+    EXPECT(!strcmp(hpc_last_cause(), "row 3 is short"), "cause: '%s'", hpc_last_cause());
+    snprintf(want, sizeof want, "from test_err.c:%d (top)", top_line);
+    EXPECT(strstr(hpc_last_error(), "rank 0: middle: row 3 is short") == hpc_last_error() &&
+               strstr(hpc_last_error(), want), "HPC_ERR_GOTO frames: %s", hpc_last_error());
+
+    cleanups = 0;
+    EXPECT(top(2) == 8 && cleanups == 11, "success path: cleanups %d", cleanups);
+
+    /* a cause wrapping the one before it (the record is its own argument) */
+    EXPECT(leaf_io() == HPC_ERR_IO, "leaf");
+    EXPECT(HPC_ERR(HPC_ERR_ARG, "--resume: %s", hpc_last_cause()) == HPC_ERR_ARG &&
+               !strcmp(hpc_last_cause(), "--resume: disk /scratch is full"),
+           "wrapped cause: '%s'", hpc_last_cause());
+    hpc_error_clear();
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -46,6 +115,8 @@ int main(int argc, char **argv)
     EXPECT(strstr(m, "\n  from test_err.c:") && strstr(m, "(outer)"), "frame missing: %s", m);
     hpc_error_clear();
     EXPECT(hpc_last_error()[0] == '\0', "clear");
+
+    try_goto();
 
     /* MPI's own message, translated */
     EXPECT(mpi_fails() == HPC_ERR_MPI, "MPI error not translated");

@@ -42,17 +42,16 @@ static opts_t o = {.coll = HPC_COLL_ALLREDUCE, .minb = 8, .maxb = 32u << 20, .fa
                    .dt = HPC_FLOAT32, .op = HPC_SUM, .root = 0, .warmup = 3, .iters = 20,
                    .sim_ranks = 4096, .sim_nodes = 512};
 
-static int take_coll(const char *v, void *dest, char *err, size_t len)
+static int take_coll(const char *v, void *dest)
 {
     (void)dest;
     o.coll_given = 1;
     if (hpc_coll_parse(v, &o.coll) == 0) return 0;
-    snprintf(err, len, "unknown collective (barrier, bcast, reduce, allreduce, gather, allgather, "
-             "scatter, reduce_scatter, alltoall)");
-    return -1;
+    return HPC_ERR(HPC_ERR_ARG, "unknown collective (barrier, bcast, reduce, allreduce, gather, allgather, "
+                   "scatter, reduce_scatter, alltoall)");
 }
 
-static int take_algs(const char *v, void *dest, char *err, size_t len)
+static int take_algs(const char *v, void *dest)
 {
     (void)dest;
     o.nalg = 0;
@@ -64,31 +63,27 @@ static int take_algs(const char *v, void *dest, char *err, size_t len)
         hpc_alg_t a;
         if (hpc_alg_parse(name, &a) < 0) {
             char all[256];
-            snprintf(err, len, "unknown algorithm '%s' (%s)", name, hpc_coll_alg_names(HPC_COLL_COUNT, all, sizeof all));
-            hpc_error_clear();
-            return -1;
+            return HPC_ERR(HPC_ERR_ARG, "unknown algorithm '%s' (%s)", name,
+                           hpc_coll_alg_names(HPC_COLL_COUNT, all, sizeof all));
         }
         if (o.nalg < HPC_ALG_COUNT) o.algs[o.nalg++] = a;
         p += n + (p[n] == ',');
     }
-    if (!o.nalg) snprintf(err, len, "no algorithm named");
-    return o.nalg ? 0 : -1;
+    return o.nalg ? 0 : HPC_ERR(HPC_ERR_ARG, "no algorithm named");
 }
 
-static int take_dtype(const char *v, void *dest, char *err, size_t len)
+static int take_dtype(const char *v, void *dest)
 {
     (void)dest;
     if (hpc_dtype_parse(v, &o.dt) == 0) return 0;
-    snprintf(err, len, "unknown dtype (int32, int64, float32, float64, float16, bfloat16)");
-    return -1;
+    return HPC_ERR(HPC_ERR_ARG, "unknown dtype (int32, int64, float32, float64, float16, bfloat16)");
 }
 
-static int take_op(const char *v, void *dest, char *err, size_t len)
+static int take_op(const char *v, void *dest)
 {
     (void)dest;
     if (hpc_op_parse(v, &o.op) == 0) return 0;
-    snprintf(err, len, "unknown reduction (sum, prod, min, max, avg)");
-    return -1;
+    return HPC_ERR(HPC_ERR_ARG, "unknown reduction (sum, prod, min, max, avg)");
 }
 
 static const hpc_opt_t options[] = {

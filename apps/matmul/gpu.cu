@@ -112,13 +112,15 @@ static const char *g_why(void) { return why; }
 
 static const mm_ops_t ops = {"cuda", g_alloc, g_release, g_upload, g_download, g_pack, g_gemm, g_sync, g_why};
 
-/* The module's one export: the operations, once cuBLAS is open and its
- * stream made; NULL with the reason in err[len] where not. */
-extern "C" HPC_DL_EXPORT const mm_ops_t *matmul_cuda_ops(char *err, size_t len)
+/* The module's exports: the operations, once cuBLAS is open and its
+ * stream made, else NULL; and the reason of the last failure (the
+ * program records it as its error: no MPI header here for hpc.h's). */
+extern "C" HPC_DL_EXPORT const mm_ops_t *matmul_cuda_ops(void)
 {
-    if (start() < 0) {
-        snprintf(err, len, "%s", why);
-        return NULL;
-    }
-    return &ops;
+    return start() < 0 ? NULL : &ops;
+}
+
+extern "C" HPC_DL_EXPORT const char *matmul_cuda_why(void)
+{
+    return why;
 }

@@ -66,8 +66,7 @@ static int open_input(const mm_path_t *p, hpc_h5file_t **f, hid_t *d, int64_t di
     return 0;
 }
 
-int mm_input_shapes(const mm_opts_t *o, int64_t *m, int64_t *k, int64_t *k2, int64_t *n, char *err,
-                    size_t len)
+int mm_input_shapes(const mm_opts_t *o, int64_t *m, int64_t *k, int64_t *k2, int64_t *n)
 {
     hpc_h5file_t *f;
     hid_t d = H5I_INVALID_HID;
@@ -83,10 +82,7 @@ int mm_input_shapes(const mm_opts_t *o, int64_t *m, int64_t *k, int64_t *k2, int
             hpc_h5_close(f);
         }
     }
-    if (rc < 0) {
-        snprintf(err, len, "%s", hpc_last_cause());
-        return rc;
-    }
+    if (rc < 0) return hpc_error_push(rc, __FILE__, __LINE__, __func__);
     *m = da[0];
     *k = da[1];
     *k2 = db[0];

@@ -18,11 +18,9 @@
 /* Shapes from the inputs; inner dimensions must agree.  Collective. */
 static void shapes(mm_opts_t *o)
 {
-    char err[1024] = "";
     if (o->gen) return;
     int64_t k2 = 0;
-    int rc = mm_input_shapes(o, &o->m, &o->k, &k2, &o->n, err, sizeof err);
-    hpc_app_agree(rc < 0 ? HPC_EXIT_DATA : 0, "%s", err);
+    hpc_app_agree_rc(mm_input_shapes(o, &o->m, &o->k, &k2, &o->n), HPC_EXIT_DATA, NULL);
     /* HDF5 reads nothing of a 0-row dataset as "addr overflow" */
     if (o->m == 0 || o->k == 0)
         hpc_app_exit(HPC_EXIT_DATA, "A is empty: %s:%s is %lld x %lld", o->a.file, o->a.dset, (long long)o->m,
@@ -195,10 +193,9 @@ static void report(const mm_opts_t *o, const mm_dist_t *d, const mm_stats_t *st,
 
 int main(int argc, char **argv)
 {
-    char err[1024] = "";
     mm_opts_t o;
     hpc_app_start(&mm_app, &argc, &argv);
-    if (mm_opts_finish(&o, err, sizeof err) < 0) hpc_app_exit(HPC_EXIT_USAGE, "%s", err);
+    if (mm_opts_finish(&o) < 0) hpc_app_exit(HPC_EXIT_USAGE, "%s", hpc_last_cause());
     shapes(&o);
     if (o.nb == 0) o.nb = o.k < 256 ? o.k : 256;
     check_output(&o);

@@ -47,9 +47,9 @@ typedef struct {
 } mm_opts_t;
 
 extern const hpc_app_t mm_app;
-/* After hpc_app_start: the checks across options, into o.  0 or -1 with
- * a one-line reason. */
-int mm_opts_finish(mm_opts_t *o, char *err, size_t len);
+/* After hpc_app_start: the checks across options, into o.  0 or
+ * HPC_ERR_ARG with a one-line cause (hpc_last_cause). */
+int mm_opts_finish(mm_opts_t *o);
 size_t mm_esize(int dtype);
 
 /* ---- dist.c ---- */
@@ -96,9 +96,9 @@ typedef struct {
 void mm_gen_blocks(const mm_dist_t *d, int64_t seed, int dtype, void *a, void *b);
 /* Element (i, j) of generated matrix `which` (0 = A, 1 = B) in [-1, 1). */
 double mm_gen_value(int64_t seed, int which, int64_t i, int64_t j, int64_t cols);
-/* Collective.  Shapes of the inputs (and their checks: 2D, float). */
-int mm_input_shapes(const mm_opts_t *o, int64_t *m, int64_t *k, int64_t *k2, int64_t *n, char *err,
-                    size_t len);
+/* Collective.  Shapes of the inputs (and their checks: 2D, float); an
+ * HPC_ERR_* with a one-line cause where one is not. */
+int mm_input_shapes(const mm_opts_t *o, int64_t *m, int64_t *k, int64_t *k2, int64_t *n);
 /* Collective.  Read my blocks of A and B (converted to dtype). */
 int mm_read_blocks(const mm_opts_t *o, const mm_dist_t *d, void *a, void *b);
 /* Collective.  Write C (and with --save-inputs A and B) to --out, with

@@ -11,14 +11,11 @@ static mm_opts_t a = {.seed = 0, .nb = 0, .bcast_alg = HPC_ALG_AUTO};
 static int64_t dims[3];
 
 /* FILE:/dataset -> a path */
-static int take_path(const char *v, void *dest, char *err, size_t len)
+static int take_path(const char *v, void *dest)
 {
     mm_path_t *p = dest;
     const char *colon = strrchr(v, ':');
-    if (!colon || colon == v || colon[1] != '/' || !colon[2]) {
-        snprintf(err, len, "expected FILE.h5:/dataset");
-        return -1;
-    }
+    if (!colon || colon == v || colon[1] != '/' || !colon[2]) return HPC_ERR(HPC_ERR_ARG, "expected FILE.h5:/dataset");
     free(p->file);
     free(p->dset);
     p->file = strndup(v, (size_t)(colon - v));
@@ -27,7 +24,7 @@ static int take_path(const char *v, void *dest, char *err, size_t len)
 }
 
 /* "A,B[,C]" or "AxB": positive integers up to INT_MAX (BLAS dimensions) */
-static int take_ints(const char *v, const char *seps, int64_t *out, int n, char *err, size_t len)
+static int take_ints(const char *v, const char *seps, int64_t *out, int n)
 {
     const char *p = v;
     for (int i = 0; i < n; i++) {
@@ -36,40 +33,36 @@ static int take_ints(const char *v, const char *seps, int64_t *out, int n, char 
         int ok = one && hpc_parse_int64(one, &out[i]) == 0 && out[i] >= 1 && out[i] <= INT_MAX;
         free(one);
         hpc_error_clear();
-        if (!ok || (i + 1 < n && !p[w]) || (i + 1 == n && p[w])) {
-            snprintf(err, len, "expected %d integers from 1 to %d separated by '%c'", n, INT_MAX, seps[0]);
-            return -1;
-        }
+        if (!ok || (i + 1 < n && !p[w]) || (i + 1 == n && p[w]))
+            return HPC_ERR(HPC_ERR_ARG, "expected %d integers from 1 to %d separated by '%c'", n, INT_MAX, seps[0]);
         p += w + 1;
     }
     return 0;
 }
 
-static int take_gen(const char *v, void *dest, char *err, size_t len)
+static int take_gen(const char *v, void *dest)
 {
     (void)dest;
     a.gen = 1;
-    return take_ints(v, ",", dims, 3, err, len);
+    return take_ints(v, ",", dims, 3);
 }
 
-static int take_grid(const char *v, void *dest, char *err, size_t len)
+static int take_grid(const char *v, void *dest)
 {
     (void)dest;
     int64_t g[2];
-    if (take_ints(v, "x", g, 2, err, len) < 0) return -1;
+    HPC_TRY(take_ints(v, "x", g, 2));
     a.prows = g[0];
     a.pcols = g[1];
     return 0;
 }
 
-static int take_alg(const char *v, void *dest, char *err, size_t len)
+static int take_alg(const char *v, void *dest)
 {
     (void)dest;
     if (hpc_alg_parse(v, &a.bcast_alg) == 0 && hpc_coll_has_alg(HPC_COLL_BCAST, a.bcast_alg)) return 0;
-    hpc_error_clear();
-    snprintf(err, len, "not a broadcast algorithm (auto, native, linear, tree, ring, "
-             "scatter_allgather, nccl)");
-    return -1;
+    return HPC_ERR(HPC_ERR_ARG, "not a broadcast algorithm (auto, native, linear, tree, ring, "
+                   "scatter_allgather, nccl)");
 }
 
 static const hpc_opt_t options[] = {
@@ -169,27 +162,21 @@ static int taken(const char *dset, int inputs)
     return 0;
 }
 
-static int fail(char *err, size_t len, const char *msg)
-{
-    snprintf(err, len, "%s", msg);
-    return -1;
-}
-
-int mm_opts_finish(mm_opts_t *o, char *err, size_t len)
+int mm_opts_finish(mm_opts_t *o)
 {
     *o = a;
-    if (o->gen && (o->a.file || o->b.file)) return fail(err, len, "--gen and --a/--b exclude each other");
+    if (o->gen && (o->a.file || o->b.file)) return HPC_ERR(HPC_ERR_ARG, "--gen and --a/--b exclude each other");
     if (!o->gen && !(o->a.file && o->b.file))
-        return fail(err, len, "give --a FILE:/A and --b FILE:/B, or --gen M,N,K (see --help)");
+        return HPC_ERR(HPC_ERR_ARG, "give --a FILE:/A and --b FILE:/B, or --gen M,N,K (see --help)");
     if (o->save_inputs && !(o->gen && o->out.file))
-        return fail(err, len, "--save-inputs needs --gen and --out");
+        return HPC_ERR(HPC_ERR_ARG, "--save-inputs needs --gen and --out");
     if (o->out.file && ((o->a.file && same_file(o->out.file, o->a.file)) ||
                         (o->b.file && same_file(o->out.file, o->b.file))))
-        return fail(err, len, "--out names an input file: write the product to another file");
+        return HPC_ERR(HPC_ERR_ARG, "--out names an input file: write the product to another file");
     if (o->out.file && taken(o->out.dset, o->save_inputs))
-        return fail(err, len, "--out FILE:/DSET: /row, /column and /inner (and /A, /B with --save-inputs) are "
-                              "the output's dimension scales and inputs: name C otherwise");
-    if (o->share_gpu && o->device != MM_CUDA) return fail(err, len, "--share-gpu needs --device cuda");
+        return HPC_ERR(HPC_ERR_ARG, "--out FILE:/DSET: /row, /column and /inner (and /A, /B with --save-inputs) "
+                                    "are the output's dimension scales and inputs: name C otherwise");
+    if (o->share_gpu && o->device != MM_CUDA) return HPC_ERR(HPC_ERR_ARG, "--share-gpu needs --device cuda");
     if (o->gen) {
         o->m = dims[0];
         o->n = dims[1];

@@ -50,9 +50,18 @@ __global__ void odegen_kernel(ode_prob_t p, int64_t n, const double *x0, double 
 
 extern "C" HPC_DL_EXPORT void odegen_cuda_close(ode_cuda_t *c);
 
-static int cuda_fail(cudaError_t e, const char *what, char *err, size_t errlen)
+/* The reason of the last failure: the program makes it its error
+ * (cuda_load.c; no MPI header here for hpc.h's HPC_ERR). */
+static char why[512] = "no error";
+
+extern "C" HPC_DL_EXPORT const char *odegen_cuda_why(void)
 {
-    snprintf(err, errlen, "--device cuda: %s: %s", what, cudaGetErrorString(e));
+    return why;
+}
+
+static int cuda_fail(cudaError_t e, const char *what)
+{
+    snprintf(why, sizeof why, "--device cuda: %s: %s", what, cudaGetErrorString(e));
     return -1;
 }
 
@@ -61,23 +70,22 @@ static int cuda_fail(cudaError_t e, const char *what, char *err, size_t errlen)
         cudaError_t e_ = (call);                            \
         if (e_ != cudaSuccess) {                            \
             odegen_cuda_close(c);                           \
-            return cuda_fail(e_, what, err, errlen);        \
+            return cuda_fail(e_, what);                      \
         }                                                   \
     } while (0)
 
-extern "C" HPC_DL_EXPORT int odegen_cuda_open(const ode_prob_t *p, int64_t nmax, ode_cuda_t **out, char *err,
-                             size_t errlen)
+extern "C" HPC_DL_EXPORT int odegen_cuda_open(const ode_prob_t *p, int64_t nmax, ode_cuda_t **out)
 {
     int ndev = 0;
     cudaError_t e = cudaGetDeviceCount(&ndev);
     if (e != cudaSuccess || ndev == 0) {
-        snprintf(err, errlen, "--device cuda: no usable GPU (%s)",
+        snprintf(why, sizeof why, "--device cuda: no usable GPU (%s)",
                  e != cudaSuccess ? cudaGetErrorString(e) : "0 devices visible");
         return -1;
     }
     ode_cuda_t *c = (ode_cuda_t *)calloc(1, sizeof *c);
     if (!c) {
-        snprintf(err, errlen, "out of memory");
+        snprintf(why, sizeof why, "out of memory");
         return -1;
     }
     c->prob = *p;
@@ -103,17 +111,17 @@ extern "C" HPC_DL_EXPORT int odegen_cuda_open(const ode_prob_t *p, int64_t nmax,
 }
 
 extern "C" HPC_DL_EXPORT int odegen_cuda_solve(ode_cuda_t *c, int64_t n, const double *x0, double *yout,
-                              ode_stat_t *stat, char *err, size_t errlen)
+                              ode_stat_t *stat)
 {
     size_t D = (size_t)c->prob.dim, NT = (size_t)c->prob.nt;
     if (n > c->nmax) {
-        snprintf(err, errlen, "--device cuda: batch of %lld > %lld", (long long)n,
+        snprintf(why, sizeof why, "--device cuda: batch of %lld > %lld", (long long)n,
                  (long long)c->nmax);
         return -1;
     }
     cudaError_t e;
     if ((e = cudaMemcpy(c->d_x0, x0, (size_t)n * D * sizeof(double), cudaMemcpyHostToDevice)))
-        return cuda_fail(e, "copy x0", err, errlen);
+        return cuda_fail(e, "copy x0");
     const int block = 128;
     int threads = (int)(n < c->threads ? n : c->threads);
     int grid = (threads + block - 1) / block;
@@ -121,11 +129,11 @@ extern "C" HPC_DL_EXPORT int odegen_cuda_solve(ode_cuda_t *c, int64_t n, const d
     odegen_kernel<<<grid, block>>>(c->prob, n, c->d_x0, c->d_y, c->d_st, c->d_scratch,
                                    c->threads);
     if ((e = cudaGetLastError()) || (e = cudaDeviceSynchronize()))
-        return cuda_fail(e, "odegen_kernel", err, errlen);
+        return cuda_fail(e, "odegen_kernel");
     if ((e = cudaMemcpy(yout, c->d_y, (size_t)n * NT * D * sizeof(double), cudaMemcpyDeviceToHost)))
-        return cuda_fail(e, "copy y", err, errlen);
+        return cuda_fail(e, "copy y");
     if ((e = cudaMemcpy(stat, c->d_st, (size_t)n * sizeof(ode_stat_t), cudaMemcpyDeviceToHost)))
-        return cuda_fail(e, "copy stats", err, errlen);
+        return cuda_fail(e, "copy stats");
     return 0;
 }
 

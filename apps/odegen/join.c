@@ -64,33 +64,31 @@ typedef struct {
     char key[4096];             /* its options, less shard and chunk */
 } shard_t;
 
-static int read_shard(const char *path, int64_t i, int64_t n, shard_t *s, char *err, size_t len)
+/* Shard i of n at path: its counts and key into *s; HPC_ERR_DATA (or the
+ * open's code) with the cause where it is not that shard. */
+static int read_shard(const char *path, int64_t i, int64_t n, shard_t *s)
 {
     char partial[4200];
     snprintf(partial, sizeof partial, "%s.partial", path);
     if (access(path, R_OK) != 0) {
         int part = access(partial, F_OK) == 0;
-        snprintf(err, len, "shard %lld of %lld is %s (%.900s%s)", (long long)i, (long long)n,
-                 part ? "not complete" : "missing", path, part ? ".partial exists" : "");
-        return -1;
+        return HPC_ERR(HPC_ERR_DATA, "shard %lld of %lld is %s (%.900s%s)", (long long)i, (long long)n,
+                       part ? "not complete" : "missing", path, part ? ".partial exists" : "");
     }
     hpc_h5file_t *f;
-    if (hpc_h5_open(path, MPI_COMM_SELF, 0, 0, &f) < 0) {
-        snprintf(err, len, "shard %lld: %s", (long long)i, hpc_last_cause());
-        return -1;
-    }
+    int rc = hpc_h5_open(path, MPI_COMM_SELF, 0, 0, &f);
+    if (rc < 0) return HPC_ERR(rc, "shard %lld: %s", (long long)i, hpc_last_cause());
     hid_t id = hpc_h5_id(f);
     int64_t si = -1, sn = -1;
     char *key = NULL;
-    int rc = hpc_h5_attr_get_int64(id, "shard", &si) | hpc_h5_attr_get_int64(id, "shards", &sn) |
-             hpc_h5_attr_get_int64(id, "first", &s->first) | hpc_h5_attr_get_int64(id, "n", &s->rows) |
-             hpc_h5_attr_get_int64(id, "n_total", &s->n_total) | hpc_h5_attr_get_string(id, "options", &key);
+    rc = hpc_h5_attr_get_int64(id, "shard", &si) | hpc_h5_attr_get_int64(id, "shards", &sn) |
+         hpc_h5_attr_get_int64(id, "first", &s->first) | hpc_h5_attr_get_int64(id, "n", &s->rows) |
+         hpc_h5_attr_get_int64(id, "n_total", &s->n_total) | hpc_h5_attr_get_string(id, "options", &key);
     hpc_h5_close(f);
     if (rc < 0 || si != i || sn != n) {
-        snprintf(err, len, "%s is not shard %lld of %lld of an hpc-odegen run (made without --shard %lld/%lld?)",
-                 path, (long long)i, (long long)n, (long long)i, (long long)n);
         free(key);
-        return -1;
+        return HPC_ERR(HPC_ERR_DATA, "%s is not shard %lld of %lld of an hpc-odegen run (made without --shard "
+                       "%lld/%lld?)", path, (long long)i, (long long)n, (long long)i, (long long)n);
     }
     strip_key(key, s->key, sizeof s->key);
     free(key);
@@ -215,46 +213,52 @@ static int scales(hid_t file)
     return rc;
 }
 
-/* rank 0: check the shards, write OUT; 0 or -1 with a reason */
-static int join(const ode_opts_t *o, int argc, char **argv, char *err, size_t len)
+/* rank 0: check the shards, write OUT (finished only if whole); 0 or an
+ * HPC_ERR_* with the cause */
+static int join(const ode_opts_t *o, int argc, char **argv)
 {
     int64_t n = o->join;
     shard_t *sh = calloc((size_t)n, sizeof *sh);
     char **files = calloc((size_t)n, sizeof *files);
-    int rc = sh && files ? 0 : -1;
-    for (int64_t i = 0; rc == 0 && i < n; i++) {
-        files[i] = malloc(4200);
-        ode_shard_name(o->out, i, n, files[i], 4200);
-        rc = read_shard(files[i], i, n, &sh[i], err, len);
-        if (rc == 0 && i > 0 && (strcmp(sh[i].key, sh[0].key) || sh[i].n_total != sh[0].n_total))
-            rc = -1, snprintf(err, len, "shard %lld was made with other options than shard 0", (long long)i);
-        if (rc == 0 && sh[i].first != (i ? sh[i - 1].first + sh[i - 1].rows : 0))
-            rc = -1, snprintf(err, len, "shard %lld does not start where shard %lld ends", (long long)i, (long long)i - 1);
-    }
     hpc_h5file_t *f = NULL;
-    if (rc == 0 && sh[n - 1].first + sh[n - 1].rows != sh[0].n_total)
-        rc = -1, snprintf(err, len, "the shards hold %lld of %lld trajectories",
-                          (long long)(sh[n - 1].first + sh[n - 1].rows), (long long)sh[0].n_total);
-    if (rc == 0 && hpc_h5_create(o->out, MPI_COMM_SELF, o->force ? HPC_H5_OVERWRITE : HPC_H5_FAIL_IF_EXISTS, &f) < 0)
-        rc = -1, snprintf(err, len, "%s", hpc_last_cause());
-    int ok = rc == 0 && copy_common(hpc_h5_id(f), files[0], sh[0].n_total, n) == 0;
-    for (int k = 0; ok && k < NROWS; k++)
-        ok = virtual_rows(hpc_h5_id(f), ROWS[k].name, ROWS[k].fill, sh, n, (const char *const *)files) == 0;
-    ok = ok && scales(hpc_h5_id(f)) == 0;
-    ok = ok && hpc_h5_provenance(f, hpc_h5_id(f), ODEGEN_PROG, argc, argv) == 0;
-    if (rc == 0 && !ok) snprintf(err, len, "writing %s: %s", o->out, hpc_last_cause());
-    if (f && hpc_h5_finish(f, ok) < 0 && ok) snprintf(err, len, "%s", hpc_last_cause()), ok = 0;
+    int rc = 0;
+    if (!sh || !files) HPC_ERR_GOTO(rc, out, HPC_ERR_NOMEM, "out of memory for %lld shards", (long long)n);
+    for (int64_t i = 0; i < n; i++) {
+        if (!(files[i] = malloc(4200))) HPC_ERR_GOTO(rc, out, HPC_ERR_NOMEM, "out of memory");
+        ode_shard_name(o->out, i, n, files[i], 4200);
+        HPC_TRY_GOTO(read_shard(files[i], i, n, &sh[i]), rc, out);
+        if (i > 0 && (strcmp(sh[i].key, sh[0].key) || sh[i].n_total != sh[0].n_total))
+            HPC_ERR_GOTO(rc, out, HPC_ERR_DATA, "shard %lld was made with other options than shard 0", (long long)i);
+        if (sh[i].first != (i ? sh[i - 1].first + sh[i - 1].rows : 0))
+            HPC_ERR_GOTO(rc, out, HPC_ERR_DATA, "shard %lld does not start where shard %lld ends", (long long)i,
+                         (long long)i - 1);
+    }
+    if (sh[n - 1].first + sh[n - 1].rows != sh[0].n_total)
+        HPC_ERR_GOTO(rc, out, HPC_ERR_DATA, "the shards hold %lld of %lld trajectories",
+                     (long long)(sh[n - 1].first + sh[n - 1].rows), (long long)sh[0].n_total);
+    HPC_TRY_GOTO(hpc_h5_create(o->out, MPI_COMM_SELF, o->force ? HPC_H5_OVERWRITE : HPC_H5_FAIL_IF_EXISTS, &f), rc,
+                 out);
+    rc = copy_common(hpc_h5_id(f), files[0], sh[0].n_total, n);
+    for (int k = 0; rc == 0 && k < NROWS; k++)
+        rc = virtual_rows(hpc_h5_id(f), ROWS[k].name, ROWS[k].fill, sh, n, (const char *const *)files);
+    if (rc == 0) rc = scales(hpc_h5_id(f));
+    if (rc == 0) rc = hpc_h5_provenance(f, hpc_h5_id(f), ODEGEN_PROG, argc, argv);
+    if (rc < 0) rc = HPC_ERR(rc, "writing %s: %s", o->out, hpc_last_cause());
+out:
+    if (f) {
+        int fin = hpc_h5_finish(f, rc == 0);
+        if (fin < 0 && rc == 0) rc = fin;
+    }
     for (int64_t i = 0; files && i < n; i++) free(files[i]);
     free(files);
     free(sh);
-    return rc == 0 && ok ? 0 : -1;
+    return rc;
 }
 
 void ode_join(const ode_opts_t *o, int argc, char **argv)
 {
-    char err[1024] = "";
-    int rc = hpc_rank() == 0 ? join(o, argc, argv, err, sizeof err) : 0;
-    hpc_app_agree(rc < 0 ? HPC_EXIT_DATA : 0, "--join: %s", err);
+    int rc = hpc_rank() == 0 ? join(o, argc, argv) : 0;
+    hpc_app_agree_rc(rc, HPC_EXIT_DATA, "--join");
     char shard0[4200];
     ode_shard_name(o->out, 0, o->join, shard0, sizeof shard0);
     hpc_app_summary("%s: %lld shards joined (%s ... ) as virtual datasets", o->out, (long long)o->join, shard0);

@@ -127,23 +127,28 @@ static int64_t take(run_t *r, batch_t *b, int max)
 }
 
 /* Integrate the batch and hand it to the writer (which returns once the
- * batch before is written); 0 or -1 with the reason in r->err. */
+ * batch before is written); 0, or an HPC_ERR_* with the cause kept in
+ * r->err (it must outlive the next error: the drain's). */
 static int process(run_t *r, batch_t *b, int64_t n)
 {
     const ode_opts_t *o = r->o;
     double t = hpc_wtime();
     if (o->device == ODE_DEV_CUDA) {
-        if (ode_cuda_solve(r->cuda, n, b->x0, b->y, b->st, r->err, sizeof r->err) < 0)
-            return -1;
+        int rc = ode_cuda_solve(r->cuda, n, b->x0, b->y, b->st);
+        if (rc < 0) {
+            snprintf(r->err, sizeof r->err, "%s", hpc_last_cause());
+            return rc;
+        }
     } else {
         ode_solve_cpu(r->p, n, b->x0, b->y, b->st, b->scratch);
     }
     r->solve_s += hpc_wtime() - t;
     t = hpc_wtime();
     b->rows = (ode_rows_t){r->out, b->nchunks, b->chunks, b->x0, b->y, b->st};
-    if (ode_out_put(&b->rows) < 0) {
+    int rc = ode_out_put(&b->rows);
+    if (rc < 0) {
         snprintf(r->err, sizeof r->err, "%s", hpc_last_cause());
-        return -1;
+        return rc;
     }
     r->write_s += hpc_wtime() - t;
     test_pace(r, b->nchunks);
@@ -188,14 +193,12 @@ static void summary(const ode_opts_t *o, const totals_t *t, double wall, int64_t
 static int open_device(run_t *r, const ode_opts_t *o, const ode_prob_t *p)
 {
     if (o->device != ODE_DEV_CUDA) return 1;
-    char err[1024] = "";
     /* up to 512 MiB of output per batch (host and device buffers alike) */
     double per = (double)o->nt * o->dim * sizeof(double);
     int64_t want = (int64_t)(512.0 * 1024 * 1024 / per);
     if (want > 131072) want = 131072;
     int batch_chunks = want > o->chunk ? (int)(want / o->chunk) : 1;
-    int ok = ode_cuda_open(p, batch_chunks * o->chunk, &r->cuda, err, sizeof err) == 0;
-    hpc_app_agree(ok ? 0 : HPC_EXIT_DATA, "%s", err);
+    hpc_app_agree_rc(ode_cuda_open(p, batch_chunks * o->chunk, &r->cuda), HPC_EXIT_DATA, NULL);
     return batch_chunks;
 }
 
@@ -223,11 +226,9 @@ static void compute(run_t *r, batch_t b[2], int batch_chunks)
 
 int main(int argc, char **argv)
 {
-    char err[1024] = "";
     ode_opts_t o;
     hpc_app_start(&ode_app, &argc, &argv);
-    if (ode_opts_finish(&o, err, sizeof err) < 0)
-        hpc_app_exit(HPC_EXIT_USAGE, "%s", err);
+    if (ode_opts_finish(&o) < 0) hpc_app_exit(HPC_EXIT_USAGE, "%s", hpc_last_cause());
     if (o.join) {
         ode_join(&o, argc, argv);
         return hpc_app_finish();

@@ -69,8 +69,8 @@ typedef struct {
 extern const hpc_app_t ode_app;
 /* After hpc_app_start: check what involves several options, resolve the
  * system and its parameters into o, add them to the options key.  0, or
- * -1 with a one-line reason in err (a usage error). */
-int ode_opts_finish(ode_opts_t *o, char *err, size_t errlen);
+ * HPC_ERR_ARG with a one-line cause (a usage error). */
+int ode_opts_finish(ode_opts_t *o);
 /* Trajectories per chunk for these options (depends on n, nt, dim only,
  * never on the rank count, so a file can be resumed on any count). */
 int64_t ode_auto_chunk(const ode_opts_t *o);

@@ -25,23 +25,19 @@ static struct {
 } a = {.system = "decay-sin", .n = 10000, .t1 = 10, .nt = 101, .rtol = 1e-3, .atol = 1e-6,
        .max_step = INFINITY, .x0_low = 0, .x0_high = 1, .sync_every = 30};
 
-static int take_param(const char *v, void *dest, char *err, size_t len)
+static int take_param(const char *v, void *dest)
 {
     (void)dest;
-    if (a.nparams == (int)(sizeof a.params / sizeof a.params[0])) {
-        snprintf(err, len, "more than 64 parameters");
-        return -1;
-    }
-    if (!strchr(v, '=') || v[0] == '=') {
-        snprintf(err, len, "expected NAME=VALUE");
-        return -1;
-    }
+    if (a.nparams == (int)(sizeof a.params / sizeof a.params[0]))
+        return HPC_ERR(HPC_ERR_ARG, "more than 64 parameters");
+    if (!strchr(v, '=') || v[0] == '=')
+        return HPC_ERR(HPC_ERR_ARG, "expected NAME=VALUE");
     a.params[a.nparams++] = v;
     return 0;
 }
 
 /* MU,SIGMA: two finite numbers of any length, SIGMA >= 0 */
-static int take_normal(const char *v, void *dest, char *err, size_t len)
+static int take_normal(const char *v, void *dest)
 {
     (void)dest;
     const char *comma = strchr(v, ',');
@@ -50,27 +46,22 @@ static int take_normal(const char *v, void *dest, char *err, size_t len)
              hpc_parse_double(comma + 1, 0, &a.x0_sigma) == 0;
     free(mu);
     hpc_error_clear();
-    if (!ok) {
-        snprintf(err, len, "expected MU,SIGMA (two finite numbers)");
-        return -1;
-    }
-    if (a.x0_sigma < 0) {
-        snprintf(err, len, "SIGMA must be >= 0");
-        return -1;
-    }
+    if (!ok)
+        return HPC_ERR(HPC_ERR_ARG, "expected MU,SIGMA (two finite numbers)");
+    if (a.x0_sigma < 0)
+        return HPC_ERR(HPC_ERR_ARG, "SIGMA must be >= 0");
     a.have_normal = 1;
     return 0;
 }
 
 /* I/N with 0 <= I < N */
-static int take_shard(const char *v, void *dest, char *err, size_t len)
+static int take_shard(const char *v, void *dest)
 {
     (void)dest;
     int64_t in[2];
     if (hpc_parse_int64s(v, "/", in, 2) < 0 || in[1] < 1 || in[0] < 0 || in[0] >= in[1] || in[1] > 1000000) {
         hpc_error_clear();
-        snprintf(err, len, "expected I/N with 0 <= I < N (array task I of N)");
-        return -1;
+        return HPC_ERR(HPC_ERR_ARG, "expected I/N with 0 <= I < N (array task I of N)");
     }
     a.shard = in[0];
     a.shards = in[1];
@@ -78,19 +69,18 @@ static int take_shard(const char *v, void *dest, char *err, size_t len)
 }
 
 static int x0_low_set, x0_high_set;
-static int take_low(const char *v, void *dest, char *err, size_t len)
+static int take_low(const char *v, void *dest)
 {
     x0_low_set = 1;
     if (hpc_parse_double(v, 0, (double *)dest) == 0) return 0;
     hpc_error_clear();
-    snprintf(err, len, "not a finite number");
-    return -1;
+    return HPC_ERR(HPC_ERR_ARG, "not a finite number");
 }
 
-static int take_high(const char *v, void *dest, char *err, size_t len)
+static int take_high(const char *v, void *dest)
 {
     x0_high_set = 1;
-    return take_low(v, dest, err, len);
+    return take_low(v, dest);
 }
 
 /* The key flags (HPC_OPT_KEY) mark what shapes the data and is final as
@@ -232,33 +222,25 @@ const hpc_app_t ode_app = {
 
 /* "name=value" for the chosen system (after all options are read, so
  * --param may come before --system). */
-static int apply_param(const ode_system_info_t *s, const char *kv, double *par, char *err, size_t len)
+static int apply_param(const ode_system_info_t *s, const char *kv, double *par)
 {
     const char *eq = strchr(kv, '=');
     size_t nl = (size_t)(eq - kv);
     for (int k = 0; k < s->npar; k++)
         if (strlen(s->par_name[k]) == nl && strncmp(s->par_name[k], kv, nl) == 0) {
             if (hpc_parse_double(eq + 1, 0, &par[k]) == 0) return 0;
-            snprintf(err, len, "--param %.*s: '%s' is not a finite number", (int)nl, kv, eq + 1);
-            return -1;
+            return HPC_ERR(HPC_ERR_ARG, "--param %.*s: '%s' is not a finite number", (int)nl, kv, eq + 1);
         }
     char names[256] = "";
     for (int k = 0; k < s->npar; k++) {
         strncat(names, k ? ", " : "", sizeof names - strlen(names) - 1);
         strncat(names, s->par_name[k], sizeof names - strlen(names) - 1);
     }
-    snprintf(err, len, "--param: system %s has no parameter '%.*s' (%s%s)", s->name, (int)nl, kv,
+    return HPC_ERR(HPC_ERR_ARG, "--param: system %s has no parameter '%.*s' (%s%s)", s->name, (int)nl, kv,
              s->npar ? "it has: " : "it has none", names);
-    return -1;
 }
 
-static int fail(char *err, size_t len, const char *msg)
-{
-    snprintf(err, len, "%s", msg);
-    return -1;
-}
-
-static int check_dim(ode_opts_t *o, char *err, size_t len)
+static int check_dim(ode_opts_t *o)
 {
     const ode_system_info_t *s = o->sys;
     if (a.dim == 0) {
@@ -268,16 +250,14 @@ static int check_dim(ode_opts_t *o, char *err, size_t len)
     o->dim = (int)a.dim;
     if (o->dim >= s->dim_min && (!s->dim_max || o->dim <= s->dim_max)) return 0;
     if (s->dim_min == s->dim_max)
-        snprintf(err, len, "--dim %d: system %s has dimension %d", o->dim, s->name, s->dim_min);
-    else if (s->dim_max)
-        snprintf(err, len, "--dim %d: system %s needs %d <= dim <= %d", o->dim, s->name,
-                 s->dim_min, s->dim_max);
-    else
-        snprintf(err, len, "--dim %d: system %s needs dim >= %d", o->dim, s->name, s->dim_min);
-    return -1;
+        return HPC_ERR(HPC_ERR_ARG, "--dim %d: system %s has dimension %d", o->dim, s->name, s->dim_min);
+    if (s->dim_max)
+        return HPC_ERR(HPC_ERR_ARG, "--dim %d: system %s needs %d <= dim <= %d", o->dim, s->name, s->dim_min,
+                       s->dim_max);
+    return HPC_ERR(HPC_ERR_ARG, "--dim %d: system %s needs dim >= %d", o->dim, s->name, s->dim_min);
 }
 
-static int check_system(ode_opts_t *o, char *err, size_t len)
+static int check_system(ode_opts_t *o)
 {
     o->sys = ode_system_find(a.system);
     if (o->sys) return 0;
@@ -286,9 +266,8 @@ static int check_system(ode_opts_t *o, char *err, size_t len)
         strncat(names, i ? ", " : "", sizeof names - strlen(names) - 1);
         strncat(names, ode_system_at(i)->name, sizeof names - strlen(names) - 1);
     }
-    snprintf(err, len, "--system: unknown system '%s' (known: %s)", hpc_escape(a.system, esc, sizeof esc),
+    return HPC_ERR(HPC_ERR_ARG, "--system: unknown system '%s' (known: %s)", hpc_escape(a.system, esc, sizeof esc),
              names);
-    return -1;
 }
 
 static void add_key(const ode_opts_t *o)
@@ -301,13 +280,14 @@ static void add_key(const ode_opts_t *o)
                     (long long)o->chunk, hpc_version());
 }
 
-int ode_opts_finish(ode_opts_t *o, char *err, size_t len)
+int ode_opts_finish(ode_opts_t *o)
 {
     memset(o, 0, sizeof *o);
-    if (check_system(o, err, len) || check_dim(o, err, len)) return -1;
+    HPC_TRY(check_system(o));
+    HPC_TRY(check_dim(o));
     for (int k = 0; k < ODE_MAXPAR; k++) o->par[k] = k < o->sys->npar ? o->sys->par_default[k] : 0.0;
     for (int i = 0; i < a.nparams; i++)
-        if (apply_param(o->sys, a.params[i], o->par, err, len)) return -1;
+        HPC_TRY(apply_param(o->sys, a.params[i], o->par));
     o->n_total = a.n;
     o->shards = a.shards ? a.shards : 1;
     o->shard = a.shard;
@@ -327,7 +307,7 @@ int ode_opts_finish(ode_opts_t *o, char *err, size_t len)
     /* --shard I/N: the shard's own file, the name --join N looks for */
     static char shard_out[4200];
     if (a.shards && a.out) {
-        if (strlen(a.out) > sizeof shard_out - 32) return fail(err, len, "--out: the file name is too long");
+        if (strlen(a.out) > sizeof shard_out - 32) return HPC_ERR(HPC_ERR_ARG, "--out: the file name is too long");
         ode_shard_name(a.out, a.shard, a.shards, shard_out, sizeof shard_out);
         o->out = shard_out;
     }
@@ -340,26 +320,24 @@ int ode_opts_finish(ode_opts_t *o, char *err, size_t len)
     o->x0_a = a.have_normal ? a.x0_mu : a.x0_low;
     o->x0_b = a.have_normal ? a.x0_sigma : a.x0_high;
     if ((double)o->nt * o->dim * sizeof(double) > 1073741824.0)
-        return fail(err, len, "--nt x dim: one trajectory would exceed 1 GiB");
-    if (!(o->t1 > o->t0)) return fail(err, len, "--t1 must be greater than --t0");
-    if (o->first_step > o->t1 - o->t0) return fail(err, len, "--first-step must be <= t1 - t0");
+        return HPC_ERR(HPC_ERR_ARG, "--nt x dim: one trajectory would exceed 1 GiB");
+    if (!(o->t1 > o->t0)) return HPC_ERR(HPC_ERR_ARG, "--t1 must be greater than --t0");
+    if (o->first_step > o->t1 - o->t0) return HPC_ERR(HPC_ERR_ARG, "--first-step must be <= t1 - t0");
     if (a.have_normal && (x0_low_set || x0_high_set))
-        return fail(err, len, "--x0-normal cannot be combined with --x0-low/--x0-high");
+        return HPC_ERR(HPC_ERR_ARG, "--x0-normal cannot be combined with --x0-low/--x0-high");
     if (!a.have_normal && !(o->x0_a <= o->x0_b))
-        return fail(err, len, "--x0-low must not exceed --x0-high");
-    if (o->resume && o->force) return fail(err, len, "--resume and --force exclude each other");
-    if (o->join && a.shards) return fail(err, len, "--join and --shard exclude each other");
-    if (o->n < 1) return fail(err, len, "--shard: this shard would hold no trajectory (N larger than -n)");
-    if (!o->out) return fail(err, len, "--out FILE.h5 is required (see --help)");
+        return HPC_ERR(HPC_ERR_ARG, "--x0-low must not exceed --x0-high");
+    if (o->resume && o->force) return HPC_ERR(HPC_ERR_ARG, "--resume and --force exclude each other");
+    if (o->join && a.shards) return HPC_ERR(HPC_ERR_ARG, "--join and --shard exclude each other");
+    if (o->n < 1) return HPC_ERR(HPC_ERR_ARG, "--shard: this shard would hold no trajectory (N larger than -n)");
+    if (!o->out) return HPC_ERR(HPC_ERR_ARG, "--out FILE.h5 is required (see --help)");
     /* a chunk is at most N trajectories, and its buffers at most 1 GiB */
     double per = (double)o->nt * o->dim * sizeof(double);
     int64_t cap = (int64_t)(1073741824.0 / per);
     o->chunk = a.chunk ? a.chunk : ode_auto_chunk(o);
-    if (a.chunk && o->chunk > cap) {
-        snprintf(err, len, "--chunk %lld: one chunk would need more than 1 GiB of buffers (at "
+    if (a.chunk && o->chunk > cap)
+        return HPC_ERR(HPC_ERR_ARG, "--chunk %lld: one chunk would need more than 1 GiB of buffers (at "
                  "most %lld trajectories of NT x dim here)", (long long)o->chunk, (long long)cap);
-        return -1;
-    }
     if (o->chunk > o->n) o->chunk = o->n;
     add_key(o);
     return 0;

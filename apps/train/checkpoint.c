@@ -329,18 +329,17 @@ static int load(train_t *t, hpc_ckpt_t *c)
     return 0;
 }
 
-int ckpt_load(train_t *t, char *err, size_t len)
+int ckpt_load(train_t *t)
 {
     char path[4096];
     hpc_ckpt_t *c;
-    if (ckpt_path(t, path, sizeof path) < 0 || hpc_ckpt_open(path, hpc_comm_world(), hpc_app_key(), &c) < 0) {
-        snprintf(err, len, "--resume: %s", hpc_last_cause());
-        return -1;
-    }
-    int rc = load(t, c);
-    if (rc) snprintf(err, len, "--resume: %s: %s", path, hpc_last_cause());
+    int rc = ckpt_path(t, path, sizeof path);
+    if (rc == 0) rc = hpc_ckpt_open(path, hpc_comm_world(), hpc_app_key(), &c);
+    if (rc < 0) return HPC_ERR(rc, "--resume: %s", hpc_last_cause());
+    rc = load(t, c);
+    if (rc < 0) rc = HPC_ERR(rc, "--resume: %s: %s", path, hpc_last_cause());
     hpc_ckpt_close(c);
-    return rc ? -1 : 0;
+    return rc;
 }
 
 /* The shape of dataset name in file id: its rank in *nd (0 if it is not
@@ -367,8 +366,9 @@ static void shape_str(int nd, const hsize_t *dims, char *buf, size_t len)
 }
 
 /* Every /model/<2l>/weight [out, in] and bias [out] of the layers, and no
- * more layers than those; -1 with a reason naming the first misfit. */
-static int check_init_layers(hid_t id, const train_t *t, char *err, size_t len)
+ * more layers than those; HPC_ERR_DATA with a cause naming the first
+ * misfit. */
+static int check_init_layers(hid_t id, const train_t *t)
 {
     const model_t *m = &t->model;
     const char *path = t->o->init_from;
@@ -376,11 +376,9 @@ static int check_init_layers(hid_t id, const train_t *t, char *err, size_t len)
     herr_t ok;
     H5E_BEGIN_TRY { ok = H5Lexists(id, "model", H5P_DEFAULT) > 0 ? H5Gget_info_by_name(id, "model", &gi, H5P_DEFAULT) : -1; }
     H5E_END_TRY;
-    if (ok < 0) {
-        snprintf(err, len, "--init-from %s: no /model group (write the state_dict under model/, as docs/train.md "
+    if (ok < 0)
+        return HPC_ERR(HPC_ERR_DATA, "--init-from %s: no /model group (write the state_dict under model/, as docs/train.md "
                  "shows)", path);
-        return -1;
-    }
     for (int l = 0; l < m->nl; l++)
         for (int k = 0; k < 2; k++) {
             char name[64], have[64], want[64];
@@ -389,56 +387,40 @@ static int check_init_layers(hid_t id, const train_t *t, char *err, size_t len)
             snprintf(name, sizeof name, "model/%d/%s", 2 * l, k ? "bias" : "weight");
             file_shape(id, name, &nd, dims);
             shape_str(2 - k, need, want, sizeof want);
-            if (nd == 0) {
-                snprintf(err, len, "--init-from %s: no %s: --layers needs %s there (the Linear layers of "
+            if (nd == 0)
+                return HPC_ERR(HPC_ERR_DATA, "--init-from %s: no %s: --layers needs %s there (the Linear layers of "
                          "nn.Sequential(Linear, act, Linear, ...) at 0, 2, 4, ...)", path, name, want);
-                return -1;
-            }
             if (nd != 2 - k || dims[0] != need[0] || (!k && dims[1] != need[1])) {
                 shape_str(nd, dims, have, sizeof have);
-                snprintf(err, len, "--init-from %s: %s is %s but --layers needs %s", path, name, have, want);
-                return -1;
+                return HPC_ERR(HPC_ERR_DATA, "--init-from %s: %s is %s but --layers needs %s", path, name, have, want);
             }
         }
-    if (gi.nlinks != (hsize_t)m->nl) {
-        snprintf(err, len, "--init-from %s: /model has %llu layers but --layers gives %d", path,
+    if (gi.nlinks != (hsize_t)m->nl)
+        return HPC_ERR(HPC_ERR_DATA, "--init-from %s: /model has %llu layers but --layers gives %d", path,
                  (unsigned long long)gi.nlinks, m->nl);
-        return -1;
-    }
     return 0;
 }
 
-int ckpt_init_from(train_t *t, char *err, size_t len)
+int ckpt_init_from(train_t *t)
 {
     const char *path = t->o->init_from;
     hpc_ckpt_t *c;
-    if (!hpc_ckpt_exists(path, hpc_comm_world())) {
-        snprintf(err, len, "--init-from %s: no such file", path);
-        return -1;
-    }
-    if (hpc_ckpt_open(path, hpc_comm_world(), NULL, &c) < 0) {
-        hpc_error_clear();
-        snprintf(err, len, "--init-from %s: not a readable HDF5 file", path);
-        return -1;
-    }
-    int rc = check_init_layers(hpc_ckpt_id(c), t, err, len), bad = 0, any = 0;
-    float *host = rc ? NULL : malloc(array_most(&t->model) * sizeof *host);
-    if (!rc && !host) {
-        snprintf(err, len, "--init-from %s: out of memory", path);
-        rc = -1;
-    }
-    if (!rc && get_layers(c, t, "model", &t->hold[0], host, &bad) < 0) {
-        snprintf(err, len, "--init-from %s: %s", path, hpc_last_cause());
-        hpc_error_clear();
-        rc = -1;
-    }
+    if (!hpc_ckpt_exists(path, hpc_comm_world()))
+        return HPC_ERR(HPC_ERR_DATA, "--init-from %s: no such file", path);
+    int rc = hpc_ckpt_open(path, hpc_comm_world(), NULL, &c);
+    if (rc < 0) return HPC_ERR(rc, "--init-from %s: not a readable HDF5 file", path);
+    int bad = 0, any = 0;
+    float *host = NULL;
+    HPC_TRY_GOTO(check_init_layers(hpc_ckpt_id(c), t), rc, out);
+    if (!(host = malloc(array_most(&t->model) * sizeof *host)))
+        HPC_ERR_GOTO(rc, out, HPC_ERR_NOMEM, "--init-from %s: out of memory", path);
+    rc = get_layers(c, t, "model", &t->hold[0], host, &bad);
+    if (rc < 0) rc = HPC_ERR(rc, "--init-from %s: %s", path, hpc_last_cause());
+out:
     free(host);
     hpc_ckpt_close(c);
-    /* each rank saw its runs only */
+    /* each rank saw its runs only (every rank comes here) */
     MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, hpc_comm_world());
-    if (!rc && any) {
-        snprintf(err, len, "--init-from %s: the weights hold NaN or infinity", path);
-        rc = -1;
-    }
+    if (!rc && any) rc = HPC_ERR(HPC_ERR_DATA, "--init-from %s: the weights hold NaN or infinity", path);
     return rc;
 }

@@ -314,33 +314,41 @@ static void sync_compute(void)
 
 static train_dev_t gpu;
 
-/* The module's one export: the GPU device, or -1 with the reason in err
- * (the GPU fails), -2 (cuBLAS cannot be loaded: a missing library, which
- * the program reports as it reports a missing module).  fatal ends the
- * job on a failure later. */
-extern "C" HPC_DL_EXPORT int train_cuda_open(void (*fatal_fn)(const char *), const train_dev_t **out, char *err,
-                                             size_t len)
+/* The reason of the last failure of train_cuda_open: the program makes
+ * it its error (cuda_load.c; no MPI header here for hpc.h's HPC_ERR). */
+static char open_why[512] = "no error";
+
+extern "C" HPC_DL_EXPORT const char *train_cuda_why(void)
+{
+    return open_why;
+}
+
+/* The module's entry point: the GPU device, or -1 (the GPU fails), -2
+ * (cuBLAS cannot be loaded: a missing library, which the program reports
+ * as it reports a missing module) with the reason in train_cuda_why().
+ * fatal ends the job on a failure later. */
+extern "C" HPC_DL_EXPORT int train_cuda_open(void (*fatal_fn)(const char *), const train_dev_t **out)
 {
     int dev = -1;
     fatal = fatal_fn;
     cudaError_t e = cudaGetDevice(&dev);
     if (e != cudaSuccess || (e = cudaFree(0)) != cudaSuccess) {
-        snprintf(err, len, "--device cuda: GPU %d cannot be used (%s)", dev, cudaGetErrorString(e));
+        snprintf(open_why, sizeof open_why, "--device cuda: GPU %d cannot be used (%s)", dev, cudaGetErrorString(e));
         return -1;
     }
     const char *why = blas ? NULL : blas_open();
     if (why) {
-        snprintf(err, len, "--device cuda: cannot load cuBLAS (%s)", why);
+        snprintf(open_why, sizeof open_why, "--device cuda: cannot load cuBLAS (%s)", why);
         return -2;
     }
     if (!blas && cb.create(&blas) != CUBLAS_STATUS_SUCCESS) {
-        snprintf(err, len, "--device cuda: cuBLAS cannot start on GPU %d", dev);
+        snprintf(open_why, sizeof open_why, "--device cuda: cuBLAS cannot start on GPU %d", dev);
         return -1;
     }
     /* the CPU's arithmetic: no TF32 tensor cores for float32 GEMMs */
     cublasStatus_t st = cb.math(blas, CUBLAS_DEFAULT_MATH);
     if (st != CUBLAS_STATUS_SUCCESS) {
-        snprintf(err, len, "--device cuda: cuBLAS refuses its default math mode (status %d)", (int)st);
+        snprintf(open_why, sizeof open_why, "--device cuda: cuBLAS refuses its default math mode (status %d)", (int)st);
         return -1;
     }
     gpu.name = "cuda";

@@ -28,51 +28,48 @@ static int has(hpc_h5file_t *f, const char *name)
     return e > 0;
 }
 
-static int fail_rc(char *err, size_t len, const char *what)
+/* The failed call's code, its cause prefixed with what ("FILE: cause"),
+ * or (what NULL) with this frame added. */
+static int fail_rc(int rc, const char *what)
 {
-    snprintf(err, len, "%s%s%s", what ? what : "", what ? ": " : "", hpc_last_cause());
-    hpc_error_clear();
-    return -1;
+    if (!what) return hpc_error_push(rc, __FILE__, __LINE__, __func__);
+    return HPC_ERR(rc, "%s: %s", what, hpc_last_cause());
 }
 
 /* Dataset name, [N, F] (or [N], taken as [N, 1], where allow_1d), of
  * class cls. */
 static int open_2d(data_t *d, const char *name, H5T_class_t cls, int allow_1d, hid_t *out,
-                   hsize_t dims[2], char *err, size_t len)
+                   hsize_t dims[2])
 {
     hsize_t all[8];
     int nd = 0;
-    if (hpc_h5_dataset_open(d->f, name, 2, NULL, out) < 0 &&
-        (!allow_1d || hpc_h5_dataset_open(d->f, name, 1, NULL, out) < 0))
-        return fail_rc(err, len, NULL);
+    int rc = hpc_h5_dataset_open(d->f, name, 2, NULL, out);
+    if (rc < 0 && allow_1d) rc = hpc_h5_dataset_open(d->f, name, 1, NULL, out);
+    if (rc < 0) return fail_rc(rc, NULL);
     hpc_error_clear();
-    if (hpc_h5_dataset_shape(*out, &nd, all) < 0 || hpc_h5_dataset_check_type(*out, name, cls, 0) < 0)
-        return fail_rc(err, len, hpc_h5_path(d->f));
+    rc = hpc_h5_dataset_shape(*out, &nd, all);
+    if (rc == 0) rc = hpc_h5_dataset_check_type(*out, name, cls, 0);
+    if (rc < 0) return fail_rc(rc, hpc_h5_path(d->f));
     dims[0] = all[0];
     dims[1] = nd == 2 ? all[1] : 1;
     return 0;
 }
 
-static int open_xy(data_t *d, char *err, size_t len)
+static int open_xy(data_t *d)
 {
     hsize_t dx[2], dy[2];
     d->kind = DATA_XY;
-    if (open_2d(d, "X", H5T_FLOAT, 0, &d->x, dx, err, len)) return -1;
-    if (open_2d(d, "Y", d->loss == LOSS_CE ? H5T_INTEGER : H5T_FLOAT, 1, &d->y, dy, err, len)) {
-        if (d->loss == LOSS_CE && strstr(err, "holds"))
-            snprintf(err + strlen(err), len - strlen(err), " (cross-entropy takes class labels)");
-        return -1;
-    }
-    if (d->loss == LOSS_CE && dy[1] != 1) {
-        snprintf(err, len, "%s: /Y is [%llu, %llu]; cross-entropy takes one label per row", hpc_h5_path(d->f),
+    HPC_TRY(open_2d(d, "X", H5T_FLOAT, 0, &d->x, dx));
+    int rc = open_2d(d, "Y", d->loss == LOSS_CE ? H5T_INTEGER : H5T_FLOAT, 1, &d->y, dy);
+    if (rc < 0 && d->loss == LOSS_CE && strstr(hpc_last_cause(), "holds"))
+        return HPC_ERR(rc, "%s (cross-entropy takes class labels)", hpc_last_cause());
+    if (rc < 0) return hpc_error_push(rc, __FILE__, __LINE__, __func__);
+    if (d->loss == LOSS_CE && dy[1] != 1)
+        return HPC_ERR(HPC_ERR_DATA, "%s: /Y is [%llu, %llu]; cross-entropy takes one label per row", hpc_h5_path(d->f),
                  (unsigned long long)dy[0], (unsigned long long)dy[1]);
-        return -1;
-    }
-    if (dx[0] != dy[0]) {
-        snprintf(err, len, "%s: /X has %llu rows but /Y %llu", hpc_h5_path(d->f), (unsigned long long)dx[0],
+    if (dx[0] != dy[0])
+        return HPC_ERR(HPC_ERR_DATA, "%s: /X has %llu rows but /Y %llu", hpc_h5_path(d->f), (unsigned long long)dx[0],
                  (unsigned long long)dy[0]);
-        return -1;
-    }
     d->nsamples = (int64_t)dx[0];
     d->nin = (int64_t)dx[1];
     d->nout = (int64_t)dy[1];
@@ -81,37 +78,36 @@ static int open_xy(data_t *d, char *err, size_t len)
 }
 
 /* hpc-odegen's layout; the usable trajectories (status 0) */
-static int open_ode(data_t *d, int delta, char *err, size_t len)
+static int open_ode(data_t *d, int delta)
 {
     hsize_t dt[8], dy[8], ds[8];
     hid_t t, st;
     d->kind = DATA_ODE;
     d->delta = delta;
-    if (d->loss == LOSS_CE) {
-        snprintf(err, len, "%s is an hpc-odegen file: its targets are states, not labels (use --loss mse)",
+    if (d->loss == LOSS_CE)
+        return HPC_ERR(HPC_ERR_DATA, "%s is an hpc-odegen file: its targets are states, not labels (use --loss mse)",
                  hpc_h5_path(d->f));
-        return -1;
-    }
-    if (hpc_h5_dataset_open(d->f, "t", 1, NULL, &t) < 0 || hpc_h5_dataset_shape(t, &(int){0}, dt) < 0 ||
-        hpc_h5_dataset_open(d->f, "y", 3, NULL, &d->y) < 0 ||
-        hpc_h5_dataset_check_type(d->y, "y", H5T_FLOAT, 0) < 0 || hpc_h5_dataset_shape(d->y, &(int){0}, dy) < 0 ||
-        hpc_h5_dataset_open(d->f, "stats/status", 1, NULL, &st) < 0 ||
-        hpc_h5_dataset_check_type(st, "stats/status", H5T_INTEGER, 0) < 0 ||
-        hpc_h5_dataset_shape(st, &(int){0}, ds) < 0)
-        return fail_rc(err, len, NULL);
+    int rc = hpc_h5_dataset_open(d->f, "t", 1, NULL, &t);
+    if (!rc) rc = hpc_h5_dataset_shape(t, &(int){0}, dt);
+    if (!rc) rc = hpc_h5_dataset_open(d->f, "y", 3, NULL, &d->y);
+    if (!rc) rc = hpc_h5_dataset_check_type(d->y, "y", H5T_FLOAT, 0);
+    if (!rc) rc = hpc_h5_dataset_shape(d->y, &(int){0}, dy);
+    if (!rc) rc = hpc_h5_dataset_open(d->f, "stats/status", 1, NULL, &st);
+    if (!rc) rc = hpc_h5_dataset_check_type(st, "stats/status", H5T_INTEGER, 0);
+    if (!rc) rc = hpc_h5_dataset_shape(st, &(int){0}, ds);
+    if (rc < 0) return fail_rc(rc, NULL);
     if (dt[0] != dy[1] || ds[0] != dy[0] || dy[1] < 2) {
         H5Dclose(t);
         H5Dclose(st);
-        snprintf(err, len, "%s: /t, /y and /stats/status do not fit together (not an hpc-odegen file?)",
+        return HPC_ERR(HPC_ERR_DATA, "%s: /t, /y and /stats/status do not fit together (not an hpc-odegen file?)",
                  hpc_h5_path(d->f));
-        return -1;
     }
     d->nt = (int64_t)dy[1];
     d->dim = (int64_t)dy[2];
     int8_t *status = malloc(dy[0] + 1);
     d->t = malloc(dt[0] * sizeof *d->t);
     d->traj = malloc((dy[0] + 1) * sizeof *d->traj);
-    int rc = status && d->t && d->traj ? 0 : HPC_ERR(HPC_ERR_NOMEM, "status of %llu trajectories",
+    rc = status && d->t && d->traj ? 0 : HPC_ERR(HPC_ERR_NOMEM, "status of %llu trajectories",
                                                       (unsigned long long)dy[0]);
     if (!rc) rc = hpc_h5_read_rows(t, H5T_NATIVE_DOUBLE, 0, dt[0], d->t);
     if (!rc) rc = hpc_h5_read_rows(st, H5T_NATIVE_INT8, 0, ds[0], status);
@@ -120,11 +116,9 @@ static int open_ode(data_t *d, int delta, char *err, size_t len)
     for (hsize_t i = 0; !rc && i < ds[0]; i++)
         if (status[i] == 0) d->traj[d->ntraj++] = (int64_t)i;
     free(status);
-    if (rc) return fail_rc(err, len, hpc_h5_path(d->f));
-    if (d->ntraj == 0) {
-        snprintf(err, len, "%s: no trajectory has status 0 (all failed or not computed)", hpc_h5_path(d->f));
-        return -1;
-    }
+    if (rc) return fail_rc(rc, hpc_h5_path(d->f));
+    if (d->ntraj == 0)
+        return HPC_ERR(HPC_ERR_DATA, "%s: no trajectory has status 0 (all failed or not computed)", hpc_h5_path(d->f));
     d->nsamples = d->ntraj * (d->nt - 1);
     d->nin = d->dim + 1;
     d->nout = d->dim;
@@ -136,7 +130,7 @@ static int open_ode(data_t *d, int delta, char *err, size_t len)
 /* Cross-entropy: every label in [0, classes) (classes 0: from the data,
  * the largest label + 1).  Each rank scans its block of /Y; the lowest
  * bad row is reported. */
-static int check_labels(data_t *d, int64_t classes, char *err, size_t len)
+static int check_labels(data_t *d, int64_t classes)
 {
     int64_t lo, n, top = -1, bad = INT64_MAX, badlab = INT64_MIN;
     hpc_block_range(d->nsamples, hpc_size(), hpc_rank(), &lo, &n);
@@ -151,9 +145,11 @@ static int check_labels(data_t *d, int64_t classes, char *err, size_t len)
         }
     }
     free(lab);
-    int ok = rc == 0, allok;
-    MPI_Allreduce(&ok, &allok, 1, MPI_INT, MPI_MIN, hpc_comm_world());
-    if (!allok) return fail_rc(err, len, hpc_h5_path(d->f));
+    int allrc;
+    MPI_Allreduce(&rc, &allrc, 1, MPI_INT, MPI_MIN, hpc_comm_world());
+    /* a failed read: no rank goes on to the collectives below; the ranks
+     * that failed say why (hpc_app_agree in the caller ends all) */
+    if (allrc < 0) return rc < 0 ? fail_rc(rc, hpc_h5_path(d->f)) : 0;
     int64_t alltop, allbad, lab2;
     MPI_Allreduce(&top, &alltop, 1, MPI_INT64_T, MPI_MAX, hpc_comm_world());
     MPI_Allreduce(&bad, &allbad, 1, MPI_INT64_T, MPI_MIN, hpc_comm_world());
@@ -161,19 +157,17 @@ static int check_labels(data_t *d, int64_t classes, char *err, size_t len)
     MPI_Allreduce(&badlab, &lab2, 1, MPI_INT64_T, MPI_MAX, hpc_comm_world());
     if (allbad != INT64_MAX) {
         if (classes)
-            snprintf(err, len, "%s: label %lld of row %lld is out of range: --layers gives %lld classes",
-                     hpc_h5_path(d->f), (long long)lab2, (long long)allbad, (long long)classes);
-        else
-            snprintf(err, len, "%s: label %lld of row %lld is negative", hpc_h5_path(d->f), (long long)lab2,
-                     (long long)allbad);
-        return -1;
+            return HPC_ERR(HPC_ERR_DATA, "%s: label %lld of row %lld is out of range: --layers gives %lld classes",
+                           hpc_h5_path(d->f), (long long)lab2, (long long)allbad, (long long)classes);
+        return HPC_ERR(HPC_ERR_DATA, "%s: label %lld of row %lld is negative", hpc_h5_path(d->f), (long long)lab2,
+                       (long long)allbad);
     }
     d->nclasses = classes ? classes : alltop + 1;
     d->nout = d->nclasses;
     return 0;
 }
 
-static int split(data_t *d, double frac, char *err, size_t len)
+static int split(data_t *d, double frac)
 {
     if (d->kind == DATA_ODE) {
         int64_t vt = llround(frac * (double)d->ntraj);
@@ -185,11 +179,9 @@ static int split(data_t *d, double frac, char *err, size_t len)
         d->val_row = d->nsamples - d->nval;
     }
     d->ntrain = d->nsamples - d->nval;
-    if (d->ntrain < 1) {
-        snprintf(err, len, "--val-fraction %g leaves no training sample (%lld samples)", frac,
+    if (d->ntrain < 1)
+        return HPC_ERR(HPC_ERR_DATA, "--val-fraction %g leaves no training sample (%lld samples)", frac,
                  (long long)d->nsamples);
-        return -1;
-    }
     return 0;
 }
 
@@ -200,32 +192,30 @@ static int norm_alloc(data_t *d)
     d->x_std = malloc((size_t)d->nin * sizeof(double));
     d->y_mean = calloc((size_t)d->ydim, sizeof(double));
     d->y_std = malloc((size_t)d->ydim * sizeof(double));
-    if (!d->x_mean || !d->x_std || !d->y_mean || !d->y_std) return -1;
+    if (!d->x_mean || !d->x_std || !d->y_mean || !d->y_std) return HPC_ERR(HPC_ERR_NOMEM, "out of memory");
     for (int64_t i = 0; i < d->nin; i++) d->x_std[i] = 1;
     for (int i = 0; i < d->ydim; i++) d->y_std[i] = 1;
     return 0;
 }
 
-int data_open(data_t *d, const train_opts_t *o, int64_t nclasses, char *err, size_t len)
+int data_open(data_t *d, const train_opts_t *o, int64_t nclasses)
 {
     memset(d, 0, sizeof *d);
     d->x = d->y = H5I_INVALID_HID;
     d->loss = o->loss;
-    if (hpc_h5_open(o->data, hpc_comm_world(), 0, 0, &d->f) < 0) return fail_rc(err, len, "--data");
-    int rc;
+    int rc = hpc_h5_open(o->data, hpc_comm_world(), 0, 0, &d->f);
+    if (rc < 0) return fail_rc(rc, "--data");
     if (has(d->f, "X") && has(d->f, "Y"))
-        rc = open_xy(d, err, len);
+        rc = open_xy(d);
     else if (has(d->f, "y") && has(d->f, "t") && has(d->f, "stats"))
-        rc = open_ode(d, o->target_delta, err, len);
-    else {
-        snprintf(err, len, "%s has neither /X and /Y nor hpc-odegen's /t, /y and /stats/status",
-                 hpc_h5_path(d->f));
-        rc = -1;
-    }
-    if (!rc && d->loss == LOSS_CE) rc = check_labels(d, nclasses, err, len);
+        rc = open_ode(d, o->target_delta);
+    else
+        rc = HPC_ERR(HPC_ERR_DATA, "%s has neither /X and /Y nor hpc-odegen's /t, /y and /stats/status",
+                     hpc_h5_path(d->f));
+    if (!rc && d->loss == LOSS_CE) rc = check_labels(d, nclasses);
     d->ydim = d->loss == LOSS_CE ? 1 : (int)d->nout;
-    if (!rc) rc = split(d, o->val_fraction, err, len);
-    if (!rc && norm_alloc(d)) rc = fail_rc(err, len, "out of memory");
+    if (!rc) rc = split(d, o->val_fraction);
+    if (!rc) rc = norm_alloc(d);
     return rc;
 }
 

@@ -69,11 +69,12 @@ typedef struct train_dev {
 
 const train_dev_t *train_dev_cpu(void);
 /* The GPU this rank is bound to (the module hpckit/hpc-train-cuda.so,
- * cuda.cu, opened by cuda_load.c), or NULL with the reason in err.
+ * cuda.cu, opened by cuda_load.c), or NULL with the reason recorded
+ * (hpc_last_cause).
  * Collective: without a GPU, the module or cuBLAS on some rank, every
  * rank exits 2 with one line. */
 #define TRAIN_CUDA_MODULE "hpc-train-cuda"
-const train_dev_t *train_dev_cuda(char *err, size_t len);
+const train_dev_t *train_dev_cuda(void);
 
 /* A device call failed: one line and the job ends (cpu.c: hpc_app_fatal;
  * a rank cannot go on, and the others may be inside a collective). */

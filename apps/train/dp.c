@@ -48,22 +48,23 @@ static int buckets(dp_t *dp, const model_t *m, double bucket_mb)
     return 0;
 }
 
-/* The time of one blocking reduction of every bucket (median of a few) */
-static double calibrate(dp_t *dp)
+/* The time of one blocking reduction of every bucket (median of a few)
+ * into *secs; the reduction's code where it fails */
+static int calibrate(dp_t *dp, double *secs)
 {
     double t[CALIB_ROUNDS];
     for (int r = 0; r < CALIB_ROUNDS; r++) {
         MPI_Barrier(dp->comm);
         double t0 = hpc_wtime();
         for (int b = 0; b < dp->nb; b++)
-            if (hpc_allreduce(HPC_IN_PLACE, dp->g + dp->off[b], dp->count[b], HPC_FLOAT32, HPC_SUM, dp->comm,
-                              dp->alg) < 0)
-                return -1;
+            HPC_TRY(hpc_allreduce(HPC_IN_PLACE, dp->g + dp->off[b], dp->count[b], HPC_FLOAT32, HPC_SUM, dp->comm,
+                                  dp->alg));
         t[r] = hpc_wtime() - t0;
     }
     double med = hpc_median(t, CALIB_ROUNDS), all = med;
     MPI_Allreduce(&med, &all, 1, MPI_DOUBLE, MPI_MAX, dp->comm);
-    return all;
+    *secs = all;
+    return 0;
 }
 
 int dp_open(dp_t *dp, const model_t *m, float *g, double bucket_mb, hpc_alg_t alg, MPI_Comm comm)
@@ -75,7 +76,7 @@ int dp_open(dp_t *dp, const model_t *m, float *g, double bucket_mb, hpc_alg_t al
     MPI_Comm_size(comm, &dp->size);
     HPC_TRY(buckets(dp, m, bucket_mb));
     /* g is all zeros here: the calibration leaves it so */
-    if (dp->size > 1 && (dp->calib = calibrate(dp)) < 0) return hpc_error_push(-1, __FILE__, __LINE__, __func__);
+    if (dp->size > 1) HPC_TRY(calibrate(dp, &dp->calib));
     return 0;
 }
 

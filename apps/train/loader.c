@@ -73,8 +73,7 @@ size_t loader_bytes(const data_t *d, const train_opts_t *o, int rank, int nranks
     return bytes + (o->preload ? (size_t)d->ntrain * row : 0);
 }
 
-int loader_open(loader_t *l, const data_t *d, const train_opts_t *o, int rank, int nranks, char *err,
-                size_t len)
+int loader_open(loader_t *l, const data_t *d, const train_opts_t *o, int rank, int nranks)
 {
     memset(l, 0, sizeof *l);
     l->d = d;
@@ -95,10 +94,7 @@ int loader_open(loader_t *l, const data_t *d, const train_opts_t *o, int rank, i
     int rc = l->wx && l->wy && l->val_x && l->val_y ? 0 : HPC_ERR(HPC_ERR_NOMEM, "batch buffers");
     if (!rc) rc = read_range(d, d->ntrain + l->val_lo, l->val_n, l->val_x, l->val_y);
     if (!rc && l->preload) rc = preload(l);
-    if (rc) {
-        snprintf(err, len, "reading %s: %s", hpc_h5_path(d->f), hpc_last_cause());
-        return -1;
-    }
+    if (rc) return HPC_ERR(rc, "reading %s: %s", hpc_h5_path(d->f), hpc_last_cause());
     return 0;
 }
 

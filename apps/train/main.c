@@ -19,14 +19,10 @@
  * --init-from. */
 static void fresh_model(train_t *t)
 {
-    char err[1024] = "";
-    int rc;
-    if (t->o->init_from) {
-        rc = ckpt_init_from(t, err, sizeof err);
-    } else if ((rc = hold_init(&t->hold[0], t->dev, t->o->seed)) < 0) {
-        snprintf(err, sizeof err, "the initial weights: %s", hpc_last_cause());
-    }
-    hpc_app_agree(rc ? HPC_EXIT_DATA : 0, "%s", err);
+    if (t->o->init_from)
+        hpc_app_agree_rc(ckpt_init_from(t), HPC_EXIT_DATA, NULL);
+    else
+        hpc_app_agree_rc(hold_init(&t->hold[0], t->dev, t->o->seed), HPC_EXIT_DATA, "the initial weights");
 }
 
 static void same_start(train_t *t)
@@ -39,15 +35,13 @@ static void same_start(train_t *t)
 /* The data, checked against the options */
 static void open_data(train_t *t, train_opts_t *o)
 {
-    char err[1024] = "";
     int64_t classes = o->loss == LOSS_CE && o->layers_given ? o->size[o->nlayers] : 0;
-    int rc = data_open(&t->data, o, classes, err, sizeof err);
-    hpc_app_agree(rc ? HPC_EXIT_DATA : 0, "%s", err);
+    hpc_app_agree_rc(data_open(&t->data, o, classes), HPC_EXIT_DATA, NULL);
     const data_t *d = &t->data;
     t->steps_per_epoch = d->ntrain / (o->batch * o->accum);
     t->total = o->steps ? o->steps : o->epochs * t->steps_per_epoch;
-    if (train_opts_fit(o, d->nin, d->nout, d->ntrain, hpc_size(), t->total, err, sizeof err) < 0)
-        hpc_app_exit(HPC_EXIT_USAGE, "%s", err);
+    if (train_opts_fit(o, d->nin, d->nout, d->ntrain, hpc_size(), t->total) < 0)
+        hpc_app_exit(HPC_EXIT_USAGE, "%s", hpc_last_cause());
 }
 
 /* What every rank will hold, from its strategy's formula (the summary
@@ -100,17 +94,14 @@ static void open_run(train_t *t)
 /* Fresh: statistics (they also refuse NaN in the data) and initial weights */
 static void start(train_t *t)
 {
-    char err[1024] = "";
     if (t->o->resume) {
-        int rc = ckpt_load(t, err, sizeof err);
-        hpc_app_agree(rc ? HPC_EXIT_DATA : 0, "%s", err);
+        hpc_app_agree_rc(ckpt_load(t), HPC_EXIT_DATA, NULL);
         if (hpc_rank() == 0 && !hpc_app_quiet())
             printf("%s: resuming %s/checkpoint.h5 at step %lld of %lld\n", TRAIN_PROG, t->o->out,
                    (long long)t->step, (long long)t->total);
         return;
     }
-    int rc = stats_compute(&t->data, err, sizeof err);
-    hpc_app_agree(rc ? HPC_EXIT_DATA : 0, "%s", err);
+    hpc_app_agree_rc(stats_compute(&t->data), HPC_EXIT_DATA, NULL);
     if (!t->o->normalize) {   /* checked, but the identity */
         for (int64_t i = 0; i < t->data.nin; i++) t->data.x_mean[i] = 0, t->data.x_std[i] = 1;
         for (int i = 0; i < t->data.ydim; i++) t->data.y_mean[i] = 0, t->data.y_std[i] = 1;
@@ -168,11 +159,10 @@ static void summary(train_t *t)
 
 int main(int argc, char **argv)
 {
-    char err[1024] = "";
     train_opts_t o;
     train_opts_prepare();
     hpc_app_start(&train_app, &argc, &argv);
-    if (train_opts_finish(&o, err, sizeof err) < 0) hpc_app_exit(HPC_EXIT_USAGE, "%s", err);
+    if (train_opts_finish(&o) < 0) hpc_app_exit(HPC_EXIT_USAGE, "%s", hpc_last_cause());
     train_t t;
     memset(&t, 0, sizeof t);
     t.o = &o;
@@ -181,8 +171,8 @@ int main(int argc, char **argv)
     t.validates = 1;
     t.argc = argc;
     t.argv = argv;
-    t.dev = o.device == DEV_CUDA ? train_dev_cuda(err, sizeof err) : train_dev_cpu();
-    hpc_app_agree(t.dev ? 0 : HPC_EXIT_DATA, "%s", err);
+    t.dev = o.device == DEV_CUDA ? train_dev_cuda() : train_dev_cpu();
+    hpc_app_agree(t.dev ? 0 : HPC_EXIT_DATA, "%s", hpc_last_cause());
     open_data(&t, &o);
     model_layout(&t.model, o.nlayers, o.size, o.act);
     /* the slice of each batch: a rank's (dp), or its replica's (pipeline) */
@@ -192,8 +182,7 @@ int main(int argc, char **argv)
     open_run(&t);
     hpc_app_agree_rc(t.strat->open(&t), HPC_EXIT_DATA, t.strat->name);
     start(&t);
-    int rc = loader_open(&t.loader, &t.data, &o, t.part, t.parts, err, sizeof err);
-    hpc_app_agree(rc ? HPC_EXIT_DATA : 0, "%s", err);
+    hpc_app_agree_rc(loader_open(&t.loader, &t.data, &o, t.part, t.parts), HPC_EXIT_DATA, NULL);
     same_start(&t);
     hpc_app_agree_rc(metrics_open(&t, o.resume ? t.step : -1), HPC_EXIT_DATA, "metrics.csv");
 

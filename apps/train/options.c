@@ -50,18 +50,16 @@ static int int_list(const char *v, int64_t *out, int max, int64_t hi, int *n)
 }
 
 /* "11,256,256,10": 2 to TRAIN_MAXL + 1 sizes, each in [1, 2^20] */
-static int take_layers(const char *v, void *dest, char *err, size_t len)
+static int take_layers(const char *v, void *dest)
 {
     (void)dest;
-    if (int_list(v, a.size, TRAIN_MAXL + 1, 1 << 20, &a.nsize) < 0 || a.nsize < 2) {
-        snprintf(err, len, "expected 2 to %d sizes in [1, 1048576] separated by commas (11,256,256,10)",
+    if (int_list(v, a.size, TRAIN_MAXL + 1, 1 << 20, &a.nsize) < 0 || a.nsize < 2)
+        return HPC_ERR(HPC_ERR_ARG, "expected 2 to %d sizes in [1, 1048576] separated by commas (11,256,256,10)",
                  TRAIN_MAXL + 1);
-        return -1;
-    }
     return 0;
 }
 
-static int take_betas(const char *v, void *dest, char *err, size_t len)
+static int take_betas(const char *v, void *dest)
 {
     (void)dest;
     const char *comma = strchr(v, ',');
@@ -70,33 +68,28 @@ static int take_betas(const char *v, void *dest, char *err, size_t len)
              a.beta1 >= 0 && a.beta1 < 1 && a.beta2 >= 0 && a.beta2 < 1;
     free(b1);
     hpc_error_clear();
-    if (!ok) {
-        snprintf(err, len, "expected B1,B2 with 0 <= B1, B2 < 1 (0.9,0.999)");
-        return -1;
-    }
+    if (!ok)
+        return HPC_ERR(HPC_ERR_ARG, "expected B1,B2 with 0 <= B1, B2 < 1 (0.9,0.999)");
     a.betas_given = 1;
     return 0;
 }
 
 /* "2,1,1": layers per stage, each >= 1 */
-static int take_partition(const char *v, void *dest, char *err, size_t len)
+static int take_partition(const char *v, void *dest)
 {
     (void)dest;
-    if (int_list(v, a.partition, TRAIN_MAXL, TRAIN_MAXL, &a.npart) < 0) {
-        snprintf(err, len, "expected layers per stage, each >= 1, separated by commas (2,1,1)");
-        return -1;
-    }
+    if (int_list(v, a.partition, TRAIN_MAXL, TRAIN_MAXL, &a.npart) < 0)
+        return HPC_ERR(HPC_ERR_ARG, "expected layers per stage, each >= 1, separated by commas (2,1,1)");
     return 0;
 }
 
-static int take_alg(const char *v, void *dest, char *err, size_t len)
+static int take_alg(const char *v, void *dest)
 {
     hpc_alg_t alg;
     if (hpc_alg_parse(v, &alg) < 0 || !hpc_coll_has_alg(HPC_COLL_ALLREDUCE, alg)) {
         hpc_error_clear();
-        snprintf(err, len, "not an allreduce algorithm (auto, native, nccl, ring, tree, butterfly, "
+        return HPC_ERR(HPC_ERR_ARG, "not an allreduce algorithm (auto, native, nccl, ring, tree, butterfly, "
                  "rabenseifner, ...)");
-        return -1;
     }
     *(hpc_alg_t *)dest = alg;
     return 0;
@@ -275,12 +268,6 @@ const hpc_app_t train_app = {
         "run into PyTorch and writes --init-from files.\n",
     .guide = "train.md"};
 
-static int fail(char *err, size_t len, const char *msg)
-{
-    snprintf(err, len, "%s", msg);
-    return -1;
-}
-
 /* "a|b|c" of the names of a table */
 static void join(char *buf, size_t len, const char *(*name)(int), int n)
 {
@@ -319,7 +306,7 @@ void train_layers_str(const train_opts_t *o, char *buf, size_t len)
         snprintf(buf + strlen(buf), len - strlen(buf), "%s%lld", i ? "," : "", (long long)o->size[i]);
 }
 
-int train_opts_finish(train_opts_t *o, char *err, size_t len)
+int train_opts_finish(train_opts_t *o)
 {
     memset(o, 0, sizeof *o);
     o->nlayers = a.nsize - 1;
@@ -375,21 +362,17 @@ int train_opts_finish(train_opts_t *o, char *err, size_t len)
     o->gap_just_lost = a.gap_just_lost;
     o->recompute = a.recompute;
     o->step_every = a.step_every;
-    if (!o->data) return fail(err, len, "--data FILE.h5 is required (see --help)");
-    if (!o->out) return fail(err, len, "--out RUNDIR is required (see --help)");
-    if (o->resume && o->force) return fail(err, len, "--resume and --force exclude each other");
-    if (o->data_changed_ok && !o->resume) return fail(err, len, "--data-changed-ok goes with --resume");
-    if (!o->optim->momentum && (o->momentum != 0 || o->nesterov)) {
-        snprintf(err, len, "--momentum and --nesterov are not for --optim %s", o->optim->name);
-        return -1;
-    }
-    if (!o->optim->betas && a.betas_given) {
-        snprintf(err, len, "--betas is not for --optim %s", o->optim->name);
-        return -1;
-    }
-    if (o->nesterov && o->momentum == 0) return fail(err, len, "--nesterov needs --momentum > 0");
-    if (o->min_lr > o->lr) return fail(err, len, "--min-lr must not exceed --lr");
-    return strategy_of(o)->check(o, err, len);
+    if (!o->data) return HPC_ERR(HPC_ERR_ARG, "--data FILE.h5 is required (see --help)");
+    if (!o->out) return HPC_ERR(HPC_ERR_ARG, "--out RUNDIR is required (see --help)");
+    if (o->resume && o->force) return HPC_ERR(HPC_ERR_ARG, "--resume and --force exclude each other");
+    if (o->data_changed_ok && !o->resume) return HPC_ERR(HPC_ERR_ARG, "--data-changed-ok goes with --resume");
+    if (!o->optim->momentum && (o->momentum != 0 || o->nesterov))
+        return HPC_ERR(HPC_ERR_ARG, "--momentum and --nesterov are not for --optim %s", o->optim->name);
+    if (!o->optim->betas && a.betas_given)
+        return HPC_ERR(HPC_ERR_ARG, "--betas is not for --optim %s", o->optim->name);
+    if (o->nesterov && o->momentum == 0) return HPC_ERR(HPC_ERR_ARG, "--nesterov needs --momentum > 0");
+    if (o->min_lr > o->lr) return HPC_ERR(HPC_ERR_ARG, "--min-lr must not exceed --lr");
+    return strategy_of(o)->check(o);
 }
 
 static void add_key(const train_opts_t *o, int64_t nin, int64_t nout, int64_t ntrain,
@@ -409,7 +392,7 @@ static void add_key(const train_opts_t *o, int64_t nin, int64_t nout, int64_t nt
 }
 
 int train_opts_fit(train_opts_t *o, int64_t nin, int64_t nout, int64_t ntrain, int nranks,
-                   int64_t total_steps, char *err, size_t len)
+                   int64_t total_steps)
 {
     if (!o->layers_given) {
         o->nlayers = 3;
@@ -417,26 +400,18 @@ int train_opts_fit(train_opts_t *o, int64_t nin, int64_t nout, int64_t ntrain, i
         o->size[1] = o->size[2] = 64;
         o->size[3] = nout;
     }
-    if (o->size[0] != nin) {
-        snprintf(err, len, "--layers: the first size is %lld but the data has %lld inputs",
+    if (o->size[0] != nin)
+        return HPC_ERR(HPC_ERR_ARG, "--layers: the first size is %lld but the data has %lld inputs",
                  (long long)o->size[0], (long long)nin);
-        return -1;
-    }
-    if (o->loss == LOSS_MSE && o->size[o->nlayers] != nout) {
-        snprintf(err, len, "--layers: the last size is %lld but the data has %lld targets",
+    if (o->loss == LOSS_MSE && o->size[o->nlayers] != nout)
+        return HPC_ERR(HPC_ERR_ARG, "--layers: the last size is %lld but the data has %lld targets",
                  (long long)o->size[o->nlayers], (long long)nout);
-        return -1;
-    }
-    if (o->loss == LOSS_CE && o->size[o->nlayers] < 2) {
-        snprintf(err, len, "--layers: cross-entropy needs at least 2 classes (the last size)");
-        return -1;
-    }
-    if (strategy_of(o)->fit(o, nranks, err, len) < 0) return -1;
-    if (o->batch * o->accum > ntrain) {
-        snprintf(err, len, "--batch %lld x --accum %lld is more than the %lld training samples",
+    if (o->loss == LOSS_CE && o->size[o->nlayers] < 2)
+        return HPC_ERR(HPC_ERR_ARG, "--layers: cross-entropy needs at least 2 classes (the last size)");
+    HPC_TRY(strategy_of(o)->fit(o, nranks));
+    if (o->batch * o->accum > ntrain)
+        return HPC_ERR(HPC_ERR_ARG, "--batch %lld x --accum %lld is more than the %lld training samples",
                  (long long)o->batch, (long long)o->accum, (long long)ntrain);
-        return -1;
-    }
     add_key(o, nin, nout, ntrain, total_steps);
     return 0;
 }

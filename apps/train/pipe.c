@@ -29,87 +29,59 @@
 
 /* ---- options ---- */
 
-static int check(const train_opts_t *o, char *err, size_t len)
+static int check(const train_opts_t *o)
 {
     const pipe_sched_t *row = &pipe_scheds[o->pipe_sched];
     const char *what = o->stash ? "--weight-stashing" : o->predict ? "--weight-prediction"
                      : o->gap_just_lost ? "--gap-aware-just-lost" : o->gap_aware ? "--gap-aware"
                      : o->step_every > 1 ? "--step-every" : NULL;
-    if (what && !row->async) {
-        snprintf(err, len, "%s is for --pipe-schedule stale, not %s", what, row->name);
-        return -1;
-    }
-    if (o->parallel == PAR_HYBRID && !o->stages) {
-        snprintf(err, len, "--parallel hybrid needs --stages S (replicas: the ranks / S)");
-        return -1;
-    }
-    if (o->parallel == PAR_HYBRID && row->async) {
-        snprintf(err, len, "--pipe-schedule %s is not for --parallel hybrid (its stages step alone)", row->name);
-        return -1;
-    }
-    if (o->accum > 1) {
-        snprintf(err, len, "--accum is for --parallel dp; a pipeline splits the batch with --micro");
-        return -1;
-    }
-    if (row->async && o->clip > 0) {
-        snprintf(err, len, "--clip is not for --pipe-schedule %s (its stages step alone: no global norm)", row->name);
-        return -1;
-    }
-    if (o->predict && (!o->optim->predict || o->optim->nstates(o) == 0)) {
-        snprintf(err, len, "--weight-prediction needs momentum: --optim adam/adamw or --momentum");
-        return -1;
-    }
-    if (o->shard && o->parallel == PAR_PIPE) {
-        snprintf(err, len, "--shard divides among data-parallel replicas, and --parallel pipe has none "
+    if (what && !row->async)
+        return HPC_ERR(HPC_ERR_ARG, "%s is for --pipe-schedule stale, not %s", what, row->name);
+    if (o->parallel == PAR_HYBRID && !o->stages)
+        return HPC_ERR(HPC_ERR_ARG, "--parallel hybrid needs --stages S (replicas: the ranks / S)");
+    if (o->parallel == PAR_HYBRID && row->async)
+        return HPC_ERR(HPC_ERR_ARG, "--pipe-schedule %s is not for --parallel hybrid (its stages step alone)", row->name);
+    if (o->accum > 1)
+        return HPC_ERR(HPC_ERR_ARG, "--accum is for --parallel dp; a pipeline splits the batch with --micro");
+    if (row->async && o->clip > 0)
+        return HPC_ERR(HPC_ERR_ARG, "--clip is not for --pipe-schedule %s (its stages step alone: no global norm)", row->name);
+    if (o->predict && (!o->optim->predict || o->optim->nstates(o) == 0))
+        return HPC_ERR(HPC_ERR_ARG, "--weight-prediction needs momentum: --optim adam/adamw or --momentum");
+    if (o->shard && o->parallel == PAR_PIPE)
+        return HPC_ERR(HPC_ERR_ARG, "--shard divides among data-parallel replicas, and --parallel pipe has none "
                  "(--parallel hybrid --shard optim)");
-        return -1;
-    }
-    if (o->shard > SHARD_OPTIM) {
-        snprintf(err, len, "--shard %s is not for pipelines (each micro-batch's backward adds to the stage's "
+    if (o->shard > SHARD_OPTIM)
+        return HPC_ERR(HPC_ERR_ARG, "--shard %s is not for pipelines (each micro-batch's backward adds to the stage's "
                  "gradient, which a stage must hold whole; --shard optim composes)",
                  o->shard == SHARD_GRADS ? "grads" : "params");
-        return -1;
-    }
     return 0;
 }
 
-static int fit(train_opts_t *o, int nranks, char *err, size_t len)
+static int fit(train_opts_t *o, int nranks)
 {
     if (!o->stages) o->stages = nranks;
     int S = o->stages;
-    if (S > o->nlayers) {
-        snprintf(err, len, "--stages %d is more than the %d layers: every stage needs a layer", S, o->nlayers);
-        return -1;
-    }
-    if (S > nranks) {
-        snprintf(err, len, "--stages %d is more than the %d ranks", S, nranks);
-        return -1;
-    }
-    if (o->parallel == PAR_PIPE && S != nranks) {
-        snprintf(err, len, "--parallel pipe: --stages %d on %d ranks (one stage a rank; replicas: "
+    if (S > o->nlayers)
+        return HPC_ERR(HPC_ERR_ARG, "--stages %d is more than the %d layers: every stage needs a layer", S, o->nlayers);
+    if (S > nranks)
+        return HPC_ERR(HPC_ERR_ARG, "--stages %d is more than the %d ranks", S, nranks);
+    if (o->parallel == PAR_PIPE && S != nranks)
+        return HPC_ERR(HPC_ERR_ARG, "--parallel pipe: --stages %d on %d ranks (one stage a rank; replicas: "
                  "--parallel hybrid)", S, nranks);
-        return -1;
-    }
-    if (nranks % S) {
-        snprintf(err, len, "--parallel hybrid: D x S must be the %d ranks, but %d is not a multiple of "
+    if (nranks % S)
+        return HPC_ERR(HPC_ERR_ARG, "--parallel hybrid: D x S must be the %d ranks, but %d is not a multiple of "
                  "--stages %d", nranks, nranks, S);
-        return -1;
-    }
     if (o->npart) {
         int64_t sum = 0;
         for (int i = 0; i < o->npart; i++) sum += o->partition[i];
-        if (o->npart != S || sum != o->nlayers) {
-            snprintf(err, len, "--partition: %d stages of %lld layers, but --stages is %d and the model has "
+        if (o->npart != S || sum != o->nlayers)
+            return HPC_ERR(HPC_ERR_ARG, "--partition: %d stages of %lld layers, but --stages is %d and the model has "
                      "%d layers", o->npart, (long long)sum, S, o->nlayers);
-            return -1;
-        }
     }
     int replicas = nranks / S;
-    if (o->batch < (int64_t)replicas * o->micro) {
-        snprintf(err, len, "--batch %lld is smaller than %d replica%s x --micro %d: every micro-batch needs "
+    if (o->batch < (int64_t)replicas * o->micro)
+        return HPC_ERR(HPC_ERR_ARG, "--batch %lld is smaller than %d replica%s x --micro %d: every micro-batch needs "
                  "a sample", (long long)o->batch, replicas, replicas > 1 ? "s" : "", o->micro);
-        return -1;
-    }
     return 0;
 }
 

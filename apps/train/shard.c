@@ -327,14 +327,14 @@ static void layout(const train_opts_t *o, const model_t *m, int D, model_t *lay)
     model_layout_part(lay, m->nl, m->size, m->act, 0, m->nl, cap, D);
 }
 
-static int check(const train_opts_t *o, char *err, size_t len)
+static int check(const train_opts_t *o)
 {
-    return strategy_dp.check(o, err, len);
+    return strategy_dp.check(o);
 }
 
-static int fit(train_opts_t *o, int nranks, char *err, size_t len)
+static int fit(train_opts_t *o, int nranks)
 {
-    return strategy_dp.fit(o, nranks, err, len);
+    return strategy_dp.fit(o, nranks);
 }
 
 static void replica(const train_opts_t *o, int rank, int nranks, int *part, int *parts)

@@ -122,7 +122,7 @@ static void name_sample(const data_t *d, int64_t i, char *buf, size_t len)
         snprintf(buf, len, "%s sample %lld (row %lld of /X, /Y)", split, (long long)i, (long long)i);
 }
 
-int stats_compute(data_t *d, char *err, size_t len)
+int stats_compute(data_t *d)
 {
     stats_t s;
     layout(d, &s);
@@ -142,13 +142,11 @@ int stats_compute(data_t *d, char *err, size_t len)
     MPI_Allreduce(&mine[1], &got[1], 1, MPI_INT64_T, MPI_MIN, hpc_comm_world());
     int ret = 0;
     if (got[0]) {   /* the ranks that failed say why; hpc_app_agree ends all */
-        if (mine[0]) snprintf(err, len, "reading %s: %s", hpc_h5_path(d->f), hpc_last_cause());
-        ret = mine[0] ? -1 : 0;
+        if (mine[0]) ret = HPC_ERR(rc, "reading %s: %s", hpc_h5_path(d->f), hpc_last_cause());
     } else if (got[1] != INT64_MAX) {
         char what[160];
         name_sample(d, got[1], what, sizeof what);
-        snprintf(err, len, "%s: %s holds NaN or infinite values", hpc_h5_path(d->f), what);
-        ret = -1;
+        ret = HPC_ERR(HPC_ERR_DATA, "%s: %s holds NaN or infinite values", hpc_h5_path(d->f), what);
     } else {
         MPI_Allreduce(s.part, all, (int)(s.nchunks * per), MPI_DOUBLE, MPI_SUM, hpc_comm_world());
         free(s.part);
@@ -161,6 +159,6 @@ int stats_compute(data_t *d, char *err, size_t len)
     free(X);
     free(Y);
     free(ids);
-    hpc_error_clear();
+    if (ret == 0) hpc_error_clear();    /* a NaN row's record, reported above */
     return ret;
 }

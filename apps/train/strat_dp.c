@@ -31,26 +31,22 @@ static dps_t *st(const train_t *t)
     return (dps_t *)t->s;
 }
 
-static int check(const train_opts_t *o, char *err, size_t len)
+static int check(const train_opts_t *o)
 {
     const char *what = o->stages ? "--stages" : o->npart ? "--partition" : o->micro > 1 ? "--micro"
                      : o->recompute ? "--recompute" : o->stash ? "--weight-stashing"
                      : o->predict ? "--weight-prediction" : o->gap_just_lost ? "--gap-aware-just-lost"
                      : o->gap_aware ? "--gap-aware" : o->step_every > 1 ? "--step-every" : NULL;
-    if (what) {
-        snprintf(err, len, "%s is for --parallel pipe or hybrid", what);
-        return -1;
-    }
+    if (what)
+        return HPC_ERR(HPC_ERR_ARG, "%s is for --parallel pipe or hybrid", what);
     return 0;
 }
 
-static int fit(train_opts_t *o, int nranks, char *err, size_t len)
+static int fit(train_opts_t *o, int nranks)
 {
-    if (o->batch < nranks) {
-        snprintf(err, len, "--batch %lld is smaller than the %d ranks: every rank needs a sample",
+    if (o->batch < nranks)
+        return HPC_ERR(HPC_ERR_ARG, "--batch %lld is smaller than the %d ranks: every rank needs a sample",
                  (long long)o->batch, nranks);
-        return -1;
-    }
     return 0;
 }
 

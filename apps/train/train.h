@@ -95,12 +95,12 @@ extern const hpc_app_t train_app;
  * optimisers, the pipeline schedules). */
 void train_opts_prepare(void);
 /* After hpc_app_start: the parsed options, checked against each other;
- * -1 with a one-line reason. */
-int train_opts_finish(train_opts_t *o, char *err, size_t len);
+ * HPC_ERR_ARG with a one-line cause (hpc_last_cause). */
+int train_opts_finish(train_opts_t *o);
 /* Once the data is known: layer sizes against it, the rank count, the
- * derived entries of the options key.  -1 with a reason. */
+ * derived entries of the options key.  HPC_ERR_ARG with the cause. */
 int train_opts_fit(train_opts_t *o, int64_t nin, int64_t nout, int64_t ntrain, int nranks,
-                   int64_t total_steps, char *err, size_t len);
+                   int64_t total_steps);
 /* "11,256,256,10" */
 void train_layers_str(const train_opts_t *o, char *buf, size_t len);
 
@@ -128,9 +128,10 @@ typedef struct {
     const char *describe;       /* one line: what a sample is */
 } data_t;
 
-/* Collective.  Open and check --data; the split; 0, or -1 with a reason
- * (every rank reaches the same verdict). */
-int data_open(data_t *d, const train_opts_t *o, int64_t nclasses, char *err, size_t len);
+/* Collective.  Open and check --data; the split; 0, or an HPC_ERR_* with
+ * the cause (every rank reaches the same verdict, but where a read
+ * failed, only the ranks it failed on hold the cause and fail). */
+int data_open(data_t *d, const train_opts_t *o, int64_t nclasses);
 void data_close(data_t *d);
 /* Independent.  Samples ids[0..n) (0..nsamples-1: train first, then
  * validation) into X [n, nin] and Y [n, ydim], normalised. */
@@ -140,8 +141,9 @@ int data_read_raw(const data_t *d, size_t n, const int64_t *ids, double *X, doub
 /* Collective.  Means and standard deviations over the training samples,
  * computed in fixed chunks and combined in chunk order (Chan's formula),
  * so they are the same bits for any rank count; cross-entropy labels are
- * checked against the classes on the way.  0, or -1 with a reason. */
-int stats_compute(data_t *d, char *err, size_t len);
+ * checked against the classes on the way.  0, or an HPC_ERR_* with the
+ * cause (a failed read: on the ranks it failed on only). */
+int stats_compute(data_t *d);
 
 /* ---- batches (loader.c) ---- */
 typedef struct {
@@ -157,9 +159,8 @@ typedef struct {
     int64_t val_lo, val_n;
     size_t bytes;                    /* what it holds, for the memory report */
 } loader_t;
-/* Collective.  0, or -1 with a reason. */
-int loader_open(loader_t *l, const data_t *d, const train_opts_t *o, int rank, int nranks, char *err,
-                size_t len);
+/* Collective.  0, or an HPC_ERR_* with the cause. */
+int loader_open(loader_t *l, const data_t *d, const train_opts_t *o, int rank, int nranks);
 /* The bytes loader_open will hold, without opening anything */
 size_t loader_bytes(const data_t *d, const train_opts_t *o, int rank, int nranks);
 /* Independent.  This rank's rows of micro-batch mb (0-based within the
@@ -429,10 +430,12 @@ typedef struct {
  * strategy uses the pieces above, never the loop. */
 typedef struct strategy {
     const char *name;
-    /* the checks that need only the command line; -1 with a reason */
-    int (*check)(const train_opts_t *o, char *err, size_t len);
-    /* against the layers and ranks (sets derived options); -1 with a reason */
-    int (*fit)(train_opts_t *o, int nranks, char *err, size_t len);
+    /* the checks that need only the command line; HPC_ERR_ARG with the
+     * cause */
+    int (*check)(const train_opts_t *o);
+    /* against the layers and ranks (sets derived options); HPC_ERR_ARG
+     * with the cause */
+    int (*fit)(train_opts_t *o, int nranks);
     /* this rank's data-parallel part of each batch: *part of *parts */
     void (*replica)(const train_opts_t *o, int rank, int nranks, int *part, int *parts);
     /* what this rank will hold, before anything is allocated (t->model,
@@ -517,12 +520,14 @@ double train_validate(train_t *t, double *mse_data);
 /* Collective.  RUNDIR/checkpoint.h5 (atomically replaced). */
 int ckpt_save(train_t *t);
 /* Collective.  Parameters, optimiser state, step and normalisation from
- * RUNDIR/checkpoint.h5 (same options key); -1 with a reason. */
-int ckpt_load(train_t *t, char *err, size_t len);
+ * RUNDIR/checkpoint.h5 (same options key); an HPC_ERR_* with the cause
+ * ("--resume: ..."). */
+int ckpt_load(train_t *t);
 /* Collective.  --init-from: the parameters alone from FILE's /model/<i>/
  * (a checkpoint, or a PyTorch state_dict written as docs/train.md shows),
- * checked against the layers.  -1 with a reason. */
-int ckpt_init_from(train_t *t, char *err, size_t len);
+ * checked against the layers.  An HPC_ERR_* with the cause
+ * ("--init-from FILE: ..."). */
+int ckpt_init_from(train_t *t);
 
 /* metrics.csv: step,epoch,lr,train_loss_normalized,val_loss_normalized,
  * val_mse_data,samples_per_s,comm_share,comm_hidden; rows of a resumed

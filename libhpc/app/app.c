@@ -270,9 +270,8 @@ void hpc_app_start(const hpc_app_t *app, int *argc, char ***argv)
         agree_or_leave(here ? status : 0, hpc_last_cause());
         agree_or_leave(HPC_EXIT_DATA, "start-up failed");   /* not reached */
     }
-    char err[1024] = "";
     /* every rank sees the same environment and argv: same verdicts */
-    if (app_settings_check(err, sizeof err) < 0) hpc_app_exit(HPC_EXIT_USAGE, "%s", err);
+    if (app_settings_check() < 0) hpc_app_exit(HPC_EXIT_USAGE, "%s", hpc_last_cause());
     /* HPC_COLL_<OP>=nccl asks for a device path: NCCL and a GPU on every
      * rank, or one line naming what is missing (this rank's own view) */
     const char *nv = app_settings_nccl_var();
@@ -281,8 +280,8 @@ void hpc_app_start(const hpc_app_t *app, int *argc, char ***argv)
                                                              : hpc_gpu_unavailable();
         hpc_app_agree(no ? HPC_EXIT_USAGE : 0, "%s=nccl: rank %d (%s): %s", nv, hpc_rank(), hpc_hostname(), no);
     }
-    int v = app_opts_parse(app, argc ? *argc : 0, argv ? *argv : NULL, &quiet, err, sizeof err);
-    if (v < 0) hpc_app_exit(HPC_EXIT_USAGE, "%s", err);
+    int v = app_opts_parse(app, argc ? *argc : 0, argv ? *argv : NULL, &quiet);
+    if (v < 0) hpc_app_exit(HPC_EXIT_USAGE, "%s", hpc_last_cause());
     if (v > 0) {
         if (hpc_rank() == 0 && v == 1) app_opts_help(app, stdout);
         if (hpc_rank() == 0 && v == 2) printf("%s (hpckit %s)\n", app->name, hpc_version());

@@ -9,7 +9,6 @@
 #include <getopt.h>
 #include <libgen.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,16 +18,6 @@
 enum { BUILTIN_HELP = 'h', BUILTIN_QUIET = 'q', BUILTIN_VERSION = 1000, OPT_BASE = 1001 };
 #define HELP_COL 25      /* where the help text of an option starts */
 #define HELP_WIDTH 79
-
-static int fail(char *err, size_t len, const char *fmt, ...) HPC_PRINTF(3, 4);
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, len, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 static int count_opts(const hpc_opt_t *t)
 {
@@ -73,21 +62,21 @@ static void choice_name(const char *choices, int idx, char *buf, size_t len)
     snprintf(buf, len, "%.*s", (int)n, p ? p : "");
 }
 
-static int check_double(const hpc_opt_t *o, double v, char *err, size_t len)
+static int check_double(const hpc_opt_t *o, double v)
 {
     char nm[80];
     if (!(o->flags & HPC_OPT_BOUNDS)) return 0;
     int lo_bad = (o->flags & HPC_OPT_GT) ? !(v > o->lo) : !(v >= o->lo);
     int hi_bad = (o->flags & HPC_OPT_LT) ? !(v < o->hi) : !(v <= o->hi);
     if (lo_bad || hi_bad)
-        return fail(err, len, "%s %g: must be %s %g and %s %g", shown(o, nm, sizeof nm), v,
+        return HPC_ERR(HPC_ERR_ARG, "%s %g: must be %s %g and %s %g", shown(o, nm, sizeof nm), v,
                     (o->flags & HPC_OPT_GT) ? ">" : ">=", o->lo, (o->flags & HPC_OPT_LT) ? "<" : "<=",
                     o->hi);
     return 0;
 }
 
 /* Store one value into o->dest. */
-static int set_value(const hpc_opt_t *o, const char *v, char *err, size_t len)
+static int set_value(const hpc_opt_t *o, const char *v)
 {
     char nm[80], esc[160];
     shown(o, nm, sizeof nm);
@@ -98,9 +87,9 @@ static int set_value(const hpc_opt_t *o, const char *v, char *err, size_t len)
         return 0;
     case HPC_OPT_INT: {
         int64_t x;
-        if (hpc_parse_int64(v, &x) < 0) return fail(err, len, "%s: '%s' is not an integer", nm, esc);
+        if (hpc_parse_int64(v, &x) < 0) return HPC_ERR(HPC_ERR_ARG, "%s: '%s' is not an integer", nm, esc);
         if ((o->ilo || o->ihi) && (x < o->ilo || x > o->ihi))
-            return fail(err, len, "%s %lld: must be in [%lld, %lld]", nm, (long long)x,
+            return HPC_ERR(HPC_ERR_ARG, "%s %lld: must be in [%lld, %lld]", nm, (long long)x,
                         (long long)o->ilo, (long long)o->ihi);
         *(int64_t *)o->dest = x;
         return 0;
@@ -108,34 +97,34 @@ static int set_value(const hpc_opt_t *o, const char *v, char *err, size_t len)
     case HPC_OPT_DOUBLE: {
         double x;
         if (hpc_parse_double(v, o->flags & HPC_OPT_INF, &x) < 0)
-            return fail(err, len, "%s: '%s' is not a %snumber", nm, esc,
+            return HPC_ERR(HPC_ERR_ARG, "%s: '%s' is not a %snumber", nm, esc,
                         (o->flags & HPC_OPT_INF) ? "" : "finite ");
-        if (check_double(o, x, err, len)) return -1;
+        HPC_TRY(check_double(o, x));
         *(double *)o->dest = x;
         return 0;
     }
     case HPC_OPT_SIZE:
         if (hpc_parse_size(v, (size_t *)o->dest) < 0)
-            return fail(err, len, "%s: '%s' is not a size (64, 8K, 16M, 1G)", nm, esc);
+            return HPC_ERR(HPC_ERR_ARG, "%s: '%s' is not a size (64, 8K, 16M, 1G)", nm, esc);
         return 0;
     case HPC_OPT_STRING:
-        if (!*v) return fail(err, len, "%s: empty value", nm);
+        if (!*v) return HPC_ERR(HPC_ERR_ARG, "%s: empty value", nm);
         *(const char **)o->dest = v;
         return 0;
     case HPC_OPT_CHOICE: {
         int i = choice_index(o->choices, v);
-        if (i < 0) return fail(err, len, "%s: '%s' is not one of %s", nm, esc, o->choices);
+        if (i < 0) return HPC_ERR(HPC_ERR_ARG, "%s: '%s' is not one of %s", nm, esc, o->choices);
         *(int *)o->dest = i;
         return 0;
     }
-    case HPC_OPT_CALL: {
-        char why[512] = "";
-        if (o->call(v, o->dest, why, sizeof why) < 0)
-            return fail(err, len, "%s: '%s': %s", nm, esc, why[0] ? why : "invalid value");
+    case HPC_OPT_CALL:
+        hpc_error_clear();
+        if (o->call(v, o->dest) < 0)
+            return HPC_ERR(HPC_ERR_ARG, "%s: '%s': %s", nm, esc,
+                           hpc_last_cause()[0] ? hpc_last_cause() : "invalid value");
         return 0;
-    }
     default:
-        return fail(err, len, "%s: bad option table", nm);
+        return HPC_ERR(HPC_ERR_ARG, "%s: bad option table", nm);
     }
 }
 
@@ -194,23 +183,23 @@ static void keep_raw(int i, const hpc_opt_t *o, const char *v)
 }
 
 /* The message for what getopt_long could not take. */
-static int bad_option(int c, int argc, char **argv, const hpc_opt_t *t, int n, char *err, size_t len)
+static int bad_option(int c, int argc, char **argv, const hpc_opt_t *t, int n)
 {
     char esc[256], nm[80];
     const char *arg = optind - 1 < argc ? argv[optind - 1] : "";
     if (c == ':') {
         int i = find(t, n, optopt);
-        if (i >= 0) return fail(err, len, "option %s needs a value", shown(&t[i], nm, sizeof nm));
-        return fail(err, len, "option '%s' needs a value", hpc_escape(arg, esc, sizeof esc));
+        if (i >= 0) return HPC_ERR(HPC_ERR_ARG, "option %s needs a value", shown(&t[i], nm, sizeof nm));
+        return HPC_ERR(HPC_ERR_ARG, "option '%s' needs a value", hpc_escape(arg, esc, sizeof esc));
     }
     /* an unknown letter inside "-Zq" is optopt; a long option is argv's */
-    if (optopt > 0 && optopt < 256) return fail(err, len, "unknown option '-%c' (see --help)", optopt);
+    if (optopt > 0 && optopt < 256) return HPC_ERR(HPC_ERR_ARG, "unknown option '-%c' (see --help)", optopt);
     hpc_escape(arg, esc, sizeof esc);
     esc[strcspn(esc, "=")] = '\0';
-    return fail(err, len, "unknown option '%s' (see --help)", esc);
+    return HPC_ERR(HPC_ERR_ARG, "unknown option '%s' (see --help)", esc);
 }
 
-int app_opts_parse(const hpc_app_t *app, int argc, char **argv, int *quiet, char *err, size_t len)
+int app_opts_parse(const hpc_app_t *app, int argc, char **argv, int *quiet)
 {
     const hpc_opt_t *t = app->opts;
     int n = count_opts(t);
@@ -219,7 +208,10 @@ int app_opts_parse(const hpc_app_t *app, int argc, char **argv, int *quiet, char
     app_opts_free();
     raw = calloc((size_t)n + 1, sizeof *raw);
     nraw = n;
-    if (!lo || !raw) return fail(err, len, "out of memory");
+    if (!lo || !raw) {
+        free(lo);
+        return HPC_ERR(HPC_ERR_NOMEM, "out of memory");
+    }
     opterr = 0;
     optind = 1;
     int c, rc = 0;
@@ -227,16 +219,16 @@ int app_opts_parse(const hpc_app_t *app, int argc, char **argv, int *quiet, char
         if (c == BUILTIN_HELP) rc = 1;
         else if (c == BUILTIN_VERSION) rc = 2;
         else if (c == BUILTIN_QUIET) *quiet = 1;
-        else if (c == '?' || c == ':') rc = bad_option(c, argc, argv, t, n, err, len);
+        else if (c == '?' || c == ':') rc = bad_option(c, argc, argv, t, n);
         else {
             int i = find(t, n, c);
-            if (i < 0) rc = fail(err, len, "option table error");
-            else if ((rc = set_value(&t[i], optarg, err, len)) == 0) keep_raw(i, &t[i], optarg);
+            if (i < 0) rc = HPC_ERR(HPC_ERR_ARG, "option table error");
+            else if ((rc = set_value(&t[i], optarg)) == 0) keep_raw(i, &t[i], optarg);
         }
     }
     if (rc == 0 && optind < argc) {
         char esc[256];
-        rc = fail(err, len, "unexpected argument '%s' (see --help)",
+        rc = HPC_ERR(HPC_ERR_ARG, "unexpected argument '%s' (see --help)",
                   hpc_escape(argv[optind], esc, sizeof esc));
     }
     free(lo);

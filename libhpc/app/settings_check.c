@@ -19,11 +19,11 @@
 
 extern char **environ;
 
-static int bad(char *err, size_t len, const char *var, const char *val, const char *want)
+/* HPC_ERR_ARG: "VAR='value': want" */
+static int bad(const char *var, const char *val, const char *want)
 {
     char esc[256];
-    snprintf(err, len, "%s='%s': %s", var, hpc_escape(val, esc, sizeof esc), want);
-    return -1;
+    return HPC_ERR(HPC_ERR_ARG, "%s='%s': %s", var, hpc_escape(val, esc, sizeof esc), want);
 }
 
 /* the first HPC_COLL_<OP> set to nccl (a device path: app.c checks that
@@ -36,7 +36,7 @@ const char *app_settings_nccl_var(void)
 }
 
 /* HPC_COLL_<OP>=ALG: OP a collective, ALG one it has */
-static int check_coll_override(const char *var, const char *val, char *err, size_t len)
+static int check_coll_override(const char *var, const char *val)
 {
     char name[64];
     size_t i = 0;
@@ -46,12 +46,12 @@ static int check_coll_override(const char *var, const char *val, char *err, size
     hpc_coll_t c;
     hpc_alg_t a;
     if (hpc_coll_parse(name, &c) < 0)
-        return bad(err, len, var, val, "not a setting of libhpc (no collective by that name)");
+        return bad(var, val, "not a setting of libhpc (no collective by that name)");
     if (hpc_alg_parse(val, &a) < 0 || !hpc_coll_has_alg(c, a)) {
         char why[384], names[256];
         snprintf(why, sizeof why, "%s has no algorithm by that name (it has %s)", hpc_coll_name(c),
                  hpc_coll_alg_names(c, names, sizeof names));
-        return bad(err, len, var, val, why);
+        return bad(var, val, why);
     }
     if (a == HPC_ALG_NCCL && !nccl_var[0]) snprintf(nccl_var, sizeof nccl_var, "%s", var);
     return 0;
@@ -59,28 +59,32 @@ static int check_coll_override(const char *var, const char *val, char *err, size
 
 /* One variable: the table's check (libhpc/settings.c), and what only
  * the layers above the core know: an algorithm's name, a tuning file. */
-static int check_one(const char *var, const char *val, char *err, size_t len)
+static int check_one(const char *var, const char *val)
 {
-    if (!strcmp(var, "HPC_COLL_TUNING")) return hpc_coll_tuning_check(val, err, len);
-    int rc = hpc_setting_check(var, val, err, len);
-    if (rc == -1) return -1;
+    if (!strcmp(var, "HPC_COLL_TUNING")) return hpc_coll_tuning_check(val);
+    int rc = hpc_setting_check(var, val);
+    if (rc == HPC_ERR_ARG) return rc;
+    char cause[1024];     /* the table's line, past hpc_coll_parse's error */
+    snprintf(cause, sizeof cause, "%s", rc < 0 ? hpc_last_cause() : "");
     /* HPC_COLL_<OP> of a collective the table has, or a misspelt one: a
      * forced algorithm is the run's meaning, so a typo is refused, not
      * warned of (the table's line says which it meant) */
-    if (!strncmp(var, "HPC_COLL_", 9) && (rc == -2 || hpc_setting_find(var)->type == HPC_SET_TEXT)) {
+    if (!strncmp(var, "HPC_COLL_", 9) &&
+        (rc == HPC_ERR_UNSUPPORTED || hpc_setting_find(var)->type == HPC_SET_TEXT)) {
         hpc_coll_t c;
         char name[64];
         size_t i = 0;
         for (const char *p = var + 9; *p && i + 1 < sizeof name; p++) name[i++] = (char)tolower((unsigned char)*p);
         name[i] = 0;
-        if (hpc_coll_parse(name, &c) == 0) return check_coll_override(var, val, err, len);
+        if (hpc_coll_parse(name, &c) == 0) return check_coll_override(var, val);
         hpc_error_clear();
-        if (rc == -2) return -1;
+        if (rc == HPC_ERR_UNSUPPORTED) return HPC_ERR(HPC_ERR_ARG, "%s", cause);
     }
+    hpc_error_clear();
     return 0;   /* unknown names: warned of (hpc_settings_warn) */
 }
 
-int app_settings_check(char *err, size_t len)
+int app_settings_check(void)
 {
     for (char **e = environ; *e; e++) {
         if (strncmp(*e, "HPC_", 4)) continue;
@@ -88,7 +92,7 @@ int app_settings_check(char *err, size_t len)
         if (!eq || !eq[1]) continue;
         char var[128];
         snprintf(var, sizeof var, "%.*s", (int)(eq - *e), *e);
-        if (check_one(var, eq + 1, err, len) < 0) return -1;
+        HPC_TRY(check_one(var, eq + 1));
     }
     if (hpc_rank() == 0) hpc_settings_warn();     /* the values are good: unknown names */
     return 0;

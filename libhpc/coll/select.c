@@ -111,11 +111,10 @@ typedef struct {
 static tune_row_t *rows;
 static int nrows;
 
-/* A reason for line n of path into err; -1. */
-static int tune_bad(char *err, size_t len, const char *path, int n, const char *why)
+/* code, with the reason for line n of path as the cause */
+static int tune_bad(int code, const char *path, int n, const char *why)
 {
-    snprintf(err, len, "HPC_COLL_TUNING=%s: line %d: %s", path, n, why);
-    return -1;
+    return HPC_ERR(code, "HPC_COLL_TUNING=%s: line %d: %s", path, n, why);
 }
 
 /* The model constant a tuning line names (NULL: not a constant's name). */
@@ -223,17 +222,15 @@ static int tune_line(char *line, tune_row_t *r, int *is_row, model_k_t *mk, cons
 }
 
 /* The whole file, or nothing: its rows and constants into *out, *n and
- * *mk, else -1 with the first bad line in err.  Binary bytes (what
+ * *mk, else HPC_ERR_DATA (HPC_ERR_IO, HPC_ERR_NOMEM) with the first bad
+ * line as the cause.  Binary bytes (what
  * a wrong file name finds) are one reason, not a warning per line. */
-static int tune_parse(const char *path, tune_row_t **out, int *n, model_k_t *mk, char *err, size_t len)
+static int tune_parse(const char *path, tune_row_t **out, int *n, model_k_t *mk)
 {
     *out = NULL;
     *n = 0;
     FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, len, "HPC_COLL_TUNING=%s: cannot open it", path);
-        return -1;
-    }
+    if (!f) return HPC_ERR(HPC_ERR_IO, "HPC_COLL_TUNING=%s: cannot open it", path);
     char *line = NULL;
     size_t cap = 0;
     ssize_t got;
@@ -247,7 +244,7 @@ static int tune_parse(const char *path, tune_row_t **out, int *n, model_k_t *mk,
                 why = "not a tuning file (binary bytes; hpc-collbench --tune writes one)";
         }
         if (why) {
-            rc = tune_bad(err, len, path, lineno, why);
+            rc = tune_bad(HPC_ERR_DATA, path, lineno, why);
             break;
         }
         char *h = strchr(line, '#');
@@ -255,13 +252,13 @@ static int tune_parse(const char *path, tune_row_t **out, int *n, model_k_t *mk,
         tune_row_t r;
         int is_row;
         if (tune_line(line, &r, &is_row, mk, &why) < 0) {
-            rc = tune_bad(err, len, path, lineno, why);
+            rc = tune_bad(HPC_ERR_DATA, path, lineno, why);
         } else if (is_row) {
             if (*n == ncap) {
                 ncap = ncap ? 2 * ncap : 32;
                 tune_row_t *m = realloc(*out, (size_t)ncap * sizeof *m);
                 if (!m) {
-                    rc = tune_bad(err, len, path, lineno, "out of memory");
+                    rc = tune_bad(HPC_ERR_NOMEM, path, lineno, "out of memory");
                     break;
                 }
                 *out = m;
@@ -279,12 +276,12 @@ static int tune_parse(const char *path, tune_row_t **out, int *n, model_k_t *mk,
     return rc;
 }
 
-int hpc_coll_tuning_check(const char *path, char *err, size_t len)
+int hpc_coll_tuning_check(const char *path)
 {
     tune_row_t *r;
     int n;
     model_k_t k = {0, 0, 0, 0, 0, 0, 0};
-    int rc = tune_parse(path, &r, &n, &k, err, len);
+    int rc = tune_parse(path, &r, &n, &k);
     free(r);
     return rc;
 }
@@ -295,10 +292,10 @@ int hpc_coll_tuning_check(const char *path, char *err, size_t len)
 static void tune_load(const char *path)
 {
     if (!*path) return;
-    char err[512];
     model_k_t k = K;
-    if (tune_parse(path, &rows, &nrows, &k, err, sizeof err) < 0) {
-        hpc_warn("%s; the file is ignored, auto uses the cost model", err);
+    if (tune_parse(path, &rows, &nrows, &k) < 0) {
+        hpc_warn("%s; the file is ignored, auto uses the cost model", hpc_last_cause());
+        hpc_error_clear();
         return;
     }
     K = k;
