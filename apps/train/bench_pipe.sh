@@ -14,9 +14,14 @@
 #   dp                          the same ranks, data-parallel
 #   seq, gpipe, 1f1b            the flushed pipelines
 #   stale, +stashing, +msnag, +gap-aware   the stale pipeline
+#   stale --step-every 2        updates every second backward (the
+#                               optimiser's pass halved: its share of a
+#                               micro-batch is what keeps stale under 2x)
 # and prints a table: samples/s (the median over windows of LOG steps,
 # the first left out), the bubble (wall clock, and the recorded steps
-# replayed; theory), peak activations of stage 0, and the validation
+# replayed; theory), peak activations of stage 0, the share of the wall
+# clock each stage spent in optimiser steps inside the stream (stale
+# schedules: part of the measured bubble), and the validation
 # loss at the end (the same number of samples for all).  OUT_DIR (default
 # .) receives bench_pipe.txt (the table) and bench_pipe.png: the loss
 # against samples of every strategy in one plot (gnuplot).  Environment:
@@ -62,8 +67,10 @@ run() {
     line=$(cat "$dir/$name.out")
     bubble=$(echo "$line" | sed -n 's/.*bubble \([0-9.]*%\) (theory \([0-9.]*%\), \([0-9.]*%\) replayed).*/\1 \3 \2/p')
     mem=$(echo "$line" | sed -n 's/.*peak activations \([0-9.]* [KMG]*i*B\).*/\1/p' | tr -d ' ')
+    upd=$(echo "$line" | sed -n 's/.*(optimiser steps \([0-9.%/]*\)).*/\1/p')
     val=$(echo "$line" | sed -n 's/.*val loss \([0-9.e+-]*\)[ ;].*/\1/p')
-    printf "%-26s %2s %12.0f   %-22s %-10s %s\n" "$name" "$np" "${rate:-0}" "${bubble:--}" "${mem:--}" "$val" |
+    printf "%-26s %2s %12.0f   %-22s %-10s %-12s %s\n" "$name" "$np" "${rate:-0}" "${bubble:--}" "${mem:--}" \
+        "${upd:--}" "$val" |
         tee -a "$dir/table"
     echo "$name" >> "$dir/names"
 }
@@ -72,8 +79,8 @@ run() {
     echo "bench_pipe.sh: $LAYERS tanh, MSE, Adam, batch $BATCH in $MICRO micro-batches, $STEPS steps" \
          "($((STEPS * BATCH)) samples), 1 BLAS thread a rank; $(getconf _NPROCESSORS_ONLN) cores, load" \
          "$(cut -d' ' -f1-3 /proc/loadavg)"
-    printf "%-26s %2s %12s   %-22s %-10s %s\n" strategy np samples/s "bubble meas/repl/theory" \
-        "act.stage0" "val loss"
+    printf "%-26s %2s %12s   %-22s %-10s %-12s %s\n" strategy np samples/s "bubble meas/repl/theory" \
+        "act.stage0" "optimiser" "val loss"
 } | tee "$dir/head"
 : > "$dir/table"
 : > "$dir/names"
@@ -87,6 +94,7 @@ for S in $STAGES; do
     run "stale-ws-$S" "$S" $p --pipe-schedule stale --weight-stashing
     run "stale-msnag-$S" "$S" $p --pipe-schedule stale --weight-prediction msnag
     run "stale-ws-ga-$S" "$S" $p --pipe-schedule stale --weight-stashing --gap-aware
+    run "stale-k2-$S" "$S" $p --pipe-schedule stale --step-every 2
 done
 cat "$dir/head" "$dir/table" > "$out/bench_pipe.txt"
 
