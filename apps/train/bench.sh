@@ -22,24 +22,12 @@
 set -e
 build=${1:-.}
 here=$(dirname "$0")
-prog=$build/apps/train/hpc-train
-odegen=$build/apps/odegen/hpc-odegen
-[ -x "$prog" ] || { echo "bench.sh: no $prog (pass the build folder)" >&2; exit 2; }
+. "$here/bench_lib.sh"
 TRAJ=${TRAJ:-1000}
 STEPS=${STEPS:-1200}
 REPEAT=${REPEAT:-3}
 PYTHON=${PYTHON:-/usr/bin/python3}
 MPIEXEC=${MPIEXEC:-$build/tests/mpiexec-wrap -n}
-dir=$(mktemp -d "${TMPDIR:-/tmp}/train-bench.XXXXXX")
-trap 'rm -rf "$dir"' EXIT
-export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
-
-median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-# the samples/s of a metrics.csv's rows after the first (the column by name)
-rates() {
-    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "samples_per_s") c = i }
-             NR > 2 && $c > 0 { print $c }' "$1"
-}
 
 "$odegen" -q -n "$TRAJ" --out "$dir/ode.h5"
 args="--data $dir/ode.h5 --layers 11,256,256,10 --act tanh --loss mse --optim adam --lr 1e-3 --batch 256

@@ -31,9 +31,8 @@
 set -e
 build=${1:-.}
 out=${2:-.}
-prog=$build/apps/train/hpc-train
-odegen=$build/apps/odegen/hpc-odegen
-[ -x "$prog" ] || { echo "bench_pipe.sh: no $prog (pass the build folder)" >&2; exit 2; }
+here=$(dirname "$0")
+. "$here/bench_lib.sh"
 LAYERS=${LAYERS:-11,1024,1024,1024,1024,1024,10}
 BATCH=${BATCH:-1024}
 MICRO=${MICRO:-8}
@@ -42,17 +41,7 @@ LOG=${LOG:-20}
 TRAJ=${TRAJ:-1000}
 STAGES=${STAGES:-2 4}
 MPIEXEC=${MPIEXEC:-$build/tests/mpiexec-wrap -n}
-dir=$(mktemp -d "${TMPDIR:-/tmp}/pipe-bench.XXXXXX")
-trap 'rm -rf "$dir"' EXIT
-export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 mkdir -p "$out"
-
-median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-# the samples/s of a metrics.csv's rows after the first (the column by name)
-rates() {
-    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "samples_per_s") c = i }
-             NR > 2 && $c > 0 { print $c }' "$1"
-}
 
 "$odegen" -q -n "$TRAJ" --out "$dir/ode.h5"
 args="--data $dir/ode.h5 --layers $LAYERS --act tanh --loss mse --optim adam --lr 1e-3 --batch $BATCH
