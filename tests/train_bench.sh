@@ -33,6 +33,7 @@ for name in dp seq gpipe 1f1b stale stale-ws stale-msnag stale-ws-ga stale-k2; d
         stale*) echo "$row" | grep -Eq ' [0-9.]+%/[0-9.]+% ' || { cat "$tab"; fail "bench_pipe: $name-2 has no optimiser share"; } ;;
     esac
 done
+awk '$1 == "seq-2" { exit !($4 == 1) }' "$tab" || { cat "$tab"; fail "bench_pipe: seq-2 is not 1.00x seq"; }
 dp=$(awk '$1 == "dp-2" { print $NF }' "$tab")
 for name in seq gpipe 1f1b; do
     awk -v n="$name-2" -v dp="$dp" '$1 == n { d = $NF - dp; d = d < 0 ? -d : d; exit !(d <= 1e-4 * dp) }' "$tab" ||
