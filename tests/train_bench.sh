@@ -20,7 +20,7 @@ bytes() {
         m = u == "KiB" ? 1024 : u == "MiB" ? 1048576 : u == "GiB" ? 1073741824 : 1; printf "%.0f\n", v * m }'
 }
 
-LAYERS=11,32,32,32,10 BATCH=64 STEPS=8 LOG=2 TRAJ=40 STAGES=2 \
+LAYERS=11,32,32,32,10 BATCH=64 STEPS=8 LOG=2 TRAJ=40 STAGES=2 REPEAT=2 \
     sh "$top_srcdir/apps/train/bench_pipe.sh" "$top_builddir" "$T/pipe" > "$T/pipe.log" 2>&1 ||
     { cat "$T/pipe.log"; fail "bench_pipe.sh failed"; }
 tab=$T/pipe/bench_pipe.txt

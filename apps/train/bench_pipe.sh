@@ -48,7 +48,7 @@ mkdir -p "$out"
 
 "$odegen" -q -n "$TRAJ" --out "$dir/ode.h5"
 args="--data $dir/ode.h5 --layers $LAYERS --act tanh --loss mse --optim adam --lr 1e-3 --batch $BATCH
-      --steps $STEPS --preload --log-every $LOG --eval-every $LOG --ckpt-every 0"
+      --steps $STEPS --preload --log-every $LOG --eval-every $LOG --ckpt-every 0 --force"
 
 # run NAME NP OPTIONS...: one run; its rate appended to NAME.rates, its
 # summary and metrics kept (the last round's)
