@@ -21,24 +21,13 @@
 # chose, from tests/mpiexec-wrap), TMPDIR (scratch, deleted).
 set -e
 build=${1:-.}
-prog=$build/apps/train/hpc-train
-odegen=$build/apps/odegen/hpc-odegen
-[ -x "$prog" ] || { echo "bench.sh: no $prog (pass the build folder)" >&2; exit 2; }
+here=$(dirname "$0")
+. "$here/bench_lib.sh"
 TRAJ=${TRAJ:-1000}
 STEPS=${STEPS:-1200}
 REPEAT=${REPEAT:-3}
 PYTHON=${PYTHON:-/usr/bin/python3}
 MPIEXEC=${MPIEXEC:-$build/tests/mpiexec-wrap -n}
-dir=$(mktemp -d "${TMPDIR:-/tmp}/train-bench.XXXXXX")
-trap 'rm -rf "$dir"' EXIT
-export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
-
-median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-# the samples/s of a metrics.csv's rows after the first (the column by name)
-rates() {
-    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "samples_per_s") c = i }
-             NR > 2 && $c > 0 { print $c }' "$1"
-}
 
 "$odegen" -q -n "$TRAJ" --out "$dir/ode.h5"
 args="--data $dir/ode.h5 --layers 11,256,256,10 --act tanh --loss mse --optim adam --lr 1e-3 --batch 256
@@ -53,70 +42,10 @@ hpc() {
     rates "$dir/run/metrics.csv" | median
 }
 
-# torch NP: the same model, data and batch with PyTorch (NP 2: DDP, gloo;
-# spawned processes import the script, so it is a file)
-cat > "$dir/torch_bench.py" <<'EOF'
-import os, statistics, sys, time
-import h5py, numpy as np, torch
-import torch.distributed as dist
-import torch.multiprocessing as mp
-
-path, steps, nproc = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-
-def data():
-    with h5py.File(path, "r") as f:
-        y, t, st = f["y"][()], f["t"][()], f["stats/status"][()]
-    y = y[st == 0]
-    n, nt, d = y.shape
-    x = np.concatenate([y[:, :-1], np.broadcast_to(t[:-1, None], (n, nt - 1, 1))], axis=2).reshape(-1, d + 1)
-    tg = y[:, 1:].reshape(-1, d)
-    ntrain = len(x) - round(0.1 * n) * (nt - 1)
-    x, tg = x[:ntrain], tg[:ntrain]
-    norm = lambda a: (a - a.mean(axis=0)) / a.std(axis=0)
-    return torch.tensor(norm(x), dtype=torch.float32), torch.tensor(norm(tg), dtype=torch.float32)
-
-def run(rank, world, rates):
-    torch.set_num_threads(1)
-    torch.manual_seed(0)
-    x, y = data()
-    model = torch.nn.Sequential(torch.nn.Linear(11, 256), torch.nn.Tanh(), torch.nn.Linear(256, 256),
-                                torch.nn.Tanh(), torch.nn.Linear(256, 10))
-    if world > 1:
-        dist.init_process_group("gloo", init_method="tcp://127.0.0.1:29517", rank=rank, world_size=world)
-        model = torch.nn.parallel.DistributedDataParallel(model)
-    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
-    lossf = torch.nn.MSELoss()
-    per = 256 // world
-    g = torch.Generator().manual_seed(0)
-    perm, pos, t0, windows = torch.randperm(len(x), generator=g), 0, time.perf_counter(), []
-    for s in range(1, steps + 1):
-        if pos + 256 > len(x):
-            perm, pos = torch.randperm(len(x), generator=g), 0
-        idx = perm[pos + rank * per: pos + (rank + 1) * per]
-        pos += 256
-        opt.zero_grad()
-        loss = lossf(model(x[idx]), y[idx])
-        loss.backward()
-        opt.step()
-        if s % 100 == 0:
-            now = time.perf_counter()
-            windows.append(100 * 256 / (now - t0))
-            t0 = now
-    if rank == 0:
-        rates.put(statistics.median(windows[1:]))
-    if world > 1:
-        dist.destroy_process_group()
-
-if __name__ == "__main__":
-    q = mp.get_context("spawn").SimpleQueue()
-    if nproc == 1:
-        run(0, 1, q)
-    else:
-        mp.spawn(run, args=(nproc, q), nprocs=nproc)
-    print(q.get())
-EOF
+# torch NP: the same model, data and batch with PyTorch (NP 2: DDP, gloo),
+# apps/train/torch_bench.py
 torch_rate() {
-    "$PYTHON" "$dir/torch_bench.py" "$dir/ode.h5" "$STEPS" "$1"
+    "$PYTHON" "$here/torch_bench.py" "$dir/ode.h5" "$STEPS" "$1" --scratch "$dir" | cut -d' ' -f1
 }
 
 echo "bench.sh: 11-256-256-10 tanh, MSE, Adam, global batch 256, 1 thread per rank; $TRAJ trajectories" \

@@ -14,21 +14,27 @@
 #   dp                          the same ranks, data-parallel
 #   seq, gpipe, 1f1b            the flushed pipelines
 #   stale, +stashing, +msnag, +gap-aware   the stale pipeline
-# and prints a table: samples/s (the median over windows of LOG steps,
-# the first left out), the bubble (wall clock, and the recorded steps
-# replayed; theory), peak activations of stage 0, and the validation
+#   stale --step-every 2        updates every second backward (the
+#                               optimiser's pass halved: its share of a
+#                               micro-batch is what keeps stale under 2x)
+# REPEAT rounds (default 1; interleaved, so load changes hit all alike)
+# and prints a table: samples/s (the median over the rounds of the
+# median over windows of LOG steps, the first left out), against seq's,
+# the bubble (wall clock, and the recorded steps
+# replayed; theory), peak activations of stage 0, the share of the wall
+# clock each stage spent in optimiser steps inside the stream (stale
+# schedules: part of the measured bubble), and the validation
 # loss at the end (the same number of samples for all).  OUT_DIR (default
 # .) receives bench_pipe.txt (the table) and bench_pipe.png: the loss
 # against samples of every strategy in one plot (gnuplot).  Environment:
 # LAYERS, BATCH, MICRO, STEPS, LOG (default 20), TRAJ (default 1000),
-# STAGES (default "2 4"), MPIEXEC (default: the launcher configure chose,
+# STAGES (default "2 4"), REPEAT, MPIEXEC (default: the launcher configure chose,
 # tests/mpiexec-wrap), TMPDIR (scratch, deleted).
 set -e
 build=${1:-.}
 out=${2:-.}
-prog=$build/apps/train/hpc-train
-odegen=$build/apps/odegen/hpc-odegen
-[ -x "$prog" ] || { echo "bench_pipe.sh: no $prog (pass the build folder)" >&2; exit 2; }
+here=$(dirname "$0")
+. "$here/bench_lib.sh"
 LAYERS=${LAYERS:-11,1024,1024,1024,1024,1024,10}
 BATCH=${BATCH:-1024}
 MICRO=${MICRO:-8}
@@ -36,57 +42,61 @@ STEPS=${STEPS:-200}
 LOG=${LOG:-20}
 TRAJ=${TRAJ:-1000}
 STAGES=${STAGES:-2 4}
+REPEAT=${REPEAT:-1}
 MPIEXEC=${MPIEXEC:-$build/tests/mpiexec-wrap -n}
-dir=$(mktemp -d "${TMPDIR:-/tmp}/pipe-bench.XXXXXX")
-trap 'rm -rf "$dir"' EXIT
-export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 mkdir -p "$out"
-
-median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-# the samples/s of a metrics.csv's rows after the first (the column by name)
-rates() {
-    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "samples_per_s") c = i }
-             NR > 2 && $c > 0 { print $c }' "$1"
-}
 
 "$odegen" -q -n "$TRAJ" --out "$dir/ode.h5"
 args="--data $dir/ode.h5 --layers $LAYERS --act tanh --loss mse --optim adam --lr 1e-3 --batch $BATCH
-      --steps $STEPS --preload --log-every $LOG --eval-every $LOG --ckpt-every 0"
+      --steps $STEPS --preload --log-every $LOG --eval-every $LOG --ckpt-every 0 --force"
 
-# run NAME NP OPTIONS...: one line of the table; the run's metrics kept
+# run NAME NP OPTIONS...: one run; its rate appended to NAME.rates, its
+# summary and metrics kept (the last round's)
 run() {
     name=$1 np=$2
     shift 2
     $MPIEXEC "$np" "$prog" $args --out "$dir/$name" "$@" > "$dir/$name.out"
-    rate=$(rates "$dir/$name/metrics.csv" | median)
-    line=$(cat "$dir/$name.out")
+    rates "$dir/$name/metrics.csv" | median >> "$dir/$name.rates"
+    [ "$r" != 1 ] || echo "$name" >> "$dir/names"
+}
+
+# row NAME NP SEQ: its line of the table, the rate against seq's (SEQ)
+row() {
+    line=$(cat "$dir/$1.out")
+    rate=$(median < "$dir/$1.rates")
     bubble=$(echo "$line" | sed -n 's/.*bubble \([0-9.]*%\) (theory \([0-9.]*%\), \([0-9.]*%\) replayed).*/\1 \3 \2/p')
     mem=$(echo "$line" | sed -n 's/.*peak activations \([0-9.]* [KMG]*i*B\).*/\1/p' | tr -d ' ')
+    upd=$(echo "$line" | sed -n 's/.*(optimiser steps \([0-9.%/]*\)).*/\1/p')
     val=$(echo "$line" | sed -n 's/.*val loss \([0-9.e+-]*\)[ ;].*/\1/p')
-    printf "%-26s %2s %12.0f   %-22s %-10s %s\n" "$name" "$np" "${rate:-0}" "${bubble:--}" "${mem:--}" "$val" |
-        tee -a "$dir/table"
-    echo "$name" >> "$dir/names"
+    printf "%-26s %2s %12.0f %6.2f   %-22s %-10s %-12s %s\n" "$1" "$2" "${rate:-0}" \
+        "$(echo "${rate:-0} ${3:-0}" | awk '{ print ($2 > 0 ? $1 / $2 : 0) }')" "${bubble:--}" "${mem:--}" \
+        "${upd:--}" "$val" | tee -a "$dir/table"
 }
 
 {
     echo "bench_pipe.sh: $LAYERS tanh, MSE, Adam, batch $BATCH in $MICRO micro-batches, $STEPS steps" \
-         "($((STEPS * BATCH)) samples), 1 BLAS thread a rank; $(getconf _NPROCESSORS_ONLN) cores, load" \
-         "$(cut -d' ' -f1-3 /proc/loadavg)"
-    printf "%-26s %2s %12s   %-22s %-10s %s\n" strategy np samples/s "bubble meas/repl/theory" \
-        "act.stage0" "val loss"
+         "($((STEPS * BATCH)) samples), 1 BLAS thread a rank, $REPEAT rounds; $(getconf _NPROCESSORS_ONLN)" \
+         "cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+    printf "%-26s %2s %12s %6s   %-22s %-10s %-12s %s\n" strategy np samples/s "x seq" "bubble meas/repl/theory" \
+        "act.stage0" "optimiser" "val loss"
 } | tee "$dir/head"
 : > "$dir/table"
 : > "$dir/names"
 for S in $STAGES; do
     p="--parallel pipe --stages $S --micro $MICRO"
-    run "dp-$S" "$S"
-    run "seq-$S" "$S" $p --pipe-schedule seq
-    run "gpipe-$S" "$S" $p --pipe-schedule gpipe
-    run "1f1b-$S" "$S" $p --pipe-schedule 1f1b
-    run "stale-$S" "$S" $p --pipe-schedule stale
-    run "stale-ws-$S" "$S" $p --pipe-schedule stale --weight-stashing
-    run "stale-msnag-$S" "$S" $p --pipe-schedule stale --weight-prediction msnag
-    run "stale-ws-ga-$S" "$S" $p --pipe-schedule stale --weight-stashing --gap-aware
+    for r in $(seq "$REPEAT"); do
+        run "dp-$S" "$S"
+        run "seq-$S" "$S" $p --pipe-schedule seq
+        run "gpipe-$S" "$S" $p --pipe-schedule gpipe
+        run "1f1b-$S" "$S" $p --pipe-schedule 1f1b
+        run "stale-$S" "$S" $p --pipe-schedule stale
+        run "stale-ws-$S" "$S" $p --pipe-schedule stale --weight-stashing
+        run "stale-msnag-$S" "$S" $p --pipe-schedule stale --weight-prediction msnag
+        run "stale-ws-ga-$S" "$S" $p --pipe-schedule stale --weight-stashing --gap-aware
+        run "stale-k2-$S" "$S" $p --pipe-schedule stale --step-every 2
+    done
+    seq_rate=$(median < "$dir/seq-$S.rates")
+    for n in $(grep -- "-$S\$" "$dir/names"); do row "$n" "$S" "$seq_rate"; done
 done
 cat "$dir/head" "$dir/table" > "$out/bench_pipe.txt"
 

@@ -63,4 +63,4 @@ endif
 # the Python side (docs/train.md, "PyTorch both ways")
 trainpythondir = $(pkgdatadir)/python
 dist_trainpython_DATA = apps/train/hpckit_torch.py
-EXTRA_DIST += apps/train/cuda.cu apps/train/bench.sh apps/train/bench_pipe.sh apps/train/bench_shard.sh
+EXTRA_DIST += apps/train/cuda.cu apps/train/bench.sh apps/train/bench_pipe.sh apps/train/bench_shard.sh apps/train/torch_bench.py apps/train/bench_lib.sh

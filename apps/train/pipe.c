@@ -379,7 +379,7 @@ static void summary(train_t *t, char *buf, size_t len)
     pipe_t *pp = t->s;
     int S = pp->S;
     enum { BUSY = 0, PEAK = TRAIN_MAXL, GPIPE = 2 * TRAIN_MAXL, MODEL = 3 * TRAIN_MAXL, RSS = 4 * TRAIN_MAXL,
-           N = 5 * TRAIN_MAXL };
+           UPD = 5 * TRAIN_MAXL, N = 6 * TRAIN_MAXL };
     double mine[N] = {0}, all[N] = {0}, span = pp->span, most = 0;
     mine[BUSY + pp->s] = pp->busy;
     mine[PEAK + pp->s] = (double)pp->alive_peak * (double)pp->slot_bytes + (double)pp->work.bytes;
@@ -387,6 +387,7 @@ static void summary(train_t *t, char *buf, size_t len)
     mine[GPIPE + pp->s] = (double)pp->M * (double)pp->slot_bytes + (double)pp->work.bytes;
     mine[MODEL + pp->s] = t->mem.model;
     mine[RSS + pp->s] = peak_rss();
+    mine[UPD + pp->s] = pp->upd;
     /* replica 0 speaks for the others; the span is the slowest stage's */
     if (pp->d != 0) memset(mine, 0, sizeof mine);
     MPI_Allreduce(mine, all, N, MPI_DOUBLE, MPI_SUM, hpc_comm_world());
@@ -404,6 +405,11 @@ static void summary(train_t *t, char *buf, size_t len)
                    100 * pipe_bubble_theory(pp->sched, S, pp->M), replayed);
     for (int s = 0; s < S; s++)
         k = put(buf, len, k, "%s%.0f%%", s ? "/" : " ", most > 0 ? 100 * all[BUSY + s] / most : 0);
+    /* the stale schedule steps inside the stream, once a --step-every:
+     * the share of the wall clock that is not F or B but is not idle */
+    for (int s = 0; pp->row->async && s < S; s++)
+        k = put(buf, len, k, "%s%.1f%%", s ? "/" : " (optimiser steps ", most > 0 ? 100 * all[UPD + s] / most : 0);
+    if (pp->row->async) k = put(buf, len, k, ")");
     k = put_bytes(buf, len, put(buf, len, k, ", model state"), all + MODEL, S);
     k = put_bytes(buf, len, put(buf, len, k, ", peak activations"), all + PEAK, S);
     if (strcmp(pp->row->name, "gpipe"))

@@ -111,6 +111,7 @@ typedef struct pipe {
     int alive, alive_peak;
     size_t slot_bytes;
     double busy, span;       /* s computing F and B; s of the steps */
+    double upd;              /* s in the optimiser's steps within the span (stale) */
     double bubble_replay;    /* rank 0: the recorded steps replayed (timeline.c) */
     pipe_rec_t *rec;
     int nrec, caprec, rec_steps;

@@ -212,7 +212,7 @@ static void keep_ref(pipe_t *pp, train_t *t, pipe_slot_t *sl)
 static void update(pipe_t *pp, train_t *t)
 {
     stale_t *st = st_of(pp);
-    double lr = sched_lr(t->o, t->step, t->total);
+    double lr = sched_lr(t->o, t->step, t->total), t0 = hpc_wtime();
     view_t old = {0};
     if (t->o->gap_aware) {
         view_t g = view(pp, t, pp->g, st->tmp[0], 1), w = view(pp, t, pp->p, st->tmp[1], 1);
@@ -234,6 +234,7 @@ static void update(pipe_t *pp, train_t *t)
         st->have_ref = 0;
     }
     pp->backs = 0;
+    pp->upd += hpc_wtime() - t0;
 }
 
 void stale_after_backward(pipe_t *pp, train_t *t, pipe_slot_t *sl, int last)
