@@ -142,3 +142,13 @@ dist_check_SCRIPTS += tests/slurm_workflow.sh
 TESTS += tests/slurm_workflow.sh
 EXTRA_DIST += tests/slurm/cluster.sh
 
+#
+# make install relinks libhpc.so and libhpc-mpi.so inside the build tree,
+# and libtool moves .libs/libhpc.so.2.0.0 aside while it does: a test that
+# starts a program of the build in that moment cannot load it (seen under
+# make -j2: "libhpc.so.2: cannot open shared object file").  The tests
+# that run make install (of the libraries) therefore start after every
+# other test has ended, one after the other.
+HPC_INSTALLING_LOGS = tests/install.log tests/slurm_workflow.log
+tests/install.log: $(filter-out $(HPC_INSTALLING_LOGS),$(TEST_LOGS))
+tests/slurm_workflow.log: tests/install.log
