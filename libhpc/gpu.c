@@ -95,35 +95,27 @@ int hpc_error_cuda(int err, const char *file, int line, const char *call)
 static int counted = -1;
 static char count_why[768];
 
-/* Pure: the count and the reason for a status of cudaGetDeviceCount.
- * Only cudaErrorNoDevice means "no GPU"; any other error (a runtime newer
- * than the driver: cudaErrorInsufficientDriver) is a broken GPU stack,
- * which the caller warns about rather than taking it for a CPU node. */
-int hpc_gpu_count_status(int status, int n, int driver, char *why, size_t len, int *broken)
+/* Pure: the count, or why there is none, for a status of
+ * cudaGetDeviceCount.  Only cudaErrorNoDevice means "no GPU"; any other
+ * error (a runtime newer than the driver: cudaErrorInsufficientDriver) is
+ * a broken GPU stack, HPC_ERR_CUDA, which the caller warns about rather
+ * than taking it for a CPU node. */
+int hpc_gpu_count_status(int status, int n, int driver)
 {
-    *broken = 0;
-    why[0] = '\0';
     if (status == GPU_OK && n > 0) return n;
-    if (status == GPU_OK || status == GPU_ERR_NO_DEVICE) {
-        snprintf(why, len, "no CUDA device is visible%s",
-                 getenv("CUDA_VISIBLE_DEVICES") ? " (CUDA_VISIBLE_DEVICES is set)" : "");
-        return 0;
-    }
+    if (status == GPU_OK || status == GPU_ERR_NO_DEVICE)
+        return HPC_ERR(HPC_ERR_NOGPU, "no CUDA device is visible%s",
+                       getenv("CUDA_VISIBLE_DEVICES") ? " (CUDA_VISIBLE_DEVICES is set)" : "");
     /* the runtime says "insufficient driver" where there is none at all
      * (driver version 0): a CPU node with the CUDA libraries, not an error */
-    if (status == GPU_ERR_INSUFFICIENT_DRIVER && driver == 0) {
-        snprintf(why, len, "no NVIDIA driver is installed (libcuda.so.1 not found)");
-        return 0;
-    }
+    if (status == GPU_ERR_INSUFFICIENT_DRIVER && driver == 0)
+        return HPC_ERR(HPC_ERR_NOGPU, "no NVIDIA driver is installed (libcuda.so.1 not found)");
     char text[256];
     hpc_gpu_status_text(status, text, sizeof text);
-    *broken = 1;
     if (status == GPU_ERR_INSUFFICIENT_DRIVER)
-        snprintf(why, len, "the CUDA runtime needs a newer NVIDIA driver than this node's (%d.%d): %s",
-                 driver / 1000, driver % 1000 / 10, text);
-    else
-        snprintf(why, len, "the CUDA runtime cannot count the GPUs: %s", text);
-    return 0;
+        return HPC_ERR(HPC_ERR_CUDA, "the CUDA runtime needs a newer NVIDIA driver than this node's (%d.%d): %s",
+                       driver / 1000, driver % 1000 / 10, text);
+    return HPC_ERR(HPC_ERR_CUDA, "the CUDA runtime cannot count the GPUs: %s", text);
 }
 
 int hpc_gpu_count(void)
@@ -134,13 +126,17 @@ int hpc_gpu_count(void)
         snprintf(count_why, sizeof count_why, "%s", hpc_gpu_ops_why());
         return counted = 0;
     }
-    int n = 0, broken = 0, driver = 0;
+    int n = 0, driver = 0;
     int st = g->device_count(&n);
     if (st != GPU_OK) g->last_error();
     g->driver_version(&driver);
-    counted = hpc_gpu_count_status(st, n, driver, count_why, sizeof count_why, &broken);
-    if (broken) hpc_warn("%s", count_why);
-    return counted;
+    int rc = hpc_gpu_count_status(st, n, driver);
+    if (rc > 0) return counted = rc;
+    /* kept for hpc_gpu_unavailable; no GPU is an answer, not the caller's error */
+    snprintf(count_why, sizeof count_why, "%s", hpc_last_cause());
+    hpc_error_clear();
+    if (rc == HPC_ERR_CUDA) hpc_warn("%s", count_why);
+    return counted = 0;
 }
 
 const char *hpc_gpu_unavailable(void)

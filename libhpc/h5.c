@@ -250,12 +250,14 @@ static hid_t serial_fapl(void)
 static int choose_driver(hpc_h5file_t *f)
 {
     char why[1024] = "";
-    int vds = 0;
-    if (f->rank == 0) vds = hpc_h5_vds_probe(f->open_path, why, sizeof why);
+    int vds = f->rank == 0 ? hpc_h5_vds_probe(f->open_path) : 0;
     MPI_Bcast(&vds, 1, MPI_INT, 0, f->comm);
     if (vds < 0) {
+        /* rank 0's cause, for every rank's record */
+        if (f->rank == 0) snprintf(why, sizeof why, "%s", hpc_last_cause());
         MPI_Bcast(why, sizeof why, MPI_CHAR, 0, f->comm);
-        return HPC_ERR(HPC_ERR_DATA, "%s", why);
+        if (f->rank == 0) return hpc_error_push(vds, __FILE__, __LINE__, __func__);
+        return HPC_ERR(vds, "%s", why);
     }
     f->serial = vds > 0;
     return 0;

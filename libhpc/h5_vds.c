@@ -169,15 +169,15 @@ static int resolve(const char *origin, const char *name, char *out, size_t len)
 }
 
 /* Source dataset s->dset of the open file f: there, with the extent the
- * mapping reads.  0 or -1 with why. */
-static int check_dset(hid_t f, const char *vpath, const char *path, const src_t *s, char *why, size_t len)
+ * mapping reads.  0 or HPC_ERR_DATA naming it. */
+static int check_dset(hid_t f, const char *vpath, const char *path, const src_t *s)
 {
     htri_t there = H5Lexists(f, s->dset, H5P_DEFAULT);
     hid_t d = there > 0 ? H5Dopen2(f, s->dset, H5P_DEFAULT) : H5I_INVALID_HID;
     if (d < 0) {
         H5Eclear2(H5E_DEFAULT);
-        snprintf(why, len, "'%s' maps %s from '%s', which has no dataset '%s'", vpath, s->vds, path, s->dset);
-        return -1;
+        return HPC_ERR(HPC_ERR_DATA, "'%s' maps %s from '%s', which has no dataset '%s'", vpath, s->vds, path,
+                       s->dset);
     }
     hsize_t dims[8];
     hid_t sp = H5Dget_space(d);
@@ -187,17 +187,15 @@ static int check_dset(hid_t f, const char *vpath, const char *path, const src_t 
     for (int i = 0; !short_of && i < s->nd; i++) short_of = dims[i] < s->need[i];
     if (sp >= 0) H5Sclose(sp);
     H5Dclose(d);
-    if (short_of) {
-        snprintf(why, len, "'%s' maps %s from '%s', whose '%s' is smaller than the mapping (another file?)", vpath,
-                 s->vds, path, s->dset);
-        return -1;
-    }
+    if (short_of)
+        return HPC_ERR(HPC_ERR_DATA, "'%s' maps %s from '%s', whose '%s' is smaller than the mapping (another file?)",
+                       vpath, s->vds, path, s->dset);
     return 0;
 }
 
 /* Every mapping of sorted s[0..n) with the same file: the file found,
  * opened once, its datasets checked. */
-static int check_sources(const char *vpath, const char *origin, const src_t *s, size_t n, char *why, size_t len)
+static int check_sources(const char *vpath, const char *origin, const src_t *s, size_t n)
 {
     for (size_t i = 0; i < n;) {
         size_t e = i;
@@ -205,30 +203,27 @@ static int check_sources(const char *vpath, const char *origin, const src_t *s, 
         /* "." is this file; a printf-style name ("%b") is resolved by HDF5 alone */
         if (strcmp(s[i].file, ".") != 0 && !strchr(s[i].file, '%')) {
             char path[4096];
-            if (!resolve(origin, s[i].file, path, sizeof path)) {
-                snprintf(why, len, "'%s' holds virtual datasets over '%s', which is missing (looked for %s; "
-                         "keep a joined file beside its shards)", vpath, s[i].file, path);
-                return -1;
-            }
+            if (!resolve(origin, s[i].file, path, sizeof path))
+                return HPC_ERR(HPC_ERR_DATA, "'%s' holds virtual datasets over '%s', which is missing (looked for %s; "
+                               "keep a joined file beside its shards)", vpath, s[i].file, path);
             hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
             if (f < 0) {
                 H5Eclear2(H5E_DEFAULT);
-                snprintf(why, len, "'%s' maps %s from '%s', which is not a readable HDF5 file", vpath, s[i].vds,
-                         path);
-                return -1;
+                return HPC_ERR(HPC_ERR_DATA, "'%s' maps %s from '%s', which is not a readable HDF5 file", vpath,
+                               s[i].vds, path);
             }
             int rc = 0;
             for (size_t k = i; !rc && k < e; k++)
-                if (!strchr(s[k].dset, '%')) rc = check_dset(f, vpath, path, &s[k], why, len);
+                if (!strchr(s[k].dset, '%')) rc = check_dset(f, vpath, path, &s[k]);
             H5Fclose(f);
-            if (rc) return rc;
+            if (rc) return hpc_error_push(rc, __FILE__, __LINE__, __func__);
         }
         i = e;
     }
     return 0;
 }
 
-int hpc_h5_vds_probe(const char *path, char *why, size_t len)
+int hpc_h5_vds_probe(const char *path)
 {
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (f < 0) {
@@ -242,17 +237,14 @@ int hpc_h5_vds_probe(const char *path, char *why, size_t len)
     int rc = sc.nvirtual > 0;
     if (e < 0 || sc.failed) {
         H5Eclear2(H5E_DEFAULT);
-        snprintf(why, len, "cannot read the virtual datasets' mappings");
-        rc = -1;
+        rc = HPC_ERR(HPC_ERR_DATA, "cannot read the virtual datasets' mappings");
     }
     char *copy = strdup(path);
-    if (rc > 0 && !copy) {
-        snprintf(why, len, "out of memory");
-        rc = -1;
-    }
+    if (rc > 0 && !copy) rc = HPC_ERR(HPC_ERR_NOMEM, "out of memory");
     if (rc > 0) {
         qsort(sc.s, sc.n, sizeof *sc.s, by_file);
-        if (check_sources(path, dirname(copy), sc.s, sc.n, why, len) < 0) rc = -1;
+        int e2 = check_sources(path, dirname(copy), sc.s, sc.n);
+        if (e2 < 0) rc = hpc_error_push(e2, __FILE__, __LINE__, __func__);
     }
     free(copy);
     for (size_t i = 0; i < sc.n; i++) {

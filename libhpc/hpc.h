@@ -276,7 +276,8 @@ typedef struct hpc_setting {
     const char *values; /* choices, the form, a unit or the word for "off" */
     const char *who;    /* who reads it: libhpc, collectives, programs, ... */
     const char *help;   /* one line */
-    int (*check)(const char *value, char *why, size_t len);
+    /* TEXT only, may be NULL: 0, or HPC_ERR_ARG with the cause "expected ..." */
+    int (*check)(const char *value);
 } hpc_setting_t;
 HPC_EXPORT int hpc_settings_count(void);
 HPC_EXPORT const hpc_setting_t *hpc_setting_at(int i);

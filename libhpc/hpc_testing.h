@@ -42,11 +42,12 @@ int hpc_gpu_policy_parse(const char *s, hpc_gpu_policy_t *out);
  * EXCLUSIVE with local_size > ndev is an error (ranks would share a GPU). */
 int hpc_gpu_choose(const hpc_gpu_policy_t *p, int local_rank, int local_size,
                    int ndev, int *dev);
-/* The device count and the reason it is 0, for a status of
- * cudaGetDeviceCount (gpu_ops.h's numbers) and the driver's version
- * (cudaDriverGetVersion: 0 = no driver); *broken: an error other than
- * "no device" or "no driver", which hpc_gpu_count warns about. */
-int hpc_gpu_count_status(int status, int n, int driver, char *why, size_t len, int *broken);
+/* The device count (> 0), for a status of cudaGetDeviceCount (gpu_ops.h's
+ * numbers) and the driver's version (cudaDriverGetVersion: 0 = no
+ * driver); else the reason there is none, as the cause of HPC_ERR_NOGPU
+ * ("no device" or "no driver": a CPU node) or of HPC_ERR_CUDA (any other
+ * error: a broken stack, which hpc_gpu_count warns about). */
+int hpc_gpu_count_status(int status, int n, int driver);
 /* Forget the count (a test swapped the GPU table). */
 void hpc_gpu_count_reset(void);
 

@@ -116,8 +116,8 @@ int hpc_comm_split_node(MPI_Comm comm, MPI_Comm *node);
 
 /* h5_vds.c (rank 0, inside hpc_h5_open): 1 if the file at path holds
  * virtual datasets and every source they map is there, 0 if it holds
- * none (or is not HDF5: the open itself says so), -1 with a one-line
- * reason in why naming the missing or wrong source. */
-int hpc_h5_vds_probe(const char *path, char *why, size_t len);
+ * none (or is not HDF5: the open itself says so), else HPC_ERR_DATA (or
+ * HPC_ERR_NOMEM) with a one-line cause naming the missing or wrong source. */
+int hpc_h5_vds_probe(const char *path);
 
 #endif

@@ -24,22 +24,18 @@
 
 extern char **environ;
 
-static int check_split(const char *v, char *why, size_t len)
+static int check_split(const char *v)
 {
     hpc_node_split_t sp;
     if (hpc_node_split_parse(v, &sp) == 0) return 0;
-    hpc_error_clear();
-    snprintf(why, len, "expected odd-even, blocks:K (K ranks per node) or none");
-    return -1;
+    return HPC_ERR(HPC_ERR_ARG, "expected odd-even, blocks:K (K ranks per node) or none");
 }
 
-static int check_bind(const char *v, char *why, size_t len)
+static int check_bind(const char *v)
 {
     hpc_gpu_policy_t p;
     if (hpc_gpu_policy_parse(v, &p) == 0) return 0;
-    hpc_error_clear();
-    snprintf(why, len, "expected none, local, exclusive or list:I,J,...");
-    return -1;
+    return HPC_ERR(HPC_ERR_ARG, "expected none, local, exclusive or list:I,J,...");
 }
 
 /* the collectives' names, for HPC_COLL_<OP> (the algorithm a name allows
@@ -168,72 +164,60 @@ static int in_list(const char *v, const char *list, size_t n)
     return 0;
 }
 
-static int check_number(const hpc_setting_t *s, const char *v, char *why, size_t len)
+static int check_number(const hpc_setting_t *s, const char *v)
 {
     double d;
-    if (hpc_parse_double(v, 0, &d) < 0) {
-        hpc_error_clear();
-        d = NAN;
-    }
+    if (hpc_parse_double(v, 0, &d) < 0) d = NAN;   /* its cause is replaced below */
     if (d >= s->min && d <= s->max) return 0;
     if (s->type == HPC_SET_SECONDS)
-        snprintf(why, len, "expected seconds >= %g (a plain number: 30, not 30s)", s->min);
-    else
-        snprintf(why, len, "expected a finite number >= %g%s%s", s->min, s->values ? " in " : "",
-                 s->values ? s->values : "");
-    return -1;
+        return HPC_ERR(HPC_ERR_ARG, "expected seconds >= %g (a plain number: 30, not 30s)", s->min);
+    return HPC_ERR(HPC_ERR_ARG, "expected a finite number >= %g%s%s", s->min, s->values ? " in " : "",
+                   s->values ? s->values : "");
 }
 
-static int check_bytes(const hpc_setting_t *s, const char *v, char *why, size_t len)
+static int check_bytes(const hpc_setting_t *s, const char *v)
 {
     size_t z;
     if (s->values && !strcmp(v, s->values)) return 0;      /* "off" */
     if (hpc_parse_size(v, &z) == 0 && (double)z >= s->min) return 0;
-    hpc_error_clear();
-    snprintf(why, len, "expected a size in bytes >= %g (%s)%s%s", s->min, s->def, s->values ? " or " : "",
-             s->values ? s->values : "");
-    return -1;
+    return HPC_ERR(HPC_ERR_ARG, "expected a size in bytes >= %g (%s)%s%s", s->min, s->def,
+                   s->values ? " or " : "", s->values ? s->values : "");
 }
 
-static int check_int(const hpc_setting_t *s, const char *v, char *why, size_t len)
+static int check_int(const hpc_setting_t *s, const char *v)
 {
     int64_t k;
     if (hpc_parse_int64(v, &k) == 0 && k >= s->min && k <= s->max) return 0;
-    hpc_error_clear();
-    snprintf(why, len, "expected an integer from %g to %g", s->min, s->max);
-    return -1;
+    return HPC_ERR(HPC_ERR_ARG, "expected an integer from %g to %g", s->min, s->max);
 }
 
-static int check_list(const hpc_setting_t *s, const char *v, char *why, size_t len)
+static int check_list(const hpc_setting_t *s, const char *v)
 {
     for (const char *p = v; *p;) {
         size_t n = strcspn(p, ", ");
-        if (n && !in_list(p, s->values, n)) {
-            snprintf(why, len, "expected a list of: %s", s->values);
-            return -1;
-        }
+        if (n && !in_list(p, s->values, n)) return HPC_ERR(HPC_ERR_ARG, "expected a list of: %s", s->values);
         p += n + (p[n] != 0);
     }
     return 0;
 }
 
-static int check_value(const hpc_setting_t *s, const char *v, char *why, size_t len)
+/* 0, or HPC_ERR_ARG with the cause "expected ..." (what the value should
+ * be; hpc_setting_check puts the name and the value before it) */
+static int check_value(const hpc_setting_t *s, const char *v)
 {
     switch (s->type) {
     case HPC_SET_FLAG:
         if (!strcmp(v, "0") || !strcmp(v, "1")) return 0;
-        snprintf(why, len, "expected 0 or 1");
-        return -1;
+        return HPC_ERR(HPC_ERR_ARG, "expected 0 or 1");
     case HPC_SET_SECONDS:
-    case HPC_SET_NUMBER: return check_number(s, v, why, len);
-    case HPC_SET_BYTES: return check_bytes(s, v, why, len);
-    case HPC_SET_INT: return check_int(s, v, why, len);
+    case HPC_SET_NUMBER: return check_number(s, v);
+    case HPC_SET_BYTES: return check_bytes(s, v);
+    case HPC_SET_INT: return check_int(s, v);
     case HPC_SET_CHOICE:
         if (in_list(v, s->values, strlen(v))) return 0;
-        snprintf(why, len, "expected one of %s", s->values);
-        return -1;
-    case HPC_SET_LIST: return check_list(s, v, why, len);
-    case HPC_SET_TEXT: return s->check ? s->check(v, why, len) : 0;
+        return HPC_ERR(HPC_ERR_ARG, "expected one of %s", s->values);
+    case HPC_SET_LIST: return check_list(s, v);
+    case HPC_SET_TEXT: return s->check ? s->check(v) : 0;
     }
     return 0;
 }
@@ -275,19 +259,22 @@ int hpc_setting_check(const char *name, const char *value)
         return HPC_ERR(HPC_ERR_UNSUPPORTED, "%s is not a setting of hpckit (hpc-info --settings lists them)", name);
     }
     if (!value || !*value) return 0;    /* empty: unset */
-    char why[256], esc[256];
-    if (check_value(s, value, why, sizeof why) == 0) return 0;
-    return HPC_ERR(HPC_ERR_ARG, "%s='%s': %s", name, hpc_escape(value, esc, sizeof esc), why);
+    char esc[256];
+    if (check_value(s, value) == 0) return 0;
+    /* wraps the cause: HPC_ERR formats before it replaces the record */
+    return HPC_ERR(HPC_ERR_ARG, "%s='%s': %s", name, hpc_escape(value, esc, sizeof esc), hpc_last_cause());
 }
 
 const char *hpc_setting_value(const char *name, const char **from)
 {
     const hpc_setting_t *s = hpc_setting_find(name);
     const char *v = getenv(name);
-    char why[256];
-    if (v && *v && s && check_value(s, v, why, sizeof why) == 0) {
-        if (from) *from = "environment";
-        return v;
+    if (v && *v && s) {
+        if (check_value(s, v) == 0) {
+            if (from) *from = "environment";
+            return v;
+        }
+        hpc_error_clear();      /* the default is used: not the caller's error */
     }
     if (from) *from = v && *v ? "default (the environment's value is not valid)" : "default";
     return s && s->def ? s->def : "";

@@ -29,7 +29,6 @@ static void count_as(int status, int ndev, int driver)
 int main(void)
 {
     char why[512];
-    int broken = -1;
 
     /* no module: nothing, with the reason; errors by number */
     hpc_gpu_ops_set(NULL, 1);
@@ -41,18 +40,21 @@ int main(void)
 
     /* the fake runtime (its error names) */
     fake_install();
-    /* the pure verdicts */
-    EXPECT(hpc_gpu_count_status(GPU_OK, 2, 12080, why, sizeof why, &broken) == 2 && !broken && !why[0],
-           "two devices: %s", why);
-    EXPECT(hpc_gpu_count_status(GPU_ERR_NO_DEVICE, 0, 12080, why, sizeof why, &broken) == 0 && !broken &&
-               strstr(why, "no CUDA device"), "no device: broken %d, '%s'", broken, why);
-    EXPECT(hpc_gpu_count_status(GPU_ERR_INSUFFICIENT_DRIVER, 0, 0, why, sizeof why, &broken) == 0 && !broken &&
-               strstr(why, "no NVIDIA driver"), "no driver at all: broken %d, '%s'", broken, why);
-    EXPECT(hpc_gpu_count_status(GPU_ERR_INSUFFICIENT_DRIVER, 0, 12020, why, sizeof why, &broken) == 0 && broken &&
-               strstr(why, "newer NVIDIA driver") && strstr(why, "12.2") && strstr(why, "cudaErrorInsufficientDriver"),
-           "old driver: broken %d, '%s'", broken, why);
-    EXPECT(hpc_gpu_count_status(999, 0, 13000, why, sizeof why, &broken) == 0 && broken &&
-               strstr(why, "cannot count"), "another error: broken %d, '%s'", broken, why);
+    /* the pure verdicts: a count, or HPC_ERR_NOGPU (a CPU node) or
+     * HPC_ERR_CUDA (a broken stack) with the reason as the cause */
+    const char *c = hpc_last_cause();
+    hpc_error_clear();
+    EXPECT(hpc_gpu_count_status(GPU_OK, 2, 12080) == 2 && !c[0], "two devices: '%s'", c);
+    EXPECT(hpc_gpu_count_status(GPU_ERR_NO_DEVICE, 0, 12080) == HPC_ERR_NOGPU && strstr(c, "no CUDA device"),
+           "no device: '%s'", c);
+    EXPECT(hpc_gpu_count_status(GPU_ERR_INSUFFICIENT_DRIVER, 0, 0) == HPC_ERR_NOGPU && strstr(c, "no NVIDIA driver"),
+           "no driver at all: '%s'", c);
+    EXPECT(hpc_gpu_count_status(GPU_ERR_INSUFFICIENT_DRIVER, 0, 12020) == HPC_ERR_CUDA &&
+               strstr(c, "newer NVIDIA driver") && strstr(c, "12.2") && strstr(c, "cudaErrorInsufficientDriver"),
+           "old driver: '%s'", c);
+    EXPECT(hpc_gpu_count_status(999, 0, 13000) == HPC_ERR_CUDA && strstr(c, "cannot count"), "another error: '%s'",
+           c);
+    hpc_error_clear();
 
     /* the fake runtime: a device */
     count_as(GPU_OK, 1, 12080);
@@ -68,6 +70,7 @@ int main(void)
     EXPECT(hpc_gpu_count() == 0, "insufficient driver counted %d", hpc_gpu_count());
     const char *no = hpc_gpu_unavailable();
     EXPECT(no && strstr(no, "newer NVIDIA driver") && strstr(no, "12.2"), "insufficient driver: '%s'", no ? no : "");
+    EXPECT(!hpc_last_cause()[0], "no GPU left an error behind: '%s'", hpc_last_cause());
     /* the runtime without a driver */
     count_as(GPU_ERR_INSUFFICIENT_DRIVER, 0, 0);
     no = hpc_gpu_unavailable();

@@ -23,8 +23,11 @@ static double tol(const hpc_coll_args_t *a, double want)
     return 2 * u * (fabs(want) + 1);
 }
 
-/* One case; returns wrong elements (or 1 for an error) on this rank. */
-static long run_case(MPI_Comm comm, hpc_coll_args_t *a, int nb, int dev, char *why, size_t whylen)
+/* One case on this rank: 0, or the cause of the failure recorded and
+ * *bad set: HPC_ERR_DATA naming the first of *bad wrong elements, or a
+ * call's error (*bad 1) with its whole record (where it failed) as the
+ * cause, so that the verdict line shows it. */
+static int run_case(MPI_Comm comm, hpc_coll_args_t *a, int nb, int dev, long *bad)
 {
     int rank, p;
     MPI_Comm_rank(comm, &rank);
@@ -34,13 +37,9 @@ static long run_case(MPI_Comm comm, hpc_coll_args_t *a, int nb, int dev, char *w
     if (a->coll == HPC_COLL_BCAST) sc = 0;
     void *hs = calloc(sc + 1, es), *hr = calloc(rc + 1, es);
     void *ds = NULL, *dr = NULL;
-    long bad = 0;
-    why[0] = 0;
-    if (!hs || !hr) {
-        snprintf(why, whylen, "out of memory");
-        bad = 1;
-        goto out;
-    }
+    int e = 0;
+    *bad = 1;
+    if (!hs || !hr) HPC_ERR_GOTO(e, out, HPC_ERR_NOMEM, "out of memory");
     for (size_t j = 0; j < sc; j++) hpc_dtype_set(a->dtype, hs, j, hpc_coll_check_value(a->op, rank, j));
     if (a->coll == HPC_COLL_BCAST)
         for (size_t j = 0; j < rc; j++) hpc_dtype_set(a->dtype, hr, j, rank == a->root ? hpc_coll_check_value(a->op, rank, j) : -99);
@@ -49,16 +48,12 @@ static long run_case(MPI_Comm comm, hpc_coll_args_t *a, int nb, int dev, char *w
     a->sendbuf = hs;
     a->recvbuf = hr;
     if (dev) {
-        if (coll_dev_alloc((sc + 1) * es, 2, &ds) < 0 || coll_dev_alloc((rc + 1) * es, 2, &dr) < 0 ||
-            coll_dev_memcpy(ds, hs, sc * es) < 0 || coll_dev_memcpy(dr, hr, rc * es) < 0) {
-            snprintf(why, whylen, "%s", hpc_last_error());
-            bad = 1;
-            goto out;
-        }
+        if ((e = coll_dev_alloc((sc + 1) * es, 2, &ds)) < 0 || (e = coll_dev_alloc((rc + 1) * es, 2, &dr)) < 0 ||
+            (e = coll_dev_memcpy(ds, hs, sc * es)) < 0 || (e = coll_dev_memcpy(dr, hr, rc * es)) < 0)
+            HPC_ERR_GOTO(e, out, e, "%s", hpc_last_error());
         a->sendbuf = ds;
         a->recvbuf = dr;
     }
-    int e;
     if (nb) {
         hpc_request_t *req = NULL;
         e = hpc_icoll(a, comm, &req);
@@ -67,23 +62,15 @@ static long run_case(MPI_Comm comm, hpc_coll_args_t *a, int nb, int dev, char *w
     } else {
         e = hpc_coll(a, comm);
     }
-    if (e < 0) {
-        snprintf(why, whylen, "%s", hpc_last_error());
-        hpc_error_clear();
-        bad = 1;
-        goto out;
-    }
-    if (dev && coll_dev_memcpy(hr, dr, rc * es) < 0) {
-        snprintf(why, whylen, "%s", hpc_last_error());
-        bad = 1;
-        goto out;
-    }
+    if (e < 0) HPC_ERR_GOTO(e, out, e, "%s", hpc_last_error());
+    if (dev && (e = coll_dev_memcpy(hr, dr, rc * es)) < 0) HPC_ERR_GOTO(e, out, e, "%s", hpc_last_error());
+    *bad = 0;
     for (size_t i = 0; i < rc; i++) {
         double want = hpc_coll_check_expected(a, rank, p, i), got = hpc_dtype_get(a->dtype, hr, i);
         if (isnan(want)) continue;
         if (fabs(got - want) > tol(a, want)) {
-            if (!bad) snprintf(why, whylen, "rank %d element %zu: %g, expected %g", rank, i, got, want);
-            bad++;
+            if (!*bad) e = HPC_ERR(HPC_ERR_DATA, "rank %d element %zu: %g, expected %g", rank, i, got, want);
+            ++*bad;
         }
     }
 out:
@@ -91,7 +78,7 @@ out:
     if (dr) coll_dev_free(dr, 2);
     free(hs);
     free(hr);
-    return bad;
+    return e;
 }
 
 /* The self-test of every row of the registry, or of row only_row alone
@@ -151,7 +138,12 @@ int coll_selftest(MPI_Comm comm, int include_device, int verbose, int only_row, 
                                                .root = p > 1 ? 1 : 0, .alg = row->alg};
                         if (!hpc_coll_reduces(a->coll)) a->op = HPC_SUM;
                         nbs[n] = nb;
-                        bad[n] = run_case(comm, a, nb, mem, why[n], sizeof why[n]);
+                        why[n][0] = '\0';
+                        if (run_case(comm, a, nb, mem, &bad[n]) < 0) {
+                            /* kept for the verdict line: not the caller's error */
+                            snprintf(why[n], sizeof why[n], "%s", hpc_last_cause());
+                            hpc_error_clear();
+                        }
                         mine[n] = bad[n] ? rank : p;
                     }
             }
