@@ -374,7 +374,7 @@ int pipe_stop(train_t *t)
     pipe_t *pp = t->s;
     /* asynchronous: voted at the start of the step, which drained for it */
     if (pp->row->async) return pp->stop;
-    return hpc_app_stop_agreed(hpc_comm_world());
+    return strategy_stop_agreed(t);
 }
 
 /* ---- validation: a forward through the stages ---- */

@@ -505,12 +505,6 @@ static int step(train_t *t)
     return 0;
 }
 
-static int stop(train_t *t)
-{
-    (void)t;
-    return hpc_app_stop_agreed(hpc_comm_world());
-}
-
 static const float *eval(train_t *t, const float *x, int rows)
 {
     shs_t *s = st(t);
@@ -560,5 +554,5 @@ static void close_shard(train_t *t)
     t->s = NULL;
 }
 
-const strategy_t strategy_shard = {"shard", check, fit, replica, need, open_shard, step, stop, eval, in_sync,
-                                   summary, finish, close_shard};
+const strategy_t strategy_shard = {"shard", check, fit, replica, need, open_shard, step, strategy_stop_agreed,
+                                   eval, in_sync, summary, finish, close_shard};

@@ -135,12 +135,6 @@ static int step(train_t *t)
     return 0;
 }
 
-static int stop(train_t *t)
-{
-    (void)t;
-    return hpc_app_stop_agreed(hpc_comm_world());
-}
-
 static const float *eval(train_t *t, const float *x, int rows)
 {
     dps_t *s = st(t);
@@ -193,5 +187,5 @@ static void close_dp(train_t *t)
     t->s = NULL;
 }
 
-const strategy_t strategy_dp = {"dp", check, fit, replica, need, open_dp, step, stop, eval, in_sync, summary,
-                                 finish, close_dp};
+const strategy_t strategy_dp = {"dp", check, fit, replica, need, open_dp, step, strategy_stop_agreed, eval,
+                                in_sync, summary, finish, close_dp};

@@ -21,3 +21,9 @@ void strategy_describe(const train_opts_t *o, char *buf, size_t len)
         n += snprintf(buf + n, len - (size_t)n, " --pipe-schedule %s", pipe_scheds[o->pipe_sched].name);
     if (o->shard && n >= 0 && (size_t)n < len) snprintf(buf + n, len - (size_t)n, " --shard %s", shard[o->shard]);
 }
+
+int strategy_stop_agreed(train_t *t)
+{
+    (void)t;
+    return hpc_app_stop_agreed(hpc_comm_world());
+}

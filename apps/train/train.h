@@ -463,6 +463,9 @@ const strategy_t *strategy_of(const train_opts_t *o);
 /* "--parallel dp --shard grads", "--parallel pipe --pipe-schedule 1f1b":
  * for messages */
 void strategy_describe(const train_opts_t *o, char *buf, size_t len);
+/* The stop a strategy without its own agrees on: a signal seen by any
+ * rank, agreed over all of them after the step */
+int strategy_stop_agreed(train_t *t);
 
 /* ---- the run ---- */
 struct train {
