@@ -26,8 +26,6 @@ here=$(dirname "$0")
 TRAJ=${TRAJ:-1000}
 STEPS=${STEPS:-1200}
 REPEAT=${REPEAT:-3}
-PYTHON=${PYTHON:-/usr/bin/python3}
-MPIEXEC=${MPIEXEC:-$build/tests/mpiexec-wrap -n}
 
 "$odegen" -q -n "$TRAJ" --out "$dir/ode.h5"
 args="--data $dir/ode.h5 --layers 11,256,256,10 --act tanh --loss mse --optim adam --lr 1e-3 --batch 256

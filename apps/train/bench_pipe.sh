@@ -43,7 +43,6 @@ LOG=${LOG:-20}
 TRAJ=${TRAJ:-1000}
 STAGES=${STAGES:-2 4}
 REPEAT=${REPEAT:-1}
-MPIEXEC=${MPIEXEC:-$build/tests/mpiexec-wrap -n}
 mkdir -p "$out"
 
 "$odegen" -q -n "$TRAJ" --out "$dir/ode.h5"

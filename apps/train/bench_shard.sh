@@ -42,9 +42,7 @@ LOG=${LOG:-20}
 TRAJ=${TRAJ:-1000}
 NPS=${NPS:-2 4}
 REPEAT=${REPEAT:-3}
-MPIEXEC=${MPIEXEC:-$build/tests/mpiexec-wrap -n}
 TORCH=${TORCH:-1}
-PYTHON=${PYTHON:-/usr/bin/python3}
 mkdir -p "$out"
 
 "$odegen" -q -n "$TRAJ" --out "$dir/ode.h5"

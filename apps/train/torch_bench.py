@@ -135,9 +135,11 @@ def run(rank, o, rates):
 
 def main():
     o = args()
-    if o.nproc > 1 and o.mode == "fsdp" and fsdp_class()[0] is None:
-        print("unavailable:", fsdp_class()[1])
-        sys.exit(3)
+    if o.nproc > 1 and o.mode == "fsdp":
+        fsdp, why = fsdp_class()
+        if fsdp is None:
+            print("unavailable:", why)
+            sys.exit(3)
     init = os.path.join(o.scratch, "torch_bench.init")
     if os.path.exists(init):
         os.unlink(init)
