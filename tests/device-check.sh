@@ -29,7 +29,10 @@
 # Without a GPU every step still runs as far as it can (each refuses with
 # its one line, or skips) and the script ends with exit 77 ("no GPU");
 # with one: 0 if every row passed, 1 if not.  DEVICE_CHECK_TIMEOUT (s,
-# default 600) bounds each step.
+# default 120) bounds each step and DEVICE_CHECK_BUDGET (s, default 420)
+# the whole check: a step gets what is left of the budget at most, so a
+# hang costs its step, never the slot (a 15-minute lease, start included).
+# DEVICE_CHECK_LOGS=DIR keeps every step's output there (NN-name.out/.err).
 set -u
 [ $# = 1 ] || { echo "usage: device-check.sh BUILD (a build tree, or a folder of device-pack.sh)" >&2; exit 2; }
 D=$(cd "$1" 2>/dev/null && pwd) || { echo "device-check.sh: no folder '$1'" >&2; exit 2; }
@@ -78,7 +81,12 @@ MPIEXEC_WRAP=$W/mpiexec-wrap
 HPC_MODULE_DIR=$B/libhpc/.libs/hpckit
 export top_srcdir top_builddir MPIEXEC_WRAP PYTHON_SCI H5DUMP GNUPLOT HPC_MPI_FLAVOR MPIEXEC HELP2MAN \
     HPC_MODULE_DIR HAVE_CUDA_BUILD HDF5_LIBS PATH
-TMO=${DEVICE_CHECK_TIMEOUT:-600}
+TMO=${DEVICE_CHECK_TIMEOUT:-120}
+BUDGET=${DEVICE_CHECK_BUDGET:-420}
+LOGS=${DEVICE_CHECK_LOGS:-}
+[ -z "$LOGS" ] || mkdir -p "$LOGS" || exit 2
+t_start=$(date +%s)
+nstep=0
 
 ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 [ "$ngpu" -ge 1 ] 2>/dev/null || ngpu=$(ls -d /proc/driver/nvidia/gpus/* 2>/dev/null | wc -l)
@@ -106,7 +114,21 @@ verdict() {
 run() {   # run NAME CMD...: a step, its output in $W/out and $W/err
     name=$1
     shift
-    timeout -k 10 "$TMO" "$@" > "$W/out" 2> "$W/err"
+    left=$((BUDGET - ($(date +%s) - t_start)))
+    step_t=$TMO
+    [ "$left" -lt "$step_t" ] && step_t=$left
+    if [ "$step_t" -lt 5 ]; then
+        echo "device-check: the budget of $BUDGET s is spent: $name not run" > "$W/err"; : > "$W/out"
+        return 124
+    fi
+    HPC_TEST_TIMEOUT=$step_t timeout -k 5 "$step_t" "$@" > "$W/out" 2> "$W/err"
+    step_rc=$?
+    nstep=$((nstep + 1))
+    if [ -n "$LOGS" ]; then
+        f=$LOGS/$(printf '%02d' $nstep)-$(echo "$name" | tr -c 'A-Za-z0-9._\n-' '_')
+        { echo "# $*"; echo "# exit $step_rc"; cat "$W/out"; } > "$f.out"; cp "$W/err" "$f.err"
+    fi
+    return $step_rc
 }
 # the one line a program refuses with, else the last one that says anything
 # (not a launcher's banner of dashes)
@@ -202,7 +224,10 @@ fi
 
 # ---- 7. hpc-matmul --device cuda: cuBLAS alone, then distributed ------- #
 mnk=3000,2500,2000
-for c in "cuBLAS alone, 1 rank:1:--nb 2000" "distributed, 2 ranks:2:--nb 256"; do
+# two ranks on one GPU share it (--share-gpu), as a user with one GPU would
+share=
+[ "$ngpu" -lt 2 ] && share=--share-gpu
+for c in "cuBLAS alone, 1 rank:1:--nb 2000" "distributed, 2 ranks:2:--nb 256 $share"; do
     what=${c%%:*} rest=${c#*:}
     np=${rest%%:*} extra=${rest#*:}
     run "matmul $what" "$MPIEXEC_WRAP" -n "$np" "$B/apps/matmul/hpc-matmul" --gen $mnk --seed 5 --device cuda --verify $extra --out "$W/mm$np.h5:/C" --save-inputs --force

@@ -64,20 +64,25 @@ static void *alloc_block(int64_t rows, int64_t cols, size_t es)
 }
 
 /* --device cuda: a GPU on every rank, one per rank unless --share-gpu
- * (ranks on one device compete for it, and NCCL refuses them). */
+ * (ranks on one device compete for it, and NCCL refuses them).  Ranks
+ * share a GPU when their PCI bus ids match on one node: the device index
+ * says nothing (under Slurm's --gpus-per-task=1 every task's GPU is 0). */
 static const mm_ops_t *gpu_ops(const mm_opts_t *o)
 {
+    enum { ID = 64 };
     const mm_ops_t *ops = mm_gpu_ops();
-    int dev = hpc_gpu(), n = hpc_local_size(), shared = 0;
-    int *all = malloc(sizeof(int) * (size_t)n);
+    int dev = hpc_gpu(), n = hpc_local_size(), shared = -1;
+    char me[ID] = "", *all = malloc((size_t)n * ID);
     if (!all) hpc_app_fatal(HPC_EXIT_DATA, "out of memory");
-    MPI_Allgather(&dev, 1, MPI_INT, all, 1, MPI_INT, hpc_comm_node());
-    for (int i = 0; i < n; i++) shared |= i != hpc_local_rank() && all[i] == dev && dev >= 0;
+    if (dev >= 0) snprintf(me, sizeof me, "%s", hpc_gpu_pci_bus_id());
+    MPI_Allgather(me, ID, MPI_CHAR, all, ID, MPI_CHAR, hpc_comm_node());
+    for (int i = 0; i < n && shared < 0; i++)
+        if (i != hpc_local_rank() && *me && !strcmp(all + (size_t)i * ID, me)) shared = i;
     free(all);
     if (!ops) hpc_app_exit(HPC_EXIT_DATA, "--device cuda: this hpc-matmul was built without CUDA");
     hpc_app_agree(dev < 0 ? HPC_EXIT_DATA : 0, "--device cuda: no GPU on rank %d (%s)", hpc_rank(), hpc_hostname());
-    hpc_app_agree(shared && !o->share_gpu ? HPC_EXIT_DATA : 0, "--device cuda: rank %d shares GPU %d with "
-                  "another rank on %s; run one rank per GPU, or pass --share-gpu", hpc_rank(), dev, hpc_hostname());
+    hpc_app_agree(shared >= 0 && !o->share_gpu ? HPC_EXIT_DATA : 0, "--device cuda: rank %d shares GPU %s with "
+                  "another rank on %s; run one rank per GPU, or pass --share-gpu", hpc_rank(), me, hpc_hostname());
     return ops;
 }
 
