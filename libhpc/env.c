@@ -163,7 +163,8 @@ static int bind_gpu(hpc_env_t *e, int early)
     if (early != known) return 0;
     int lr = known ? e->launch.local_rank : e->local_rank;
     int ls = known ? e->launch.local_size : e->local_size;
-    HPC_TRY(hpc_gpu_bind(&e->gpu_policy, lr, ls, &e->gpu));
+    const char *when = hpc_setting_value("HPC_GPU_CONTEXT", NULL);
+    HPC_TRY(hpc_gpu_bind(&e->gpu_policy, lr, ls, when && !strcmp(when, "init"), &e->gpu));
     return 0;
 }
 

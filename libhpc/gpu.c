@@ -94,6 +94,7 @@ int hpc_error_cuda(int err, const char *file, int line, const char *call)
 /* What hpc_gpu_count found: the count, and why it is 0 where it is. */
 static int counted = -1;
 static char count_why[768];
+static char lost[512];              /* why the bound GPU failed to activate (unbound since) */
 
 /* Pure: the count, or why there is none, for a status of
  * cudaGetDeviceCount.  Only cudaErrorNoDevice means "no GPU"; any other
@@ -141,6 +142,7 @@ int hpc_gpu_count(void)
 
 const char *hpc_gpu_unavailable(void)
 {
+    if (lost[0]) return lost;
     return hpc_gpu_count() > 0 ? NULL : count_why;
 }
 
@@ -168,22 +170,81 @@ const char *hpc_gpu_stack(void)
     if (g->nccl_version && g->nccl_version(&nc) == HPC_NCCL_OK && k < sizeof line)
         k += (size_t)snprintf(line + k, sizeof line - k, ", NCCL %d.%d.%d", nc / 10000, nc / 100 % 100,
                               nc % 100);
+    else if (k < sizeof line)
+        k += (size_t)snprintf(line + k, sizeof line - k, ", no NCCL (%s)", hpc_nccl_unavailable());
     if (k < sizeof line) snprintf(line + k, sizeof line - k, " (%s)", hpc_gpu_ops_path());
     return line;
 }
 
-int hpc_gpu_bind(const hpc_gpu_policy_t *p, int local_rank, int local_size, hpc_gpu_info_t *info)
+/* The rank's binding: the device chosen, and on each thread whether it
+ * has been made current there (the runtime's current device is per
+ * thread).  The context is made at the first device use, not in
+ * hpc_init: cudaSetDevice creates the primary context (CUDA 12+), which
+ * costs every rank of a CPU run on a GPU node about 0.5 GB of GPU memory
+ * and, with GPUs in exclusive-process mode, fails for every rank after
+ * the first on a GPU.  HPC_GPU_CONTEXT=init makes it in hpc_init, for
+ * CUDA-aware MPI libraries that pick the device up in MPI_Init. */
+static hpc_gpu_info_t *bound;
+static _Thread_local int current = -1;
+
+static int activate(void)
+{
+    if (!bound || bound->index < 0) {
+        const char *no = hpc_gpu_unavailable();
+        return HPC_ERR(HPC_ERR_NOGPU, "%s", no ? no : "not bound to a GPU (HPC_GPU_BIND)");
+    }
+    if (current == bound->index) return 0;
+    const hpc_gpu_ops_t *g = hpc_gpu_ops();
+    int st = g ? g->set_device(bound->index) : GPU_ERR_NO_DEVICE;
+    if (st != GPU_OK) {
+        char text[256];
+        if (g) g->last_error();
+        hpc_gpu_status_text(st, text, sizeof text);
+        /* the rank stays usable for CPU work: unbound, with the reason */
+        snprintf(lost, sizeof lost, "GPU %d (%s) cannot be used: %s%s", bound->index, bound->pci_bus_id, text,
+                 st == 46 /* cudaErrorDevicesUnavailable */ ? " (exclusive-process mode, held by another "
+                                                            "process?)" : "");
+        hpc_warn("%s; this rank runs without a GPU", lost);
+        bound->index = -1;
+        return HPC_ERR(HPC_ERR_CUDA, "%s", lost);
+    }
+    current = bound->index;
+    return 0;
+}
+
+int hpc_gpu_activate(void)
+{
+    HPC_TRY(activate());
+    return 0;
+}
+
+int hpc_gpu_active(void)
+{
+    return bound && bound->index >= 0 && current == bound->index;
+}
+
+const char *hpc_gpu_lost(void)
+{
+    return lost[0] ? lost : NULL;
+}
+
+int hpc_gpu_bind(const hpc_gpu_policy_t *p, int local_rank, int local_size, int eager, hpc_gpu_info_t *info)
 {
     int dev;
     memset(info, 0, sizeof *info);
     info->index = -1;
+    bound = info;
+    current = -1;
+    lost[0] = '\0';
     /* without GPUs the policy is still checked: exclusive/list is an error */
     HPC_TRY(hpc_gpu_choose(p, local_rank < 0 ? 0 : local_rank, local_size, hpc_gpu_count(), &dev));
     if (dev < 0) return 0;
+    /* queries that make no context: name, memory, bus id */
     const hpc_gpu_ops_t *g = hpc_gpu_ops();
-    HPC_CUDA(g->set_device(dev));
     HPC_CUDA(g->device_info(dev, info->name, sizeof info->name, &info->total_mem));
     HPC_CUDA(g->pci_bus_id(dev, info->pci_bus_id, (int)sizeof info->pci_bus_id));
     info->index = dev;
+    if (eager) activate();        /* a failure warns and leaves the rank unbound */
+    hpc_error_clear();
     return 0;
 }

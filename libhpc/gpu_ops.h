@@ -22,7 +22,7 @@
 #include <stddef.h>
 
 /* bumped when the table changes: a module of another version is refused */
-#define HPC_GPU_OPS_VERSION 1
+#define HPC_GPU_OPS_VERSION 2
 /* the module's one exported function: its table, or NULL for another version */
 #define HPC_GPU_MODULE_ENTRY "hpc_gpu_module_ops"
 #define HPC_GPU_MODULE_NAME "libhpc-cuda"
@@ -75,7 +75,7 @@ typedef struct hpc_gpu_ops {
     /* a one-thread kernel on stream spins until *flag, then sets *ack */
     int (*wait_flag)(void *stream, volatile unsigned *flag, volatile unsigned *ack);
     /* ---- NCCL: each returns its ncclResult_t; all NULL in a module
-     * built without NCCL ---- */
+     * built without NCCL or where NCCL cannot be opened (nccl_why) ---- */
     int (*nccl_version)(int *v);      /* 22703 = 2.27.3 */
     const char *(*nccl_error_string)(int status);
     const char *(*nccl_last_error)(void *comm);
@@ -97,6 +97,16 @@ typedef struct hpc_gpu_ops {
                                void *stream);
     int (*nccl_send)(const void *b, size_t n, int dt, int peer, void *comm, void *stream);
     int (*nccl_recv)(void *b, size_t n, int dt, int peer, void *comm, void *stream);
+    /* ---- version 2 ---- */
+    /* *yes = whether any device's primary context is active, without
+     * making one (cuDevicePrimaryCtxGetState); may be NULL: unknown */
+    int (*context_active)(int *yes);
+    /* why the NCCL entries are NULL ("" when NCCL is loaded): NCCL is
+     * opened at run time (HPC_NCCL_LIBRARY), not linked, so that a node
+     * with CUDA but no NCCL still runs everything else on its GPU */
+    const char *(*nccl_why)(void);
+    /* cudaMallocAsync: stream-ordered, no device synchronisation */
+    int (*malloc_async)(void **p, size_t bytes, void *stream);
 } hpc_gpu_ops_t;
 
 typedef const hpc_gpu_ops_t *(*hpc_gpu_module_fn)(int version);

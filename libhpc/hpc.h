@@ -53,6 +53,10 @@ HPC_EXPORT const char *hpc_version(void);   /* "0.2.0" */
  * and the CUDA runtime it needs are loaded, and NCCL in it. */
 HPC_EXPORT int hpc_have_cuda(void);
 HPC_EXPORT int hpc_have_nccl(void);
+/* NULL where NCCL can be used, else why not: the GPU module missing, this
+ * hpckit built without NCCL, or NCCL not found at run time (the GPU
+ * module opens it: HPC_NCCL_LIBRARY, default libnccl.so.2). */
+HPC_EXPORT const char *hpc_nccl_unavailable(void);
 /* One line for reports: "CUDA runtime 13.0, driver 12.8, NCCL 2.27.3
  * (PATH of the module)", or "none (why)". */
 HPC_EXPORT const char *hpc_gpu_stack(void);
@@ -236,6 +240,18 @@ HPC_EXPORT int hpc_gpu_count(void);
  * driver recent enough, a visible device.  Programs refuse a device path
  * with it (exit 2). */
 HPC_EXPORT const char *hpc_gpu_unavailable(void);
+/* Make this rank's GPU current on the calling thread, creating its
+ * context on first use (hpc_init only chooses the device: a CPU run on a
+ * GPU node holds no GPU memory; HPC_GPU_CONTEXT=init makes it in
+ * hpc_init instead).  libhpc calls it before its own device work; call
+ * it before your own CUDA calls, on each thread that makes them.  0;
+ * HPC_ERR_NOGPU where the rank has no GPU; HPC_ERR_CUDA where the device
+ * cannot be used (busy in exclusive-process mode): warned once, and the
+ * rank is unbound from then on (hpc_gpu() is -1), CPU work unaffected. */
+HPC_EXPORT int hpc_gpu_activate(void);
+/* 1 where this thread has made the rank's GPU current (its context
+ * exists), else 0. */
+HPC_EXPORT int hpc_gpu_active(void);
 
 /* ------------------------------------------------------------------ */
 /* Strict parsing (parse.c): the whole string, no overflow; 0 or        */

@@ -86,10 +86,14 @@ int hpc_threads_for(int ncores, int sharing);
 /* Apply n threads to OpenBLAS (and OMP_NUM_THREADS for later runtimes). */
 void hpc_threads_apply(int n);
 
-/* gpu.c: bind (before MPI_Init where the local rank is known); fills
- * info (index -1 if none). */
-int hpc_gpu_bind(const hpc_gpu_policy_t *p, int local_rank, int local_size,
+/* gpu.c: bind (before MPI_Init where the local rank is known): choose
+ * the device and fill info (index -1 if none); the context is made at
+ * the first hpc_gpu_activate, or here with eager (HPC_GPU_CONTEXT=init).
+ * info stays the binding's record: a failed activation sets index -1. */
+int hpc_gpu_bind(const hpc_gpu_policy_t *p, int local_rank, int local_size, int eager,
                  hpc_gpu_info_t *info);
+/* Why the bound GPU could not be made current (then unbound), or NULL. */
+const char *hpc_gpu_lost(void);
 /* Translate a CUDA runtime error (int to keep CUDA headers out). */
 int hpc_error_cuda(int cudaerr, const char *file, int line, const char *call);
 /* Call the CUDA runtime (cudaSuccess is 0); on failure translate and

@@ -94,14 +94,14 @@ libhpc_libtesting_la_SOURCES = libhpc/coll/test_hooks.c libhpc/coll/test_hooks.h
 libhpc_libtesting_la_CFLAGS = $(HPC_LIB_CFLAGS)
 HPC_TESTING_LDADD = libhpc/libtesting.la libhpc/libio.la libhpc/libcore.la $(HDF5_LIBS) -lm
 
-# the GPU module: only it links the CUDA runtime and NCCL (with their
+# the GPU module: only it links the CUDA runtime (NCCL it opens itself; with their
 # RUNPATH); -module: a plugin opened with dlopen, no version suffix
 if HAVE_CUDA
 pkglib_LTLIBRARIES += libhpc/libhpc-cuda.la
 libhpc_libhpc_cuda_la_SOURCES = libhpc/cuda/module.c libhpc/coll/cuda.cu
 libhpc_libhpc_cuda_la_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS) $(NCCL_CPPFLAGS)
 libhpc_libhpc_cuda_la_CFLAGS = $(HPC_LIB_CFLAGS)
-libhpc_libhpc_cuda_la_LIBADD = $(NCCL_LIBS) $(CUDA_LIBS)
+libhpc_libhpc_cuda_la_LIBADD = $(CUDA_LIBS)
 libhpc_libhpc_cuda_la_LDFLAGS = $(HPC_MODULE_LDFLAGS) $(NCCL_LDFLAGS)
 endif
 

@@ -52,6 +52,12 @@ static const hpc_setting_t table[] = {
     {"HPC_GPU_BIND", HPC_SET_TEXT, "local", 0, 0, "local|none|exclusive|list:I,J", "libhpc",
      "GPU per rank: local rank % visible GPUs; none; one GPU per rank or an error; local rank i gets "
      "device list[i % n]", check_bind},
+    {"HPC_GPU_CONTEXT", HPC_SET_CHOICE, "lazy", 0, 0, "lazy,init", "libhpc",
+     "when a rank's GPU context is made: at its first device use (a CPU run holds no GPU memory), or in "
+     "hpc_init before MPI_Init (for a CUDA-aware MPI that needs it then)", NULL},
+    {"HPC_NCCL_LIBRARY", HPC_SET_TEXT, "libnccl.so.2", 0, 0, "LIB", "libhpc",
+     "the NCCL the GPU module opens: a name the loader searches (and the module's RUNPATH), or a path",
+     NULL},
     {"HPC_NODE_SPLIT", HPC_SET_TEXT, "none", 0, 0, "odd-even|blocks:K|none", "libhpc",
      "fake nodes for testing on one machine (even/odd world ranks; K ranks each)", check_split},
     {"HPC_MODULE_DIR", HPC_SET_TEXT, "", 0, 0, "DIR", "libhpc",

@@ -77,12 +77,19 @@ tests_coll_shm_kill_LDADD = $(HPC_TESTING_LDADD)
 #   coll_devfree    frees wait for stream-wait kernels; slots come back
 #   coll_gate       CUDA-aware MPI and staged copies wait for the legacy
 #                   stream's event (2, 3 ranks)
-check_PROGRAMS += tests/coll_nccl_stub tests/coll_devfree tests/coll_gate
+#   coll_lazyctx    no GPU context until the first device use; a GPU that
+#                   cannot be made current leaves the rank unbound (1, 3)
+check_PROGRAMS += tests/coll_nccl_stub tests/coll_devfree tests/coll_gate tests/coll_lazyctx
 tests_coll_nccl_stub_LDADD = $(HPC_TESTING_LDADD)
 tests_coll_devfree_LDADD = $(HPC_TESTING_LDADD)
 tests_coll_gate_LDADD = $(HPC_TESTING_LDADD)
-TESTS += tests/coll_nccl_stub-np1.mpi tests/coll_nccl_stub-np2.mpi tests/coll_devfree-np1.mpi \
-	tests/coll_gate-np2.mpi tests/coll_gate-np3.mpi
+tests_coll_lazyctx_LDADD = $(HPC_TESTING_LDADD)
+# gpu_lazyctx: the same on a real GPU, asked of the driver (skips without)
+check_PROGRAMS += tests/gpu_lazyctx
+tests_gpu_lazyctx_LDADD = $(HPC_TESTING_LDADD)
+TESTS += tests/gpu_lazyctx-np1.mpi tests/gpu_lazyctx-np2.mpi
+TESTS += tests/coll_nccl_stub-np1.mpi tests/coll_nccl_stub-np2.mpi tests/coll_devfree-np1.mpi tests/coll_devfree-np2.mpi \
+	tests/coll_gate-np2.mpi tests/coll_gate-np3.mpi tests/coll_lazyctx-np1.mpi tests/coll_lazyctx-np3.mpi
 EXTRA_DIST += tests/fake_gpu.h
 # coll_stream makes streams and kernels of its own: the CUDA runtime
 tests_coll_stream_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)

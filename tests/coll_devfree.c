@@ -76,6 +76,33 @@ int main(int argc, char **argv)
     fake_run_kernels();
     EXPECT(hpc_coll_test_flags_busy() == 0, "released and run, still busy");
 
+    /* allocations while a kernel waits (issue 34.7): no cudaMalloc or
+     * cudaMallocHost (they may synchronise the device, so wait for the
+     * kernel, which waits for the host); a staged device allreduce takes
+     * pageable staging and stream-ordered device memory, and is right */
+    int slot4 = -1;
+    EXPECT(hpc_coll_test_flag_wait(s1, &slot4) == 0, "flag wait: %s", hpc_last_error());
+    float *x = NULL, *y = NULL, hx[1000], hy[1000];
+    EXPECT(hpc_coll_dev_alloc(sizeof hx, (void **)&x) == 0 && hpc_coll_dev_alloc(sizeof hy, (void **)&y) == 0,
+           "alloc: %s", hpc_last_error());
+    for (int i = 0; i < 1000; i++) hx[i] = (float)i;
+    hpc_coll_dev_memcpy(x, hx, sizeof hx);
+    size_t mark = fake.loglen;
+    EXPECT(hpc_allreduce(x, y, 1000, HPC_FLOAT32, HPC_SUM, MPI_COMM_WORLD, HPC_ALG_RING) == 0, "allreduce: %s",
+           hpc_last_error());
+    hpc_coll_dev_memcpy(hy, y, sizeof hy);
+    int right = 1;
+    for (int i = 0; i < 1000; i++) right &= hy[i] == (float)i * hpc_size();
+    EXPECT(right, "the allreduce while a kernel waits is wrong");
+    const char *during = fake.log + mark;
+    EXPECT(!strstr(during, "malloc_host") && !strstr(during, "malloc "),
+           "a synchronising allocation while a kernel waits: %s", during);
+    hpc_coll_test_flag_set(slot4);
+    fake_run_kernels();
+    hpc_coll_dev_free(x);
+    hpc_coll_dev_free(y);
+    hpc_coll_test_free_deferred();
+
     int fails = test_failures;
     HPC_CHECK(hpc_finalize());
     if (!fails) printf("coll_devfree: frees wait for the stream-wait kernels, slots of failed streams come back\n");

@@ -7,6 +7,8 @@
 #      loader (ld.so --inhibit-cache, a library path without their folder,
 #      the modules' RUNPATH to them cut): a CPU node of a site that built
 #      with CUDA.  Skipped (with a note) where the loader cannot hide them.
+#   C. the CUDA runtime back, NCCL still hidden: the GPU module loads
+#      (it opens NCCL itself) and names NCCL as what is missing.
 # Each time: nothing of the GPU stack is loaded; hpc-info, hpc-info
 # --selftest, a collective test program, the PMPI drop-in, hpc-odegen,
 # hpc-train, hpc-matmul and hpc-collbench run on the CPU on 2 ranks; every
@@ -146,4 +148,20 @@ run1 "$P/bin/hpc-odegen" -q -n 40 --nt 11 --out "$T/ode.h5" --force || fail "hpc
 run1 "$P/bin/hpc-train" -q --data "$T/ode.h5" --layers 11,16,10 --steps 20 --out "$T/train" --force ||
     fail "hpc-train"
 device_requests "lib\(cudart\|nccl\)[^ ]*: cannot open shared object file"
+
+step "C. the CUDA runtime, but no NCCL: the module loads, NCCL's rows name what is missing"
+# NCCL is opened by the module at run time, not linked: a node with CUDA
+# and no NCCL keeps its GPU for everything else (issue 34.4)
+mkdir -p "$T/cudart"
+for d in $cudirs; do ln -s "$d"/libcudart.so* "$T/cudart/" 2>/dev/null; done
+ls "$T/cudart"/libcudart.so* > /dev/null 2>&1 || fail "no libcudart in $cudirs"
+RUN="$ldso --inhibit-cache --library-path $libpath$T/cudart"
+run1 "$P/bin/hpc-info" || fail "hpc-info with the CUDA runtime but no NCCL"
+grep -q "(CUDA yes, NCCL no," "$T/out" && grep -q "^GPU stack: CUDA runtime .*, no NCCL (NCCL cannot be loaded: libnccl" "$T/out" ||
+    { cat "$T/out"; fail "without NCCL the module does not load, or hpc-info does not say NCCL is missing"; }
+HPC_COLL_ALLREDUCE=nccl refused "HPC_COLL_ALLREDUCE=nccl" "NCCL cannot be loaded: libnccl" "$P/bin/hpc-info"
+# a site's own NCCL by path (HPC_NCCL_LIBRARY), refused with its name where it is not there
+RUN=
+HPC_NCCL_LIBRARY=/nonexistent/libnccl.so.2 run1 "$B/apps/info/hpc-info" || fail "hpc-info with HPC_NCCL_LIBRARY"
+grep -q "no NCCL (NCCL cannot be loaded: /nonexistent/libnccl.so.2" "$T/out" || fail "HPC_NCCL_LIBRARY not used"
 echo "cpu_node.sh: all checks passed"

@@ -48,6 +48,11 @@ static struct {
     struct { volatile unsigned *flag, *ack; void *stream; int done; } w[256];
     int nw;
     int nccl, init_polls, group_polls, in_progress, depth, group_calls, refused, ncalls;
+    /* contexts: set_device makes one (as cudaSetDevice does since CUDA
+     * 12); set_status fails it (46: cudaErrorDevicesUnavailable, a GPU in
+     * exclusive-process mode held by another process); is_device_ptr
+     * counts its queries */
+    int ctx, set_calls, set_status, ptr_queries;
 } fake = {.count_status = GPU_OK, .ndev = 1, .driver = 13000, .runtime = 13000, .nccl = 1};
 
 static void fake_log(const char *fmt, ...)
@@ -79,7 +84,15 @@ static const char *f_error_name(int s)
 static int f_runtime_version(int *v) { *v = fake.runtime; return 0; }
 static int f_driver_version(int *v) { *v = fake.driver; return 0; }
 static int f_device_count(int *n) { *n = fake.count_status == GPU_OK ? fake.ndev : 0; return fake.count_status; }
-static int f_set_device(int d) { fake_log("set_device(%d)", d); return 0; }
+static int f_set_device(int d)
+{
+    fake_log("set_device(%d)", d);
+    fake.set_calls++;
+    if (fake.set_status) return fake.set_status;
+    fake.ctx = 1;
+    return 0;
+}
+static int f_context_active(int *yes) { *yes = fake.ctx; return 0; }
 static int f_get_device(int *d) { *d = 0; return 0; }
 static int f_device_info(int dev, char *name, size_t len, size_t *mem)
 {
@@ -90,14 +103,19 @@ static int f_device_info(int dev, char *name, size_t len, size_t *mem)
 static int f_pci_bus_id(int dev, char *buf, int len)
 {
     int r = 0, up = 0;
-    MPI_Initialized(&up);                /* hpc_init binds before MPI_Init */
-    if (up) MPI_Comm_rank(MPI_COMM_WORLD, &r);   /* then: one GPU per rank */
+    MPI_Initialized(&up);                /* one GPU per rank: by MPI's rank, or */
+    if (up) MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    else {                               /* the launcher's (hpc_init binds before MPI_Init) */
+        const char *v = getenv("PMI_RANK") ? getenv("PMI_RANK") : getenv("OMPI_COMM_WORLD_RANK");
+        if (v) r = atoi(v);
+    }
     snprintf(buf, (size_t)len, "0000:%02x:%02x.0", r, dev);
     return 0;
 }
 static int f_is_device_ptr(const void *p, int *yes)
 {
     *yes = 0;
+    fake.ptr_queries++;
     for (int i = 0; i < fake.ndevmem; i++)
         if ((const char *)p >= fake.dev[i].p && (const char *)p < fake.dev[i].p + fake.dev[i].n) *yes = 1;
     return 0;
@@ -108,6 +126,7 @@ static int f_malloc(void **p, size_t n)
     if (fake.ndevmem == 512 || !(*p = calloc(1, n ? n : 1))) return 2;   /* cudaErrorMemoryAllocation */
     fake.dev[fake.ndevmem].p = *p;
     fake.dev[fake.ndevmem++].n = n ? n : 1;
+    fake.ctx = 1;                        /* memory lives in a context */
     fake_log("malloc");
     return 0;
 }
@@ -120,10 +139,24 @@ static int f_free(void *p)
     free(p);
     return 0;
 }
-static int f_malloc_host(void **p, size_t n) { *p = calloc(1, n ? n : 1); return *p ? 0 : 2; }
+static int f_malloc_host(void **p, size_t n)
+{
+    fake.ctx = 1;
+    fake_log("malloc_host");
+    *p = calloc(1, n ? n : 1);
+    return *p ? 0 : 2;
+}
+static int f_malloc_async(void **p, size_t n, void *s)
+{
+    (void)s;
+    int e = f_malloc(p, n);
+    fake_log("malloc_async");
+    return e;
+}
 static int f_free_host(void *p) { fake.host_frees++; fake_log("free_host"); free(p); return 0; }
 static int f_host_alloc_mapped(void **h, void **d, size_t n)
 {
+    fake.ctx = 1;
     *h = *d = calloc(1, n);
     return *h ? 0 : 2;
 }
@@ -137,6 +170,7 @@ static int f_memcpy_async(void *dst, const void *src, size_t n, void *s)
 static int f_memset(void *p, int v, size_t n) { memset(p, v, n); return 0; }
 static int f_stream_create(void **s, int nonblocking)
 {
+    fake.ctx = 1;
     *s = calloc(1, sizeof(fake_stream_t));
     fake_log("stream_create(%p,%s)", *s, nonblocking ? "nonblocking" : "blocking");
     return 0;
@@ -336,6 +370,7 @@ static hpc_gpu_ops_t fake_ops = {
     .stream_wait_event = f_stream_wait_event, .event_create = f_event_create,
     .event_record = f_event_record, .event_query = f_event_query, .event_destroy = f_event_destroy,
     .device_sync = f_device_sync, .reduce = f_reduce, .scale = f_scale, .wait_flag = f_wait_flag,
+    .context_active = f_context_active, .malloc_async = f_malloc_async,
 };
 
 /* Put the fake behind libhpc (with the NCCL stub if fake.nccl). */

@@ -30,22 +30,27 @@ static inline int test_gpu_verdict(int listed, int cuda_built, int counted)
     return listed > 0 && cuda_built ? 1 : 77;
 }
 
-/* GPUs the system lists: /proc/driver/nvidia/gpus/ (the driver's own),
- * else nvidia-smi -L; 0 without a driver. */
+/* GPUs the system lists: nvidia-smi -L (what this process may see: a
+ * container on a GPU host lists only its own), else, where there is no
+ * nvidia-smi, the driver's /proc/driver/nvidia/gpus/; 0 without a driver. */
 #include <dirent.h>
+#include <string.h>
 static inline int test_gpus_listed(void)
 {
-    int n = 0;
+    int n = 0, found = 0;
+    FILE *f = popen("nvidia-smi -L 2>/dev/null; echo \"rc=$?\"", "r");
+    char line[512];
+    while (f && fgets(line, sizeof line, f)) {
+        n += !strncmp(line, "GPU", 3);
+        if (!strncmp(line, "rc=", 3)) found = strncmp(line, "rc=127", 6) != 0;
+    }
+    if (f) pclose(f);
+    if (found) return n;
     DIR *d = opendir("/proc/driver/nvidia/gpus");
     if (d) {
         for (struct dirent *e; (e = readdir(d));) n += e->d_name[0] != '.';
         closedir(d);
-        if (n) return n;
     }
-    FILE *f = popen("nvidia-smi -L 2>/dev/null", "r");
-    char line[512];
-    while (f && fgets(line, sizeof line, f)) n += line[0] == 'G' && line[1] == 'P' && line[2] == 'U';
-    if (f) pclose(f);
     return n;
 }
 

@@ -276,8 +276,7 @@ void hpc_app_start(const hpc_app_t *app, int *argc, char ***argv)
      * rank, or one line naming what is missing (this rank's own view) */
     const char *nv = app_settings_nccl_var();
     if (nv) {
-        const char *no = hpc_have_cuda() && !hpc_have_nccl() ? "the CUDA module was built without NCCL"
-                                                             : hpc_gpu_unavailable();
+        const char *no = hpc_have_cuda() && !hpc_have_nccl() ? hpc_nccl_unavailable() : hpc_gpu_unavailable();
         hpc_app_agree(no ? HPC_EXIT_USAGE : 0, "%s=nccl: rank %d (%s): %s", nv, hpc_rank(), hpc_hostname(), no);
     }
     int v = app_opts_parse(app, argc ? *argc : 0, argv ? *argv : NULL, &quiet);

@@ -18,6 +18,9 @@ void hpc_app_gpu_module(const char *module, const char *const *symbols, void **f
     char why[1024] = "";
     const char *no = hpc_gpu_unavailable();
     if (no) snprintf(why, sizeof why, "%s", no);
+    /* the context is made here, at the first device use, not in hpc_init
+     * (a rank bound to none works on the device its own code chose) */
+    else if (hpc_gpu() >= 0 && hpc_gpu_activate() < 0) snprintf(why, sizeof why, "%s", hpc_last_cause());
     else if (hpc_dlmodule(module, symbols, fns, n, why, sizeof why) == 0) why[0] = '\0';
     hpc_app_agree(why[0] ? HPC_EXIT_USAGE : 0, "--device cuda: rank %d (%s): %s", hpc_rank(), hpc_hostname(),
                   why);

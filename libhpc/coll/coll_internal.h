@@ -296,6 +296,9 @@ void coll_scale_host(hpc_dtype_t dt, void *buf, size_t n, int div);
 /* device.c, through the GPU module (gpu_ops.h): streams take cudaStream_t
  * as void *; without a module or GPU, HPC_ERR_NOGPU naming what is missing */
 int coll_is_device_ptr(const void *p);
+/* The GPU table for device work, this rank's GPU made current on the
+ * calling thread first (device.c); NULL where no GPU can be used. */
+const struct hpc_gpu_ops *coll_gpu(void);
 /* cc's stream for calls without one, or for stream-ordered calls (both
  * non-blocking) */
 int coll_dev_stream(coll_comm_t *cc, int nonblocking, void **out);
@@ -325,6 +328,9 @@ int coll_dev_flag_wait(void *stream, int *slot);
 void coll_dev_flag_set(int slot);
 /* flag slots whose kernel may still run (frees wait while any is) */
 int coll_dev_flags_busy(void);
+/* Make what allocations need while a stream-wait kernel spins (a stream
+ * for cudaMallocAsync): before the first kernel waits. */
+int coll_dev_alloc_ready(void);
 
 /* shmseg.c: a communicator's segment on its node.  Each rank's control
  * line: counters of chunks over all the calls on the segment (alg/shm.c),

@@ -263,8 +263,11 @@ int coll_tmp_kind(hpc_request_t *r, size_t bytes, int kind, void **out)
         bytes = cc->pool[best].size;
         cc->pool[best].p = NULL;
         cc->pool_bytes -= bytes;
-    } else if (kind == 0) {
-        /* 64-byte aligned: reduction loops vectorise, device-like alignment */
+    } else if (kind == 0 || (kind == 1 && coll_dev_flags_busy())) {
+        /* 64-byte aligned: reduction loops vectorise, device-like alignment.
+         * Staging buffers while a stream-wait kernel spins are pageable:
+         * cudaMallocHost may synchronise the device (coll_dev_alloc) */
+        kind = 0;
         if (posix_memalign(&p, 64, bytes) != 0) p = NULL;
         if (!p) return HPC_ERR(HPC_ERR_NOMEM, "scratch buffer of %zu bytes", bytes);
     } else {

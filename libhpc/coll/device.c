@@ -33,22 +33,43 @@ int hpc_coll_cuda_aware(void)
     return mpi;
 }
 
-/* The table where a GPU can be used, else NULL: without a device (or
- * driver) every pointer is host memory and cudaPointerGetAttributes is
- * never called. */
-static const hpc_gpu_ops_t *gpu(void)
+/* The table for device work, with this rank's GPU current on the
+ * calling thread (its context made at this first use: hpc_gpu_activate),
+ * else NULL: no device, or the bound one cannot be used.  A rank bound to
+ * none (HPC_GPU_BIND=none) works on whatever device its own code made
+ * current. */
+const hpc_gpu_ops_t *coll_gpu(void)
 {
-    return hpc_gpu_count() > 0 ? hpc_gpu_ops() : NULL;
+    if (hpc_gpu_unavailable() || (hpc_gpu() >= 0 && hpc_gpu_activate() < 0)) return NULL;
+    return hpc_gpu_ops();
 }
+#define gpu coll_gpu
 
 /* HPC_ERR_NOGPU naming what is missing */
 #define NO_GPU(what) HPC_ERR(HPC_ERR_NOGPU, "%s: %s", what, hpc_gpu_unavailable())
 
+/* Whether any GPU context exists in this process: without one there is
+ * no device memory, and asking the runtime about a pointer would make a
+ * context (on device 0 of every rank of a CPU run).  Once one exists it
+ * stays (contexts live until exit). */
+static int some_context(const hpc_gpu_ops_t *g)
+{
+    static int seen;
+    int yes = 1;
+    if (seen || hpc_gpu_active()) return seen = 1;
+    if (g->context_active && g->context_active(&yes) != GPU_OK) yes = 1;   /* cannot tell: ask */
+    return seen = yes;
+}
+
 int coll_is_device_ptr(const void *p)
 {
-    const hpc_gpu_ops_t *g = p ? gpu() : NULL;
+    const hpc_gpu_ops_t *g = p && !hpc_gpu_unavailable() ? hpc_gpu_ops() : NULL;
     int yes = 0;
-    if (g && g->is_device_ptr(p, &yes) != GPU_OK) return 0;
+    if (!g || !some_context(g)) return 0;
+    /* the bound device current here, so the query makes no context on
+     * device 0 of a thread that has none */
+    if (hpc_gpu() >= 0 && hpc_gpu_activate() < 0) return 0;
+    if (g->is_device_ptr(p, &yes) != GPU_OK) return 0;
     return yes;
 }
 
@@ -129,12 +150,47 @@ int coll_dev_copy(void *stream, void *dst, const void *src, size_t bytes)
     return 0;
 }
 
+/* Device memory while a stream-wait kernel spins (coll_dev_flags_busy):
+ * cudaMalloc and cudaMallocHost may synchronise the device, so wait for
+ * that kernel, which waits for the host - stuck in the allocation.  The
+ * stream-ordered allocator does not synchronise: cudaMallocAsync on a
+ * stream of our own (non-blocking: it waits for nothing else), then that
+ * stream alone is waited for.  The stream is made before any kernel
+ * waits (coll_dev_alloc_ready), not while one does. */
+static void *alloc_stream;
+
+int coll_dev_alloc_ready(void)
+{
+    const hpc_gpu_ops_t *g = gpu();
+    if (!g) return NO_GPU("device memory");
+    if (!alloc_stream && g->malloc_async) HPC_CUDA(g->stream_create(&alloc_stream, 1));
+    return 0;
+}
+
+static int alloc_while_busy(const hpc_gpu_ops_t *g, size_t bytes, void **p)
+{
+    if (!alloc_stream || !g->malloc_async)
+        return HPC_ERR(HPC_ERR_UNSUPPORTED, "device memory while a stream waits for a request: "
+                       "this CUDA runtime has no stream-ordered allocator");
+    HPC_CUDA(g->malloc_async(p, bytes, alloc_stream));
+    HPC_CUDA(g->stream_sync(alloc_stream));
+    return 0;
+}
+
+/* kind 1: pinned host memory, 2: device memory.  While a kernel waits
+ * for a flag, pinned memory is refused (the caller takes pageable memory
+ * instead: coll_tmp_kind) and device memory comes from alloc_while_busy. */
 int coll_dev_alloc(size_t bytes, int kind, void **out)
 {
     const hpc_gpu_ops_t *g = gpu();
     if (!g) return NO_GPU("device or pinned memory");
+    HPC_TRY(coll_dev_alloc_ready());
     void *p = NULL;
+    int busy = coll_dev_flags_busy();
+    if (kind == 1 && busy)
+        return HPC_ERR(HPC_ERR_STATE, "pinned memory while a stream waits for a request (take pageable memory)");
     if (kind == 1) HPC_CUDA(g->malloc_host(&p, bytes));
+    else if (busy) HPC_TRY(alloc_while_busy(g, bytes, &p));
     else HPC_CUDA(g->malloc(&p, bytes));
     *out = p;
     return 0;
@@ -206,10 +262,11 @@ int coll_dev_memcpy(void *dst, const void *src, size_t bytes)
     return 0;
 }
 
-/* 1 if this process can use a device (0 without the module or a GPU). */
+/* 1 if this process can use a device (0 without the module or a GPU);
+ * asking makes no context. */
 int coll_dev_count(void)
 {
-    return gpu() ? 1 : 0;
+    return hpc_gpu_unavailable() ? 0 : 1;
 }
 
 /* ---- for programs: device buffers without linking CUDA -------------- */

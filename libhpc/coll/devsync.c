@@ -27,10 +27,7 @@
 
 #include <string.h>
 
-static const hpc_gpu_ops_t *gpu(void)
-{
-    return hpc_gpu_count() > 0 ? hpc_gpu_ops() : NULL;
-}
+#define gpu coll_gpu
 
 int coll_dev_event_record(void *stream, void **ev)
 {
@@ -122,6 +119,7 @@ int coll_dev_flag_wait(void *stream, int *slot)
 {
     const hpc_gpu_ops_t *g = gpu();
     if (!g) return HPC_ERR(HPC_ERR_NOGPU, "a CUDA stream: %s", hpc_gpu_unavailable());
+    HPC_TRY(coll_dev_alloc_ready());
     if (!slab) {
         void *h = NULL, *d = NULL;
         HPC_CUDA(g->host_alloc_mapped(&h, &d, NSLOT * sizeof(slot_t)));

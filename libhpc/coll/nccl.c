@@ -206,7 +206,7 @@ int coll_nccl(coll_build_t *b)
     hpc_request_t *r = b->r;
     if (!hpc_have_nccl())
         return HPC_ERR(HPC_ERR_UNSUPPORTED, "%s: algorithm 'nccl': %s", hpc_coll_name(r->coll),
-                       hpc_gpu_ops() ? "the CUDA module was built without NCCL" : hpc_gpu_ops_why());
+                       hpc_nccl_unavailable());
     r->ext.post = nccl_post;
     r->ext.test = nccl_test;
     HPC_TRY(coll_ext_step(&r->s));

@@ -123,9 +123,14 @@ int coll_nccl_probe(coll_comm_t *cc)
     gpu_id_t *all = calloc((size_t)cc->size + 1, sizeof *all), *me = all;
     if (!all) return HPC_ERR(HPC_ERR_NOMEM, "NCCL setup");
     gethostname(me->host, sizeof me->host - 1);
-    const hpc_gpu_ops_t *g = hpc_gpu_count() > 0 ? hpc_gpu_ops() : NULL;
+    /* the bound GPU's bus id as hpc_init found it: asking makes no context
+     * (a host collective must not); a rank bound to none, the current one */
+    const hpc_gpu_ops_t *g = hpc_gpu_unavailable() ? NULL : hpc_gpu_ops();
     int dev = -1;
-    if (!g || g->get_device(&dev) != GPU_OK || g->pci_bus_id(dev, me->bus, (int)sizeof me->bus) != GPU_OK) {
+    if (g && hpc_gpu() >= 0) {
+        snprintf(me->bus, sizeof me->bus, "%s", hpc_gpu_pci_bus_id());
+    } else if (!g || g->get_device(&dev) != GPU_OK ||
+               g->pci_bus_id(dev, me->bus, (int)sizeof me->bus) != GPU_OK) {
         if (g) g->last_error();
         snprintf(me->bus, sizeof me->bus, "none");
     }

@@ -1,6 +1,9 @@
 /* module.c - the GPU module, PREFIX/lib/hpckit/libhpc-cuda.so: every call
  * libhpc makes into the CUDA runtime and NCCL, as the table of
- * gpu_ops.h.  libhpc-core opens it with dlopen (gpu_ops.c), so that
+ * gpu_ops.h.  It links the CUDA runtime; NCCL, which is not part of the
+ * CUDA toolkit, it opens itself (HPC_NCCL_LIBRARY, found through this
+ * module's RUNPATH too), so a node with CUDA but no NCCL runs everything
+ * but the NCCL rows on its GPU, and nccl_why says why they are missing.  libhpc-core opens it with dlopen (gpu_ops.c), so that
  * libhpc itself needs no CUDA, NCCL or GPU driver: only this module does.
  *
  * Each entry is the runtime's call with the arguments reshaped (void *
@@ -12,6 +15,8 @@
 #include "config.h"
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
+#include <cuda.h>               /* types only: CUresult, CUdevice (no libcuda link) */
 #include <cuda_runtime_api.h>
 #ifdef HPC_HAVE_NCCL
 #include <nccl.h>
@@ -70,6 +75,7 @@ static int is_device_ptr(const void *p, int *yes)
 }
 
 static int dmalloc(void **p, size_t n) { return cudaMalloc(p, n); }
+static int dmalloc_async(void **p, size_t n, void *s) { return cudaMallocAsync(p, n, (cudaStream_t)s); }
 static int dfree(void *p) { return cudaFree(p); }
 static int hmalloc(void **p, size_t n) { return cudaMallocHost(p, n); }
 static int hfree(void *p) { return cudaFreeHost(p); }
@@ -125,11 +131,90 @@ static int event_query(void *ev) { return cudaEventQuery((cudaEvent_t)ev); }
 static int event_destroy(void *ev) { return cudaEventDestroy((cudaEvent_t)ev); }
 static int device_sync(void) { return cudaDeviceSynchronize(); }
 
-/* ---- NCCL ---------------------------------------------------------- */
+/* ---- whether a context exists (without making one) ----------------- */
+typedef CUresult (*primary_state_fn)(CUdevice dev, unsigned int *flags, int *active);
+
+static int context_active(int *yes)
+{
+    static primary_state_fn state;
+    static int looked;
+    if (!looked) {
+        enum cudaDriverEntryPointQueryResult q;
+        void *fn = NULL;
+        if (cudaGetDriverEntryPointByVersion("cuDevicePrimaryCtxGetState", &fn, 12000, cudaEnableDefault, &q) ==
+                cudaSuccess && q == cudaDriverEntryPointSuccess)
+            state = (primary_state_fn)fn;
+        cudaGetLastError();
+        looked = 1;
+    }
+    if (!state) return GPU_ERR_INVALID_VALUE;   /* cannot tell */
+    int n = 0;
+    *yes = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) return cudaGetLastError();
+    for (int d = 0; d < n && !*yes; d++) {
+        unsigned int flags = 0;
+        int active = 0;
+        if (state(d, &flags, &active) == CUDA_SUCCESS && active) *yes = 1;
+    }
+    return 0;
+}
+
+/* ---- NCCL, opened at run time ---------------------------------------- */
+static char nccl_missing[512] = "this hpckit was built without NCCL";
+static const char *nccl_why(void) { return nccl_missing; }
+
 #ifdef HPC_HAVE_NCCL
 _Static_assert(HPC_NCCL_IN_PROGRESS == (int)ncclInProgress, "ncclInProgress");
 _Static_assert(HPC_NCCL_INVALID_ARGUMENT == (int)ncclInvalidArgument, "ncclInvalidArgument");
 _Static_assert(HPC_NCCL_ID_BYTES == sizeof(ncclUniqueId), "ncclUniqueId");
+
+/* NCCL's calls, from the library HPC_NCCL_LIBRARY names (libnccl.so.<major>
+ * by default), in the order of nccl_names */
+static struct {
+    __typeof__(&ncclGetVersion) GetVersion;
+    __typeof__(&ncclGetErrorString) GetErrorString;
+    __typeof__(&ncclGetLastError) GetLastError;
+    __typeof__(&ncclGetUniqueId) GetUniqueId;
+    __typeof__(&ncclCommInitRankConfig) CommInitRankConfig;
+    __typeof__(&ncclCommGetAsyncError) CommGetAsyncError;
+    __typeof__(&ncclCommFinalize) CommFinalize;
+    __typeof__(&ncclCommDestroy) CommDestroy;
+    __typeof__(&ncclCommAbort) CommAbort;
+    __typeof__(&ncclGroupStart) GroupStart;
+    __typeof__(&ncclGroupEnd) GroupEnd;
+    __typeof__(&ncclAllReduce) AllReduce;
+    __typeof__(&ncclBroadcast) Broadcast;
+    __typeof__(&ncclReduce) Reduce;
+    __typeof__(&ncclAllGather) AllGather;
+    __typeof__(&ncclReduceScatter) ReduceScatter;
+    __typeof__(&ncclSend) Send;
+    __typeof__(&ncclRecv) Recv;
+} nc;
+static const char *const nccl_names[] = {
+    "ncclGetVersion", "ncclGetErrorString", "ncclGetLastError", "ncclGetUniqueId", "ncclCommInitRankConfig",
+    "ncclCommGetAsyncError", "ncclCommFinalize", "ncclCommDestroy", "ncclCommAbort", "ncclGroupStart",
+    "ncclGroupEnd", "ncclAllReduce", "ncclBroadcast", "ncclReduce", "ncclAllGather", "ncclReduceScatter",
+    "ncclSend", "ncclRecv"};
+_Static_assert(sizeof nc == sizeof nccl_names / sizeof *nccl_names * sizeof(void *), "one name per call");
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+/* 0 with nc filled, or -1 with nccl_missing saying why */
+static int nccl_open(void)
+{
+    const char *lib = getenv("HPC_NCCL_LIBRARY");
+    char why[400];
+    void *fns[sizeof nccl_names / sizeof *nccl_names];
+    if (!lib || !*lib) lib = "libnccl.so." STR(NCCL_MAJOR);
+    if (hpc_dlsyms_here(lib, nccl_names, fns, (int)(sizeof fns / sizeof *fns), why, sizeof why) < 0) {
+        snprintf(nccl_missing, sizeof nccl_missing, "NCCL cannot be loaded: %s", why);
+        return -1;
+    }
+    memcpy(&nc, fns, sizeof nc);
+    nccl_missing[0] = '\0';
+    return 0;
+}
 
 /* hpc_dtype_t and hpc_op_t by number (hpc_coll.h: no MPI header here) */
 static ncclDataType_t type(int dt)
@@ -146,10 +231,10 @@ static ncclRedOp_t redop(int op)
     return op >= 0 && op < 5 ? o[op] : ncclNumOps;
 }
 
-static int nc_version(int *v) { return ncclGetVersion(v); }
-static const char *nc_error_string(int s) { return ncclGetErrorString((ncclResult_t)s); }
-static const char *nc_last_error(void *c) { return ncclGetLastError((ncclComm_t)c); }
-static int nc_unique_id(void *id) { return ncclGetUniqueId((ncclUniqueId *)id); }
+static int nc_version(int *v) { return nc.GetVersion(v); }
+static const char *nc_error_string(int s) { return nc.GetErrorString((ncclResult_t)s); }
+static const char *nc_last_error(void *c) { return nc.GetLastError((ncclComm_t)c); }
+static int nc_unique_id(void *id) { return nc.GetUniqueId((ncclUniqueId *)id); }
 
 static int nc_init(void **out, int nranks, const void *id, int rank)
 {
@@ -158,7 +243,7 @@ static int nc_init(void **out, int nranks, const void *id, int rank)
     ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
     cfg.blocking = 0;
     ncclComm_t c = NULL;
-    ncclResult_t e = ncclCommInitRankConfig(&c, nranks, u, rank, &cfg);
+    ncclResult_t e = nc.CommInitRankConfig(&c, nranks, u, rank, &cfg);
     *out = c;
     return e;
 }
@@ -166,54 +251,54 @@ static int nc_init(void **out, int nranks, const void *id, int rank)
 static int nc_async_error(void *c, int *st)
 {
     ncclResult_t r = ncclSuccess;
-    ncclResult_t e = ncclCommGetAsyncError((ncclComm_t)c, &r);
+    ncclResult_t e = nc.CommGetAsyncError((ncclComm_t)c, &r);
     *st = r;
     return e;
 }
 
-static int nc_finalize(void *c) { return ncclCommFinalize((ncclComm_t)c); }
-static int nc_destroy(void *c) { return ncclCommDestroy((ncclComm_t)c); }
-static int nc_abort(void *c) { return ncclCommAbort((ncclComm_t)c); }
-static int nc_group_start(void) { return ncclGroupStart(); }
-static int nc_group_end(void) { return ncclGroupEnd(); }
+static int nc_finalize(void *c) { return nc.CommFinalize((ncclComm_t)c); }
+static int nc_destroy(void *c) { return nc.CommDestroy((ncclComm_t)c); }
+static int nc_abort(void *c) { return nc.CommAbort((ncclComm_t)c); }
+static int nc_group_start(void) { return nc.GroupStart(); }
+static int nc_group_end(void) { return nc.GroupEnd(); }
 
 static int nc_allreduce(const void *s, void *r, size_t n, int dt, int op, void *c, void *st)
 {
-    return ncclAllReduce(s, r, n, type(dt), redop(op), (ncclComm_t)c, (cudaStream_t)st);
+    return nc.AllReduce(s, r, n, type(dt), redop(op), (ncclComm_t)c, (cudaStream_t)st);
 }
 
 static int nc_bcast(const void *s, void *r, size_t n, int dt, int root, void *c, void *st)
 {
-    return ncclBroadcast(s, r, n, type(dt), root, (ncclComm_t)c, (cudaStream_t)st);
+    return nc.Broadcast(s, r, n, type(dt), root, (ncclComm_t)c, (cudaStream_t)st);
 }
 
 static int nc_reduce(const void *s, void *r, size_t n, int dt, int op, int root, void *c, void *st)
 {
-    return ncclReduce(s, r, n, type(dt), redop(op), root, (ncclComm_t)c, (cudaStream_t)st);
+    return nc.Reduce(s, r, n, type(dt), redop(op), root, (ncclComm_t)c, (cudaStream_t)st);
 }
 
 static int nc_allgather(const void *s, void *r, size_t n, int dt, void *c, void *st)
 {
-    return ncclAllGather(s, r, n, type(dt), (ncclComm_t)c, (cudaStream_t)st);
+    return nc.AllGather(s, r, n, type(dt), (ncclComm_t)c, (cudaStream_t)st);
 }
 
 static int nc_reduce_scatter(const void *s, void *r, size_t n, int dt, int op, void *c, void *st)
 {
-    return ncclReduceScatter(s, r, n, type(dt), redop(op), (ncclComm_t)c, (cudaStream_t)st);
+    return nc.ReduceScatter(s, r, n, type(dt), redop(op), (ncclComm_t)c, (cudaStream_t)st);
 }
 
 static int nc_send(const void *b, size_t n, int dt, int peer, void *c, void *st)
 {
-    return ncclSend(b, n, type(dt), peer, (ncclComm_t)c, (cudaStream_t)st);
+    return nc.Send(b, n, type(dt), peer, (ncclComm_t)c, (cudaStream_t)st);
 }
 
 static int nc_recv(void *b, size_t n, int dt, int peer, void *c, void *st)
 {
-    return ncclRecv(b, n, type(dt), peer, (ncclComm_t)c, (cudaStream_t)st);
+    return nc.Recv(b, n, type(dt), peer, (ncclComm_t)c, (cudaStream_t)st);
 }
 #endif
 
-static const hpc_gpu_ops_t ops = {
+static hpc_gpu_ops_t ops = {
     .version = HPC_GPU_OPS_VERSION,
     .error_string = error_string,
     .error_name = error_name,
@@ -246,29 +331,42 @@ static const hpc_gpu_ops_t ops = {
     .reduce = coll_cuda_reduce,
     .scale = coll_cuda_scale,
     .wait_flag = coll_cuda_wait_flag,
-#ifdef HPC_HAVE_NCCL
-    .nccl_version = nc_version,
-    .nccl_error_string = nc_error_string,
-    .nccl_last_error = nc_last_error,
-    .nccl_unique_id = nc_unique_id,
-    .nccl_init = nc_init,
-    .nccl_async_error = nc_async_error,
-    .nccl_finalize = nc_finalize,
-    .nccl_destroy = nc_destroy,
-    .nccl_abort = nc_abort,
-    .nccl_group_start = nc_group_start,
-    .nccl_group_end = nc_group_end,
-    .nccl_allreduce = nc_allreduce,
-    .nccl_bcast = nc_bcast,
-    .nccl_reduce = nc_reduce,
-    .nccl_allgather = nc_allgather,
-    .nccl_reduce_scatter = nc_reduce_scatter,
-    .nccl_send = nc_send,
-    .nccl_recv = nc_recv,
-#endif
+    .context_active = context_active,
+    .malloc_async = dmalloc_async,
+    .nccl_why = nccl_why,
 };
+
+/* the NCCL entries, where NCCL loads (once: the table is handed out once) */
+static void fill_nccl(void)
+{
+#ifdef HPC_HAVE_NCCL
+    if (nccl_open() < 0) return;
+    ops.nccl_version = nc_version;
+    ops.nccl_error_string = nc_error_string;
+    ops.nccl_last_error = nc_last_error;
+    ops.nccl_unique_id = nc_unique_id;
+    ops.nccl_init = nc_init;
+    ops.nccl_async_error = nc_async_error;
+    ops.nccl_finalize = nc_finalize;
+    ops.nccl_destroy = nc_destroy;
+    ops.nccl_abort = nc_abort;
+    ops.nccl_group_start = nc_group_start;
+    ops.nccl_group_end = nc_group_end;
+    ops.nccl_allreduce = nc_allreduce;
+    ops.nccl_bcast = nc_bcast;
+    ops.nccl_reduce = nc_reduce;
+    ops.nccl_allgather = nc_allgather;
+    ops.nccl_reduce_scatter = nc_reduce_scatter;
+    ops.nccl_send = nc_send;
+    ops.nccl_recv = nc_recv;
+#endif
+}
 
 HPC_DL_EXPORT const hpc_gpu_ops_t *hpc_gpu_module_ops(int version)
 {
-    return version == HPC_GPU_OPS_VERSION ? &ops : NULL;
+    static int filled;
+    if (version != HPC_GPU_OPS_VERSION) return NULL;
+    if (!filled) fill_nccl();
+    filled = 1;
+    return &ops;
 }
