@@ -8,6 +8,9 @@
 #ifndef HPC_DL_H
 #define HPC_DL_H
 
+#include <dlfcn.h>
+#include <stdio.h>
+
 #if defined(__GNUC__) && __GNUC__ >= 4
 #define HPC_DL_EXPORT __attribute__((visibility("default")))
 #else
@@ -24,6 +27,32 @@ extern "C" {
  * library closed again. */
 HPC_DL_EXPORT int hpc_dlsyms(const char *name, const char *const *symbols, void **fns, int n,
                              char *why, unsigned long len);
+
+/* hpc_dlsyms, with the library opened by the object that includes this
+ * header (static inline: compiled into it).  glibc searches the RUNPATH
+ * of the object that calls dlopen: from a module that is the module's
+ * own (the CUDA library folder configure found, NCCL's with --with-nccl),
+ * from libhpc-core its own, which knows nothing of CUDA.  So a module
+ * opens cuBLAS and NCCL with this: found beside the CUDA runtime the
+ * module loaded, where the loader's cache does not list that folder. */
+static inline int hpc_dlsyms_here(const char *name, const char *const *symbols, void **fns, int n, char *why,
+                                  unsigned long len)
+{
+    void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        const char *e = dlerror();
+        snprintf(why, len, "%s", e ? e : name);
+        return -1;
+    }
+    for (int i = 0; i < n; i++)
+        if (!dlsym(h, symbols[i])) {
+            snprintf(why, len, "%s has no %s", name, symbols[i]);
+            dlclose(h);
+            return -1;
+        }
+    for (int i = 0; i < n; i++) fns[i] = dlsym(h, symbols[i]);
+    return 0;
+}
 
 /* hpckit's modules: code that needs the GPU stack (the CUDA runtime,
  * NCCL), kept out of libhpc and the programs so that both start on any

@@ -6,7 +6,8 @@
  *
  * Row-major C = A B is column-major C^T = B^T A^T: cuBLAS gets the
  * operands swapped and no transposes.  cuBLAS is opened at run time, for
- * --device cuda only (hpc_dlsyms): linked, it would cost every CPU run
+ * --device cuda only (hpc_dlsyms_here: from this module, so its RUNPATH,
+ * the CUDA runtime's folder, is searched): linked, it would cost every CPU run
  * about 200 MiB of resident memory.  This file is a module of its own,
  * hpckit/hpc-matmul-cuda.so (gpu_load.c opens it), so that hpc-matmul
  * needs no CUDA runtime to start.
@@ -49,7 +50,7 @@ static int start(void)
                                         "cublasDgemm_v2"};
     void *fns[4];
     if (handle) return 0;
-    if (hpc_dlsyms("libcublas.so." STR(CUBLAS_VER_MAJOR), names, fns, 4, why, sizeof why) < 0) return -1;
+    if (hpc_dlsyms_here("libcublas.so." STR(CUBLAS_VER_MAJOR), names, fns, 4, why, sizeof why) < 0) return -1;
     cb.create = (decltype(cb.create))fns[0];
     cb.set_stream = (decltype(cb.set_stream))fns[1];
     cb.sgemm = (decltype(cb.sgemm))fns[2];

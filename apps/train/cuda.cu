@@ -49,7 +49,7 @@ static const char *blas_open(void)
     static char why[256];
     static const char *const names[] = {"cublasCreate_v2", "cublasSetMathMode", "cublasSgemm_v2"};
     void *fns[3];
-    if (hpc_dlsyms("libcublas.so." STR(CUBLAS_VER_MAJOR), names, fns, 3, why, sizeof why) < 0) return why;
+    if (hpc_dlsyms_here("libcublas.so." STR(CUBLAS_VER_MAJOR), names, fns, 3, why, sizeof why) < 0) return why;
     cb.create = (decltype(cb.create))fns[0];
     cb.math = (decltype(cb.math))fns[1];
     cb.sgemm = (decltype(cb.sgemm))fns[2];
