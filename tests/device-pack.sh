@@ -41,6 +41,14 @@ OUT=$2
 [ ! -e "$OUT" ] || [ -z "$(ls -A "$OUT" 2>/dev/null)" ] ||
     { echo "device-pack.sh: $OUT exists and is not empty" >&2; exit 2; }
 die() { echo "device-pack.sh: $*" >&2; exit 1; }
+# the test programs the check runs: built now if they are not (make check
+# TESTS= builds them and runs none)
+if ! env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$BUILD" -s check TESTS= > "${TMPDIR:-/tmp}/device-pack.$$.log" 2>&1; then
+    tail -n 5 "${TMPDIR:-/tmp}/device-pack.$$.log" >&2
+    rm -f "${TMPDIR:-/tmp}/device-pack.$$.log"
+    die "cannot build the test programs in $BUILD (make check TESTS=)"
+fi
+rm -f "${TMPDIR:-/tmp}/device-pack.$$.log"
 mkv() { sed -n "s/^$1 = //p" "$BUILD/Makefile" | head -n 1; }
 SRC=$(cd "$BUILD" && cd "$(mkv srcdir)" && pwd) || die "the sources of $BUILD are gone"
 mkdir -p "$OUT/build" "$OUT/src" "$OUT/lib" "$OUT/bin" || die "cannot make $OUT"
@@ -115,6 +123,8 @@ for pass in 1 2; do
     libs_of $elves $tools $extra > "$OUT/libs.$pass"
     while read -r name path; do
         case $path in "$OUT"/*|"$BUILD"/*) continue ;; esac
+        # libhpc comes from the build, never from an install on this machine
+        case $name in libhpc*) continue ;; esac
         [ "$cudalibs" = 0 ] && echo "$name" | grep -q "$nocuda" && continue
         put "$path" "$OUT/lib"
         n=$((n + 1))

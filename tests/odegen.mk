@@ -31,6 +31,9 @@ tests_odegen_unit_CFLAGS = $(apps_odegen_hpc_odegen_CFLAGS)
 TESTS += tests/odegen_unit
 #   odegen_layout    the GPU's scratch layout (stride 65,536, dim 2,000:
 #                    offsets past 2^31) on the CPU, against the CPU engine
+# h5close: datasets compared within rtol or a floor against their scale
+# (odegen_cuda.sh, device-check.sh: the GPU's values against the CPU's)
+check_PROGRAMS += tests/h5close
 check_PROGRAMS += tests/odegen_layout
 tests_odegen_layout_SOURCES = tests/odegen_layout.c tests/odegen_lane1.c \
 	apps/odegen/solver.c apps/odegen/systems.c

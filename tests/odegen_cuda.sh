@@ -1,7 +1,14 @@
 #!/bin/sh
 # odegen_cuda.sh - --device cuda against the CPU: the same statistics and
-# values within 1e-12 relative (the kernel is the CPU engine with one lane,
-# compiled without FMA contraction; only CUDA's pow() may round apart).
+# values within 1e-12 relative or 1e-10 of the solution's scale.  The
+# kernel is the CPU engine with one lane, compiled without FMA
+# contraction; only CUDA's pow() (the step-size factor) rounds apart from
+# glibc's, by an ulp or two, so accepted steps differ by as much and the
+# values after them drift: a value near zero has no relative precision to
+# keep, and the Kuramoto phases (neutrally stable) drift most.  Measured on
+# an H200 (2026-11-27), worst against the scale: classic 9.1e-14, lorenz
+# 1.0e-14, kuramoto 6.5e-12 (relative: 9.1e-9 where a phase is small);
+# the floor is 15x the worst, and 10^4 below the solver's own tolerance.
 # Skips (77) without a GPU or without CUDA in this build; with both, a
 # failing --device cuda run is a failure, not a skip.
 . "$top_srcdir/tests/odegen_lib.sh"
@@ -14,10 +21,14 @@ for case in "classic:-n 20000" "lorenz:-s lorenz -n 3000 --rtol 1e-6" \
     name=${case%%:*} args=${case#*:}
     odegen 1 --out "$T/$name.cpu.h5" $args || fail "$name cpu"
     odegen 1 --device cuda --out "$T/$name.gpu.h5" $args || fail "$name cuda"
+    # equal, value for value (h5close 0 0: h5diff would also compare /t's
+    # REFERENCE_LIST, which points at /y)
     for d in /t /x0 /stats/nsteps /stats/nfev /stats/nrejected /stats/status; do
-        "$H5DIFF" -q "$T/$name.cpu.h5" "$T/$name.gpu.h5" $d $d || fail "$name: $d differs"
+        "$top_builddir/tests/h5close" "$T/$name.cpu.h5" "$T/$name.gpu.h5" $d 0 0 > "$T/diff" ||
+            { cat "$T/diff"; fail "$name: $d differs"; }
     done
-    "$H5DIFF" -p 1e-12 "$T/$name.cpu.h5" "$T/$name.gpu.h5" /y /y > "$T/diff" ||
-        { head "$T/diff"; fail "$name: /y differs by more than 1e-12 relative"; }
+    # /y within 1e-12 relative, or 1e-10 of the solution's scale (above)
+    "$top_builddir/tests/h5close" "$T/$name.cpu.h5" "$T/$name.gpu.h5" /y 1e-12 1e-10 ||
+        fail "$name: /y differs beyond 1e-12 relative and 1e-10 of its scale"
 done
 echo "odegen_cuda: GPU results equal the CPU's"

@@ -1,7 +1,9 @@
 #!/bin/sh
 # train_cuda.sh - --device cuda against the CPU: the losses of 100 steps
 # within 1e-4 relative, on 1 rank and (gradients reduced through libhpc's
-# NCCL path, overlapping backward) on 2, and as a 2-stage 1f1b pipeline;
+# NCCL path, or its own device algorithms on one GPU, overlapping
+# backward) on 2, with each --shard level on 2, and as a 2-stage 1f1b
+# pipeline;
 # checkpoints of either load in the other's layout.  Skips (77) without a
 # GPU (nvidia-smi) or without CUDA in this build, fails where there is one
 # and --device cuda does not work.
@@ -17,12 +19,25 @@ args="--data $T/ode.h5 --layers 11,64,64,10 --batch 32 --steps 100 --log-every 1
 train 1 $args --out "$T/cpu" || fail "cpu"
 train 1 $args --device cuda --out "$T/gpu" || fail "cuda"
 close "$T/cpu" "$T/gpu" "1 rank, cuda against cpu" 1e-4
-if [ "$(nvidia-smi -L 2>/dev/null | wc -l)" -ge 2 ]; then
-    train 2 $args --device cuda --out "$T/gpu2" || fail "cuda, 2 ranks"
-    close "$T/cpu" "$T/gpu2" "2 ranks, cuda against cpu" 1e-4
+# 2 ranks: through NCCL where each has a GPU of its own; on one GPU NCCL
+# refuses the shared device and auto falls back to hpckit's own device
+# algorithms, saying so once (what a user with one GPU meets first)
+train 2 $args --device cuda --out "$T/gpu2" 2> "$T/err2" || { cat "$T/err2"; fail "cuda, 2 ranks"; }
+close "$T/cpu" "$T/gpu2" "2 ranks, cuda against cpu" 1e-4
+if [ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')" -ge 2 ]; then
+    grep -q "auto: nccl" "$T/err2" && fail "2 ranks on 2 GPUs did not use NCCL: $(cat "$T/err2")"
+    echo "ok: 2 ranks, 2 GPUs: NCCL"
 else
-    echo "note: one GPU: the 2-rank NCCL case needs two"
+    grep -q "auto: nccl: ranks 0 and 1 share GPU .*own algorithms" "$T/err2" ||
+        fail "2 ranks on one GPU: no line saying NCCL was refused and what ran instead: $(cat "$T/err2")"
+    echo "ok: 2 ranks, one GPU: hpckit's own device algorithms (NCCL refused the shared GPU, said once)"
 fi
+# the sharded levels on device buffers, against the CPU (issue 34.11)
+for level in optim grads params; do
+    train 2 $args --device cuda --shard $level --out "$T/gpu-$level" 2> "$T/err" ||
+        { cat "$T/err"; fail "cuda, --shard $level, 2 ranks"; }
+    close "$T/cpu" "$T/gpu-$level" "--shard $level, 2 ranks, cuda against cpu" 1e-4
+done
 # a pipeline of 2 stages on device buffers (both ranks on the GPU they
 # are bound to; messages staged through the host)
 train 2 $args --device cuda --parallel pipe --micro 4 --out "$T/gpipe" || fail "cuda, 2-stage 1f1b"

@@ -88,8 +88,14 @@ static int resolve(const hpc_coll_args_t *a, coll_comm_t *cc, int *dev, hpc_alg_
     if (alg == HPC_ALG_AUTO) {
         size_t bytes = a->count * hpc_dtype_size(a->dtype);
         HPC_TRY(coll_select_comm(cc, a->coll, bytes, *dev, &alg));
-        /* NCCL refused here (ranks share a GPU): auto falls back to ours */
-        if (alg == HPC_ALG_NCCL && !coll_nccl_ready(cc)) HPC_TRY(coll_select_comm(cc, a->coll, bytes, 0, &alg));
+        /* NCCL refused here (ranks share a GPU): auto falls back to ours,
+         * and says so once (rank 0 of the first such communicator) */
+        if (alg == HPC_ALG_NCCL && !coll_nccl_ready(cc)) {
+            static int told;
+            if (!told++ && cc->rank == 0)
+                hpc_warn("auto: %s; device collectives use hpckit's own algorithms", cc->nccl_why);
+            HPC_TRY(coll_select_comm(cc, a->coll, bytes, 0, &alg));
+        }
     }
     if (alg == HPC_ALG_NCCL && !*dev) {
         /* an empty buffer has no memory kind: decide by what NCCL needs */
