@@ -9,6 +9,7 @@ AC_DEFUN([HPC_CHECK_CUDA], [
        [build the CUDA paths (nvcc, cudart, cuBLAS) from DIR @<:@default: look in CUDA_HOME or /usr/local/cuda@:>@])],
     [], [with_cuda=guess])
   AC_ARG_VAR([NVCC_ARCH], [nvcc code generation flags (default: sm_80 and sm_90, plus compute_90 PTX)])
+  AC_ARG_VAR([NVCCFLAGS], [extra nvcc flags (e.g. -ccbin for another host compiler)])
   hpc_have_cuda=no
   AS_IF([test "x$with_cuda" != xno], [
     AS_CASE([$with_cuda],
@@ -28,6 +29,19 @@ AC_DEFUN([HPC_CHECK_CUDA], [
 #include <cublas_v2.h>]], [[int n; cublasHandle_t h; (void)h; return cudaGetDeviceCount(&n);]])],
         [], [hpc_cuda_why="cannot link cudart and cublas"])
       CPPFLAGS=$hpc_save_CPPFLAGS; LIBS=$hpc_save_LIBS])
+    # nvcc with its host compiler, on a trivial kernel: an unsupported host
+    # GCC (or a broken -ccbin in NVCCFLAGS) is one line here, not an error
+    # deep in make
+    AS_IF([test -z "$hpc_cuda_why"], [
+      hpc_nvcc_arch=$NVCC_ARCH
+      AS_IF([test -z "$hpc_nvcc_arch"], [hpc_nvcc_arch="-gencode=arch=compute_80,code=sm_80"])
+      cat > conftest.cu <<HPC_EOF
+__global__ void k(float *x) { x[[threadIdx.x]] *= 2.0f; }
+int main(void) { k<<<1, 1>>>(0); return 0; }
+HPC_EOF
+      AS_IF([$hpc_cuda_dir/bin/nvcc $hpc_nvcc_arch $NVCCFLAGS -c conftest.cu -o conftest.o > conftest.nvcc 2>&1], [],
+            [hpc_cuda_why="$hpc_cuda_dir/bin/nvcc cannot compile a trivial kernel: $(grep -m1 -i -e error -e unsupported conftest.nvcc || tail -n 1 conftest.nvcc)"])
+      rm -f conftest.cu conftest.o conftest.nvcc])
     AS_IF([test -z "$hpc_cuda_why"], [
       AC_MSG_RESULT([yes])
       hpc_have_cuda=yes

@@ -98,6 +98,10 @@ dist_check_SCRIPTS += tests/info.sh tests/gpu.sh
 # program's NEEDED list and RUNPATH (readelf)
 dist_check_SCRIPTS += tests/cpu_node.sh tests/needed.sh
 TESTS += tests/cpu_node.sh tests/needed.sh
+# configure_cuda.sh: an nvcc that cannot compile a kernel is one line at
+# configure time (runs configure twice: MPICH build only)
+dist_check_SCRIPTS += tests/configure_cuda.sh
+TESTS += tests/configure_cuda.sh
 # The GPU validation in one command (issue 20): tests/device-check.sh BUILD
 # (a build tree, or the folder tests/device-pack.sh makes for a machine with
 # only the NVIDIA driver); device_pack.sh runs both here: the pack is
