@@ -272,6 +272,20 @@ for c in "cuBLAS alone, 1 rank:1:--nb 2000" "distributed, 2 ranks:2:--nb 256 $sh
     fi
     row "hpc-matmul cuda ($what)" "$v" "$fig"
 done
+# ranks that share a GPU are told by its PCI bus id, not its index (under
+# Slurm's --gpus-per-task=1 every task's GPU is index 0): on one GPU,
+# without --share-gpu, refused with the bus id; on two, no refusal
+if [ "$ngpu" -ge 1 ]; then
+    run "matmul shared GPU" "$MPIEXEC_WRAP" -n 2 "$B/apps/matmul/hpc-matmul" --gen 64,64,64 --device cuda
+    rc=$?
+    if [ "$ngpu" -lt 2 ]; then
+        if [ $rc != 0 ] && grep -q "shares GPU [0-9a-fA-F]*:" "$W/err"; then row "hpc-matmul: shared GPU refused" pass "$(why)"
+        else row "hpc-matmul: shared GPU refused" FAIL "exit $rc: $(why)"; fi
+    else
+        if [ $rc = 0 ]; then row "hpc-matmul: one GPU a rank" pass "2 ranks, 2 GPUs, no refusal"
+        else row "hpc-matmul: one GPU a rank" FAIL "$(why)"; fi
+    fi
+fi
 if [ -f "$W/mm1.h5" ] && [ -f "$W/mm2.h5" ] && [ -n "$H5DIFF" ]; then
     if "$H5DIFF" -q "$W/mm1.h5" "$W/mm2.h5" /C /C > /dev/null 2>&1; then same="bit-identical"; else same="within the bound, not bit-identical"; fi
     row "hpc-matmul: 2 ranks vs cuBLAS alone" pass "$same"
