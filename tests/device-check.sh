@@ -209,7 +209,7 @@ done
 for np in 1 2; do
     run "selftest --device np$np" "$MPIEXEC_WRAP" -n $np "$B/apps/info/hpc-info" --selftest --device
     v=$(verdict $?)
-    row "hpc-info --selftest --device np$np" "$v" "$( [ "$v" = pass ] && sed -n 's/^selftest: //p' "$W/out" || why)"
+    row "hpc-info --selftest --device np$np" "$v" "$( [ "$v" = pass ] && sed -n 's/^selftest: //p' "$W/out" | tail -n 1 || why)"
 done
 
 # ---- 5. hpc-collbench --mem cuda --check ------------------------------ #
