@@ -49,6 +49,8 @@ torch_rate() {
 echo "bench.sh: 11-256-256-10 tanh, MSE, Adam, global batch 256, 1 thread per rank; $TRAJ trajectories" \
      "x 100 pairs, in memory; $STEPS steps a run, $REPEAT runs each, median; $(getconf _NPROCESSORS_ONLN) cores, load" \
      "$(cut -d' ' -f1-3 /proc/loadavg)"
+# the machine and the BLAS kernel the figures are made with (issue 29)
+"$build/apps/info/hpc-info" | grep -E '^(CPU|BLAS):'
 for f in t1 t2 h1 h2 hb; do : > "$dir/$f"; done
 for i in $(seq "$REPEAT"); do
     torch_rate 1 >> "$dir/t1"
