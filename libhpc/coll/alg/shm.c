@@ -24,11 +24,19 @@
  *    and the message is at least HPC_COLL_SINGLE_COPY bytes: each rank
  *    publishes its buffers' addresses and reads the others' straight from
  *    their memory with process_vm_readv - allreduce reads its slice of
- *    every input, reduces it into its own result, and reads the others'
- *    reduced slices from their results; bcast, scatter, gather and
+ *    every other input (one system call per mate and chunk), reduces it
+ *    with its own into the segment, which then holds each chunk's whole
+ *    result (its data area as a ring of entries of 4 slots' worth per
+ *    rank, at most 2 MiB), and every rank copies the chunk out; bcast, scatter, gather and
  *    allgather are one copy from the source's buffer into the
  *    destination's.  A call then ends only when every rank has read what
  *    it needed from this rank's buffers.
+ *    Allreduce's way through memory: each rank reads its input's slice
+ *    and its slices of the others' (n bytes) and writes its result (n),
+ *    the reduced chunks passing through the cached segment - not through
+ *    the others' results, whose lines would be read for ownership and
+ *    read back (2.5 n on 2 ranks, and two system calls per chunk: the
+ *    design before issue 29).
  *
  * Calls take the segment one at a time, in the order they started (a
  * ticket, the same on every rank since calls start in the same order on
@@ -156,6 +164,13 @@ static int ring_free(shm_call_t *c, uint64_t g)
     return g < (uint64_t)c->s->depth || all_at(c, C_OUT, g + 1 - (uint64_t)c->s->depth);
 }
 
+/* single copy's allreduce: the segment's data area (its ring and slots,
+ * unused by single copy) as depth entries of a chunk's result each */
+static char *cma_entry(const shm_call_t *c, uint64_t g)
+{
+    return coll_seg_ring(c->s, 0) + (size_t)(g % (uint64_t)c->s->depth) * c->s->entry;
+}
+
 /* ---- through the segment ------------------------------------------- */
 /* fill: this rank's input of chunk k into its slot; 1 done, 0 not yet */
 static int seg_fill(shm_call_t *c, uint64_t k)
@@ -280,12 +295,28 @@ static int cma_work(shm_call_t *c, uint64_t k, int *did)
     *did = 0;
     if (!all_at(c, C_IN, end)) return 0;     /* every rank's addresses are there */
     switch (c->kind) {
-    case K_ALLREDUCE: case K_REDUCE: {
+    case K_ALLREDUCE: {
+        /* my slice of chunk k, reduced from every input into the chunk's
+         * entry once every rank has copied out what it held before */
+        if (!ring_free(c, c->base + k)) return 0;
         slice(c, c->me, len, &lo, &hi);
         size_t at = ((size_t)k * c->cn + lo) * es;
-        int mine = c->kind == K_ALLREDUCE || c->me == c->root;
-        /* my slice: into my result (allreduce, the root), else an
-         * accumulator written to the root's result */
+        char *res = cma_entry(c, c->base + k) + lo * es;
+        int first = 1;
+        for (int j = 0; j < c->m; j++) {
+            if (j == c->me) continue;
+            HPC_TRY(cma_reduce_from(c, j, coll_seg_line(s, j)->sbuf + at, res, c->in + at, hi - lo, first));
+            first = 0;
+        }
+        if (first) memcpy(res, c->in + at, (hi - lo) * es);
+        break;
+    }
+    case K_REDUCE: {
+        slice(c, c->me, len, &lo, &hi);
+        size_t at = ((size_t)k * c->cn + lo) * es;
+        int mine = c->me == c->root;
+        /* my slice: into my result (the root), else an accumulator
+         * written to the root's result */
         char *acc = mine ? c->out + at : c->tmp + (c->cn / (size_t)c->m + 1) * es;
         int first = 1;
         for (int j = 0; j < c->m; j++) {
@@ -332,21 +363,14 @@ static int cma_work(shm_call_t *c, uint64_t k, int *did)
     return 0;
 }
 
-/* allreduce: the others' reduced slices of chunk k, from their results */
-static int cma_take(shm_call_t *c, uint64_t k, int *did)
+/* allreduce: chunk k's result, whole, out of its entry once every rank
+ * has reduced its slice there */
+static int cma_take(shm_call_t *c, uint64_t k)
 {
     uint64_t g = c->base + k;
-    size_t len = chunk_len(c, k), lo, hi;
-    *did = 0;
     if (!all_at(c, C_RED, g + 1)) return 0;
-    for (int j = 0; j < c->m; j++) {
-        if (j == c->me) continue;
-        slice(c, j, len, &lo, &hi);
-        size_t at = ((size_t)k * c->cn + lo) * c->es;
-        if (hi > lo) HPC_TRY(coll_seg_read(c->s, j, c->out + at, coll_seg_line(c->s, j)->rbuf + at, (hi - lo) * c->es));
-    }
-    *did = 1;
-    return 0;
+    memcpy(c->out + (size_t)k * c->cn * c->es, cma_entry(c, g), chunk_len(c, k) * c->es);
+    return 1;
 }
 
 /* ---- the call ------------------------------------------------------ */
@@ -423,8 +447,7 @@ static int step(shm_call_t *c, int *moved, const hpc_request_t *r)
         }
     }
     if (has_take(c) && c->o < c->d) {
-        if (c->cma && (e = cma_take(c, c->o, &did)) < 0) return cma_failed(c, e, r);
-        if (!c->cma) did = seg_take(c, c->o);
+        did = c->cma ? cma_take(c, c->o) : seg_take(c, c->o);
         if (did) {
             publish(c, C_OUT, c->base + ++c->o);
             *moved = 1;
@@ -545,11 +568,13 @@ static void call_init(shm_call_t *c, coll_comm_t *cc, const coll_build_t *b, int
     size_t bytes = b->count * b->es;
     c->cma = kind != K_BARRIER && use_cma(s, bytes);
     /* single copy reads 4 slots' worth at once (a system call each):
-     * allreduce and reduce a slice of that size from each rank */
+     * reduce a slice of that size from each rank; allreduce's chunk is
+     * an entry of the segment's data area (4 chunks' worth per rank) */
     size_t read = 4 * s->chunk;
     switch (kind) {
     case K_BARRIER: c->n = 1; c->cn = 1; break;
-    case K_ALLREDUCE: case K_REDUCE: c->cn = (c->cma ? read * (size_t)c->m : s->chunk) / c->es; break;
+    case K_ALLREDUCE: c->cn = (c->cma ? s->entry : s->chunk) / c->es; break;
+    case K_REDUCE: c->cn = (c->cma ? read * (size_t)c->m : s->chunk) / c->es; break;
     case K_REDUCE_SCATTER: c->cn = c->cma ? read / c->es : s->chunk / ((size_t)c->m * c->es); break;
     case K_SCATTER: c->n = b->count * (size_t)c->m; /* the root's vector */
         /* fall through */
@@ -665,6 +690,34 @@ int coll_barrier_shm(coll_build_t *b)
 {
     if (!coll_shm_usable(b)) return without_segment(b, coll_barrier_hier);
     return build(b, K_BARRIER);
+}
+
+/* ---- what it moves through memory (hpc-collbench --membw) ----------- */
+/* Per rank, for an allreduce of n bytes on m ranks, counting the buffers
+ * that grow with n (its own and its mates' inputs and results) and not
+ * the segment or single copy's staging, which are a few chunks, reused,
+ * and stay in cache: it reads n - its input (through the segment), or its
+ * input's slice and its slices of the others' (single copy) - and writes
+ * its result, n.  2 n either way; what differs is what passes through the
+ * caches: through the segment every byte is copied in, reduced and copied
+ * out chunk by chunk between the cores, by single copy the kernel reads
+ * the mates' slices and the input is not copied in. */
+int hpc_coll_shm_traffic(MPI_Comm comm, hpc_coll_t c, size_t count, hpc_dtype_t dt, double *read,
+                         double *written, const char **path)
+{
+    coll_comm_t *cc;
+    HPC_TRY(coll_get_comm(comm, &cc));
+    coll_seg_t *s = cc->seg;
+    if (c != HPC_COLL_ALLREDUCE)
+        return HPC_ERR(HPC_ERR_UNSUPPORTED, "the memory traffic of shm's %s is not modelled", hpc_coll_name(c));
+    if (!s || cc->topo.nnodes != 1 || s->m != cc->size)
+        return HPC_ERR(HPC_ERR_UNSUPPORTED, "shm does not run on this communicator (%s)",
+                       !s ? "no shared segment" : "several nodes");
+    double n = (double)count * (double)hpc_dtype_size(dt);
+    *read = n;
+    *written = n;
+    if (path) *path = use_cma(s, count * hpc_dtype_size(dt)) ? "single copy" : "through the segment";
+    return 0;
 }
 
 /* ---- small blocking calls, without a request ----------------------- */
