@@ -207,6 +207,10 @@ HPC_EXPORT const char *hpc_cpuset(void);
 HPC_EXPORT int hpc_threads(void);
 HPC_EXPORT int hpc_core_sharers(void);
 HPC_EXPORT int hpc_threads_from_user(void);
+/* Bytes of one instance of the last-level cache this rank's core uses (a
+ * Zen CCX's L3, a Xeon's; sysfs, else sysconf, else 32 MiB): what a
+ * buffer must exceed to be measured in memory, not in cache. */
+HPC_EXPORT size_t hpc_llc_bytes(void);
 
 typedef enum {
     HPC_LAUNCHER_NONE = 0,    /* singleton: ./prog */

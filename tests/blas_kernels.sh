@@ -37,11 +37,15 @@ one() {   # one LABEL TESTS: make check of TESTS with the current environment
 
 for k in $kernels; do
     # the kernel hpc-matmul runs under it (its summary line), or why not
-    got=$(OPENBLAS_CORETYPE=$k "$mm" --gen 8,8,8 2>&1)
+    got=$( (OPENBLAS_CORETYPE=$k "$mm" --gen 8,8,8) 2>&1 )
+    rc=$?
     used=$(echo "$got" | sed -n 's/.*cpu, BLAS \([^)]*\)).*/\1/p')
-    case $used in
-    "") echo "skip  $k (this CPU cannot run it: $(echo "$got" | tail -n 1 | cut -c1-80))"; continue ;;
-    esac
+    if [ -z "$used" ]; then
+        why=$(echo "$got" | grep -m 1 -i 'illegal instruction' || echo "$got" | tail -n 1 | cut -c1-80)
+        [ $rc -gt 128 ] && why="killed by signal $((rc - 128))${why:+: $why}"
+        echo "skip  $k (this CPU cannot run it: $why)"
+        continue
+    fi
     if [ "$(echo "$used" | tr A-Z a-z)" != "$(echo "$k" | tr A-Z a-z)" ]; then
         echo "skip  $k (this OpenBLAS does not take the name: it runs $used)"
         continue

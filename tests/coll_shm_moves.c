@@ -6,7 +6,8 @@
  * through memory).  Counted with the test hook on an 8 MiB float32
  * allreduce, out of place and in place; then single-copy calls and calls
  * through the segment in flight together (nonblocking, interleaved), the
- * entries wrapping around many times, every result checked exactly.
+ * entries wrapping around many times, and a 64 MiB result (beyond the
+ * caches: streamed out), every result checked exactly.
  * Skips (77) where the kernel refuses single copy. */
 #include "config.h"
 #include "hpc_coll.h"
@@ -63,6 +64,20 @@ int main(int argc, char **argv)
         EXPECT(moves == want, "rank %d: %s, 8 MiB on %d ranks: %ld single copies, want %ld (one per mate and "
                "chunk of %zu bytes)", rank, inplace ? "in place" : "out of place", p, moves, want, entry);
     }
+    /* a result the caches cannot keep (64 MiB a rank: beyond a Zen CCX's
+     * 32 MiB of L3, written with streaming stores), in and out of place */
+    size_t big = (size_t)64 << 20 >> 2;
+    float *bx = malloc(big * sizeof(float)), *by = malloc(big * sizeof(float));
+    if (!bx || !by) MPI_Abort(MPI_COMM_WORLD, 1);
+    for (int inplace = 0; inplace < 2; inplace++) {
+        fill(inplace ? by : bx, big, 7 + inplace);
+        EXPECT(hpc_allreduce(inplace ? HPC_IN_PLACE : bx, by, big, HPC_FLOAT32, HPC_SUM, MPI_COMM_WORLD,
+                             HPC_ALG_SHM) == 0, "rank %d: 64 MiB allreduce: %s", rank, hpc_last_error());
+        EXPECT(wrong(by, big, 7 + inplace) == 0, "rank %d: 64 MiB %s: %ld wrong elements", rank,
+               inplace ? "in place" : "out of place", wrong(by, big, 7 + inplace));
+    }
+    free(bx);
+    free(by);
     /* large (single copy) and small (through the segment) calls in flight
      * together: a call's entries overlap the slots and the ring of the
      * calls around it */

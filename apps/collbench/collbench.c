@@ -379,20 +379,28 @@ static void measure_row(const opts_t *o, hpc_coll_t coll, const hpc_alg_t *algs,
 }
 
 /* ---- memory bandwidth: one core, and the node's ranks at once ------- */
-#define MEMBW_BYTES ((size_t)64 << 20)
+/* bytes one copy moves: 64 MiB, or more where the last-level cache would
+ * hold that much (an Intel Xeon of 2024 has 300 MiB of L3): twice the L3,
+ * shared out among the ranks copying at once */
+static size_t copy_bytes(int copiers)
+{
+    size_t b = (size_t)64 << 20, want = 2 * hpc_llc_bytes() / (size_t)copiers;
+    if (want > b) b = (want + 4095) & ~(size_t)4095;
+    return b;
+}
 
-/* The best of 8 memcpy's of MEMBW_BYTES on this rank, seconds; with sync,
- * the node's ranks start each copy together (barrier) */
-static double copy_best(char *a, char *b, MPI_Comm sync)
+/* The best of 8 memcpy's of bytes on this rank, seconds; with sync, the
+ * node's ranks start each copy together (barrier) */
+static double copy_best(char *a, char *b, size_t bytes, MPI_Comm sync)
 {
     double best = 1e30;
     for (int i = 0; i < 8; i++) {
         if (sync != MPI_COMM_NULL) MPI_Barrier(sync);
         double t0 = MPI_Wtime();
-        memcpy(b, a, MEMBW_BYTES);
+        memcpy(b, a, bytes);
         double dt = MPI_Wtime() - t0;
         if (dt < best) best = dt;
-        a[i] = b[MEMBW_BYTES - 1 - i];      /* keep the copies live */
+        a[i] = b[bytes - 1 - i];      /* keep the copies live */
     }
     return best;
 }
@@ -408,19 +416,20 @@ static void membw(MPI_Comm comm)
     MPI_Comm node = hpc_comm_node();
     int q = 1, ok = 1, all = 0;
     MPI_Comm_size(node, &q);
+    size_t one = copy_bytes(1), each = copy_bytes(q), mine = rank == 0 && one > each ? one : each;
     char *a = NULL, *b = NULL;
-    if (posix_memalign((void **)&a, 4096, MEMBW_BYTES) || posix_memalign((void **)&b, 4096, MEMBW_BYTES)) ok = 0;
+    if (posix_memalign((void **)&a, 4096, mine) || posix_memalign((void **)&b, 4096, mine)) ok = 0;
     HPC_CHECK(hpc_allreduce(&ok, &all, 1, HPC_INT32, HPC_MIN, comm, HPC_ALG_NATIVE));
-    if (!all) hpc_app_fatal(HPC_EXIT_DATA, "--membw: out of memory for two %zu MiB buffers", MEMBW_BYTES >> 20);
-    memset(a, 1, MEMBW_BYTES);
-    memset(b, 2, MEMBW_BYTES);
+    if (!all) hpc_app_fatal(HPC_EXIT_DATA, "--membw: out of memory for two %zu MiB buffers", mine >> 20);
+    memset(a, 1, mine);
+    memset(b, 2, mine);
     HPC_CHECK(hpc_barrier(comm, HPC_ALG_NATIVE));
-    if (rank == 0) membw_gbs = (double)MEMBW_BYTES / copy_best(a, b, MPI_COMM_NULL) / 1e9;
+    if (rank == 0) membw_gbs = (double)one / copy_best(a, b, one, MPI_COMM_NULL) / 1e9;
     HPC_CHECK(hpc_barrier(comm, HPC_ALG_NATIVE));
     /* every rank of a node at once: the node's total over the slowest */
-    double mine = copy_best(a, b, node), slowest = mine;
-    MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, node);
-    double together = (double)q * (double)MEMBW_BYTES / slowest / 1e9;
+    double t = copy_best(a, b, each, node), slowest = t;
+    MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, node);
+    double together = (double)q * (double)each / slowest / 1e9;
     membw_rank_gbs = together / q;
     free(a);
     free(b);
@@ -429,9 +438,10 @@ static void membw(MPI_Comm comm)
     HPC_CHECK(hpc_bcast(&together, 1, HPC_FLOAT64, 0, comm, HPC_ALG_NATIVE));
     if (rank == 0) {
         printf("# membw: one core copies %.2f GB/s (memcpy of %zu MiB, best of 8, bytes copied per second)\n",
-               membw_gbs, MEMBW_BYTES >> 20);
-        printf("# membw: the node's %d rank%s copying at once: %.2f GB/s together, %.2f GB/s each (%.2fx one core)\n",
-               q, q > 1 ? "s" : "", together, membw_rank_gbs, membw_rank_gbs / membw_gbs);
+               membw_gbs, one >> 20);
+        printf("# membw: the node's %d rank%s copying at once: %.2f GB/s together, %.2f GB/s each (%.2fx one "
+               "core; %zu MiB each)\n", q, q > 1 ? "s" : "", together, membw_rank_gbs, membw_rank_gbs / membw_gbs,
+               each >> 20);
         fflush(stdout);
     }
 }
@@ -470,20 +480,23 @@ static int ratios(void)
     return membw_gbs > 0;
 }
 
-/* the bound's columns: allreduce with --membw where shm runs */
-static int bounded(hpc_coll_t coll)
+/* the bound's columns: allreduce with --membw where shm runs on the job
+ * (its own table; not --tune's tables of a node or of the leaders).
+ * Collective over the job's communicator (its first use may set it up). */
+static int bounded(hpc_coll_t coll, int main_table)
 {
     const char *path;
-    return ratios() && bound_gbs(coll, 1 << 20, &path) > 0;
+    return main_table && ratios() && bound_gbs(coll, 1 << 20, &path) > 0;
 }
 
-static void print_header(const opts_t *o, hpc_coll_t coll, const hpc_alg_t *algs, int nalg, const char *where)
+static void print_header(const opts_t *o, hpc_coll_t coll, const hpc_alg_t *algs, int nalg, const char *where,
+                         int bd)
 {
     printf("# hpc-collbench %s: %s %s%s%s, %d ranks%s, %s memory, %s, %s, %d iters (%d warmup)\n",
            hpc_version(), hpc_coll_name(coll), hpc_dtype_name(o->dt), hpc_coll_reduces(coll) ? " " : "",
            hpc_coll_reduces(coll) ? hpc_op_name(o->op) : "", nranks, where, o->device ? "cuda" : "host",
            o->inplace ? "in-place" : "out-of-place", o->nb ? "nonblocking" : "blocking", (int)o->iters, (int)o->warmup);
-    int r = ratios(), bd = bounded(coll);
+    int r = ratios();
     if (r)
         printf("# xmem = busbw / one core's memcpy (%.2f GB/s); xnat = native's time / this time\n", membw_gbs);
     if (bd) {
@@ -510,19 +523,19 @@ static void print_header(const opts_t *o, hpc_coll_t coll, const hpc_alg_t *algs
     fflush(stdout);     /* a log shows what runs before its first row */
 }
 
-static void print_row(const row_t *w, const hpc_alg_t *algs, int nalg)
+static void print_row(const row_t *w, const hpc_alg_t *algs, int nalg, int bd)
 {
     int nat = -1;
     for (int i = 0; i < nalg; i++)
         if (algs[i] == HPC_ALG_NATIVE && w->r[i].ok) nat = i;
     printf(" %12zu %11zu", w->size, w->count);
-    if (w->bound > 0) printf(" %7.2f", w->bound);
+    if (bd) printf(" %7.2f", w->bound);
     for (int i = 0; i < nalg; i++) {
         const res_t *r = &w->r[i];
         if (!r->ok) {
             printf("  %9s %7s %7s %6s", "N/A", "N/A", "N/A", "N/A");
             if (ratios()) printf(" %6s %6s", "N/A", "N/A");
-            if (w->bound > 0) printf(" %6s", "N/A");
+            if (bd) printf(" %6s", "N/A");
             continue;
         }
         char wr[24];
@@ -533,7 +546,7 @@ static void print_row(const row_t *w, const hpc_alg_t *algs, int nalg)
         char xn[24] = "N/A";
         if (nat >= 0 && r->us > 0) snprintf(xn, sizeof xn, "%.2f", w->r[nat].us / r->us);
         printf(" %6.2f %6s", r->busbw / membw_gbs, xn);
-        if (w->bound > 0) printf(" %6.2f", r->busbw / w->bound);
+        if (bd) printf(" %6.2f", w->bound > 0 ? r->busbw / w->bound : 0);
     }
     printf("\n");
     fflush(stdout);
@@ -674,7 +687,8 @@ static int bench(const opts_t *o, hpc_coll_t coll, const shape_t *sh, FILE *csv,
     row_t *rows = NULL;
     int nrows = 0, cap = 0;
     long wrong = 0;
-    if (lead) print_header(o, coll, algs, nalg, sh->where);
+    int bd = bounded(coll, sh->main);
+    if (lead) print_header(o, coll, algs, nalg, sh->where, bd);
     size_t last = (size_t)-1;
     for (double sz = (double)o->minb; sz <= (double)o->maxb * 1.0000001; sz *= o->factor) {
         size_t count = count_for(coll, (size_t)sz, es);
@@ -689,12 +703,12 @@ static int bench(const opts_t *o, hpc_coll_t coll, const shape_t *sh, FILE *csv,
         memset(w, 0, sizeof *w);
         w->count = count;
         w->size = size_for(coll, count, es);
-        if (sh->main && bounded(coll)) w->bound = bound_gbs(coll, count, &w->path);
+        if (bd) w->bound = bound_gbs(coll, count, &w->path);
         measure_row(o, coll, algs, nalg, count, comm, w->r);
         for (int k = 0; k < nalg; k++)
             if (w->r[k].wrong > 0) wrong += w->r[k].wrong;
         if (lead) {
-            print_row(w, algs, nalg);
+            print_row(w, algs, nalg, bd);
             if (csv && sh->main)
                 for (int k = 0; k < nalg; k++)
                     if (w->r[k].ok)
@@ -817,6 +831,16 @@ static void check_options(void)
         }
     char what[64];
     snprintf(what, sizeof what, "-e %zu", o.maxb);
+    if (o.membw) {   /* its copies come first, their buffers freed after */
+        int q = 1;
+        MPI_Comm_size(hpc_comm_node(), &q);
+        size_t one = copy_bytes(1), each = copy_bytes(q);
+        double mb = 2.0 * (double)(one > each ? one : each);
+        if (mb > need) {
+            need = mb;
+            snprintf(what, sizeof what, "--membw");
+        }
+    }
     hpc_app_need_memory(need, what);
 }
 

@@ -36,7 +36,9 @@
  *    the reduced chunks passing through the cached segment - not through
  *    the others' results, whose lines would be read for ownership and
  *    read back (2.5 n on 2 ranks, and two system calls per chunk: the
- *    design before issue 29).
+ *    design before issue 29).  A result the node's caches cannot keep is
+ *    copied out with streaming stores (no read for ownership: 2 n, not
+ *    3 n, through memory).
  *
  * Calls take the segment one at a time, in the order they started (a
  * ticket, the same on every rank since calls start in the same order on
@@ -70,6 +72,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
 
 enum { K_ALLREDUCE, K_REDUCE, K_BCAST, K_SCATTER, K_ALLGATHER, K_GATHER, K_REDUCE_SCATTER, K_BARRIER };
 enum { C_IN, C_RED, C_OUT };
@@ -78,6 +83,7 @@ typedef struct shm_call {
     coll_seg_t *s;
     coll_comm_t *cc;
     int kind, cma;
+    int stream;             /* allreduce's result copied out with streaming stores */
     int me, m, root;        /* node indices (root: rooted kinds) */
     const int *pos;         /* pos[i]: node rank i's place in the call's rank order; NULL = i */
     const char *in;
@@ -266,13 +272,44 @@ static int seg_work(shm_call_t *c, uint64_t k)
     }
 }
 
+/* A result the node's caches cannot keep (the inputs and results of every
+ * rank together at least twice the last-level cache) is written with
+ * streaming stores: its lines are not read for ownership first, a third
+ * of allreduce's traffic through memory.  Smaller ones stay cached for
+ * the caller, who reads its result next. */
+static int streams(const shm_call_t *c)
+{
+    return (double)c->m * (double)c->n * (double)c->es >= (double)hpc_llc_bytes();
+}
+
+/* dst = src, bytes, by streaming stores where c streams (fenced: the
+ * caller's next read, and the chunk's counter, come after them) */
+static void take_copy(const shm_call_t *c, char *dst, const char *src, size_t bytes)
+{
+#if defined(__x86_64__)
+    if (c->stream) {
+        size_t head = (16 - ((uintptr_t)dst & 15)) & 15, i;
+        if (head > bytes) head = bytes;
+        memcpy(dst, src, head);
+        for (i = head; i + 64 <= bytes; i += 64)
+            for (int j = 0; j < 64; j += 16)
+                _mm_stream_si128((__m128i *)(void *)(dst + i + j),
+                                 _mm_loadu_si128((const __m128i *)(const void *)(src + i + j)));
+        memcpy(dst + i, src + i, bytes - i);
+        _mm_sfence();
+        return;
+    }
+#endif
+    memcpy(dst, src, bytes);
+}
+
 /* take: the reduced chunk out of the ring (allreduce; reduce's root) */
 static int seg_take(shm_call_t *c, uint64_t k)
 {
     uint64_t g = c->base + k;
     if (c->kind == K_REDUCE && c->me != c->root) return 1;
     if (!all_at(c, C_RED, g + 1)) return 0;
-    memcpy(c->out + (size_t)k * c->cn * c->es, coll_seg_ring(c->s, g), chunk_len(c, k) * c->es);
+    take_copy(c, c->out + (size_t)k * c->cn * c->es, coll_seg_ring(c->s, g), chunk_len(c, k) * c->es);
     return 1;
 }
 
@@ -369,7 +406,7 @@ static int cma_take(shm_call_t *c, uint64_t k)
 {
     uint64_t g = c->base + k;
     if (!all_at(c, C_RED, g + 1)) return 0;
-    memcpy(c->out + (size_t)k * c->cn * c->es, cma_entry(c, g), chunk_len(c, k) * c->es);
+    take_copy(c, c->out + (size_t)k * c->cn * c->es, cma_entry(c, g), chunk_len(c, k) * c->es);
     return 1;
 }
 
@@ -585,6 +622,7 @@ static void call_init(shm_call_t *c, coll_comm_t *cc, const coll_build_t *b, int
     }
     if (c->cn == 0) c->cn = 1;
     c->nch = (c->n + c->cn - 1) / c->cn;
+    c->stream = kind == K_ALLREDUCE && streams(c);
     c->ticket = s->tickets++;
 }
 
