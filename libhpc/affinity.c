@@ -1,6 +1,8 @@
-/* affinity.c - the cores a rank owns and the BLAS/OpenMP threads it runs. */
+/* affinity.c - the cores a rank owns, the BLAS/OpenMP threads it runs,
+ * and the cache they share. */
 #include "config.h"
 #include <sched.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <dlfcn.h>
@@ -49,4 +51,34 @@ void hpc_threads_apply(int n)
      * up, not linked, so that libhpc needs no BLAS */
     void (*set)(int) = (void (*)(int))dlsym(RTLD_DEFAULT, "openblas_set_num_threads");
     if (set) set(n);
+}
+
+size_t hpc_llc_bytes(void)
+{
+    /* one instance of the last level (sysfs: a Zen CCX's 32 MiB, where
+     * sysconf may sum the socket's), else sysconf's, else 32 MiB */
+    static size_t known;
+    if (known) return known;
+    size_t best = 0;
+    int top = 0;
+    for (int i = 0; i < 8; i++) {
+        char path[96], text[32];
+        int level = 0;
+        unsigned long kb = 0;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        int ok = fscanf(f, "%d", &level) == 1;
+        fclose(f);
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        if (!ok || !(f = fopen(path, "r"))) continue;
+        if (fgets(text, sizeof text, f) && sscanf(text, "%luK", &kb) == 1 && level >= top) {
+            top = level;
+            best = (size_t)kb << 10;
+        }
+        fclose(f);
+    }
+    long v = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    known = best ? best : v > 0 ? (size_t)v : (size_t)32 << 20;
+    return known;
 }

@@ -211,6 +211,10 @@ HPC_EXPORT const char *hpc_cpuset(void);
 HPC_EXPORT int hpc_threads(void);
 HPC_EXPORT int hpc_core_sharers(void);
 HPC_EXPORT int hpc_threads_from_user(void);
+/* Bytes of one instance of the last-level cache this rank's core uses (a
+ * Zen CCX's L3, a Xeon's; sysfs, else sysconf, else 32 MiB): what a
+ * buffer must exceed to be measured in memory, not in cache. */
+HPC_EXPORT size_t hpc_llc_bytes(void);
 
 typedef enum {
     HPC_LAUNCHER_NONE = 0,    /* singleton: ./prog */
@@ -317,6 +321,27 @@ HPC_EXPORT int hpc_setting_flag(const char *name);
  * itself (the app kit: one line, exit 2), so only unknown names warn. */
 HPC_EXPORT int hpc_settings_warn(void);
 HPC_EXPORT void hpc_settings_strict(void);
+
+/* ------------------------------------------------------------------ */
+/* BLAS and the CPU (blas.c): the BLAS the program loaded and the kernel */
+/* it runs, against what this CPU can run.  libhpc links no BLAS: it   */
+/* looks at what the program loaded (OpenBLAS, or BLIS put in front).  */
+/* ------------------------------------------------------------------ */
+/* "OpenBLAS 0.3.21", "BLIS 0.9.0", another library's file name; "" when
+ * the program loaded no BLAS. */
+HPC_EXPORT const char *hpc_blas_library(void);
+/* The kernel it runs: OpenBLAS's core ("SkylakeX"), BLIS's configuration
+ * ("zen3"); "" when none is loaded. */
+HPC_EXPORT const char *hpc_blas_kernel(void);
+/* One line: library, kernel, who chose it (OpenBLAS, hpckit, the user's
+ * OPENBLAS_CORETYPE) and the file; "none loaded". */
+HPC_EXPORT const char *hpc_blas_describe(void);
+/* One line: the CPU's name, the vector extensions it has (and the OS
+ * saves) that BLAS kernels use, and the OpenBLAS kernel for them. */
+HPC_EXPORT const char *hpc_cpu_describe(void);
+/* NULL, or one line: OpenBLAS runs a kernel narrower than this CPU
+ * allows, and the setting that fixes it. */
+HPC_EXPORT const char *hpc_blas_advice(void);
 
 /* ------------------------------------------------------------------ */
 /* Timers (timer.c)                                                    */

@@ -162,7 +162,8 @@ HPC_EXPORT int hpc_app_test_hook(const char *var, int n, int64_t *vals);
 HPC_EXPORT void hpc_app_gpu_module(const char *module, const char *const *symbols, void **fns, int n);
 /* Local.  A failure one rank found where the others are not waiting for
  * it (rank 0's metrics file): kept, and agreed at the next
- * hpc_app_stop_agreed over the whole job or at hpc_app_finish, where
+ * hpc_app_stop_agreed or hpc_app_stop_vote over the whole job or at
+ * hpc_app_finish, where
  * every rank then exits as by hpc_app_agree (the lowest failing rank
  * prints the line).  The first one on a rank is kept. */
 HPC_EXPORT void hpc_app_fail_later(int status, const char *fmt, ...) HPC_PRINTF(2, 3);
@@ -210,11 +211,14 @@ HPC_EXPORT void hpc_app_stop_raise(void);
  *                hpc_app_stop_why(), ...) */
 HPC_EXPORT const char *hpc_app_stop_why(void);
 /* The agreement without a pause, for steps too short for an allreduce
- * each (SUMMA's panels): each step's vote travels (MPI_Iallreduce) while
- * the next step computes.  Every rank of comm calls hpc_app_stop_vote
- * once per step, at the same steps; it returns 1 on every rank at the
- * same step, one step after the signal reached any rank.  open is local;
- * close is collective (it completes the vote in flight) and takes NULL. */
+ * each (SUMMA's panels, hpc-train's data-parallel steps): each step's
+ * vote travels (MPI_Iallreduce) while the next step computes.  Every rank
+ * of comm calls hpc_app_stop_vote once per step, at the same steps; it
+ * returns 1 on every rank at the same step, one step after the signal
+ * reached any rank.  Where comm holds every rank, a failure kept by
+ * hpc_app_fail_later rides in the same vote and ends the job there, a
+ * step after it was kept.  open is local; close is collective (it
+ * completes the vote in flight) and takes NULL. */
 typedef struct hpc_stop_vote hpc_stop_vote_t;
 HPC_EXPORT int hpc_app_stop_vote_open(MPI_Comm comm, hpc_stop_vote_t **out);
 HPC_EXPORT int hpc_app_stop_vote(hpc_stop_vote_t *v);

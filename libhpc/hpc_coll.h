@@ -334,6 +334,17 @@ HPC_EXPORT int hpc_coll_selftest(MPI_Comm comm, int include_device, int verbose,
 HPC_EXPORT int hpc_coll_simulate(hpc_coll_t c, hpc_alg_t a, size_t count, hpc_dtype_t dt, int p,
                                  int nnodes, double *seconds);
 
+/* The shared-memory allreduce's traffic through memory, per rank, for
+ * count elements of dt on comm (hpc-collbench --membw's bound): bytes it
+ * reads and writes of the buffers that grow with the message (its own
+ * and its node mates' inputs and results; not the segment's few cached
+ * chunks), by the path shm takes for that size (*path: "single copy" or
+ * "through the segment"; may be NULL).  HPC_ERR_UNSUPPORTED for other
+ * collectives, or where shm does not run on comm (several nodes, no
+ * segment).  Collective on comm's first use by libhpc, else local. */
+HPC_EXPORT int hpc_coll_shm_traffic(MPI_Comm comm, hpc_coll_t c, size_t count, hpc_dtype_t dt, double *read,
+                                    double *written, const char **path);
+
 /* Where the machine-dependent pieces stand (for hpc-info): 1/0. */
 HPC_EXPORT int hpc_coll_cuda_aware(void);
 

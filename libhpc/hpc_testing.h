@@ -51,6 +51,29 @@ int hpc_gpu_count_status(int status, int n, int driver);
 /* Forget the count (a test swapped the GPU table). */
 void hpc_gpu_count_reset(void);
 
+/* The CPU's vector extensions that OpenBLAS's x86-64 kernels need
+ * (blas.c), as CPUID reports them and the OS saves their registers. */
+enum {
+    HPC_CPU_SSE3 = 1u << 0, HPC_CPU_SSSE3 = 1u << 1, HPC_CPU_SSE4_1 = 1u << 2, HPC_CPU_SSE4_2 = 1u << 3,
+    HPC_CPU_AVX = 1u << 4, HPC_CPU_FMA = 1u << 5, HPC_CPU_AVX2 = 1u << 6, HPC_CPU_AVX512F = 1u << 7,
+    HPC_CPU_AVX512CD = 1u << 8, HPC_CPU_AVX512BW = 1u << 9, HPC_CPU_AVX512DQ = 1u << 10,
+    HPC_CPU_AVX512VL = 1u << 11, HPC_CPU_AVX512_BF16 = 1u << 12
+};
+/* This CPU's (0 on other architectures). */
+unsigned hpc_cpu_flags(void);
+/* Flags from their /proc/cpuinfo names ("avx2 fma avx512f", sse3 for
+ * pni); HPC_ERR_ARG for a name it does not know. */
+int hpc_cpu_flags_parse(const char *names, unsigned *flags);
+/* The OpenBLAS kernel hpckit chooses for a CPU with these flags (the
+ * widest whose every instruction the CPU has), or NULL. */
+const char *hpc_blas_kernel_for(unsigned flags);
+/* The kernel to restart OpenBLAS with, where it runs `current` on a CPU
+ * with these flags: NULL where current is as wide as the CPU allows, or
+ * a kernel hpckit does not know (another architecture's, a newer one). */
+const char *hpc_blas_pick(unsigned flags, const char *current);
+/* A kernel's vector ISA, 0 (none) to 7 (AVX-512); -1 unknown. */
+int hpc_blas_tier(const char *kernel);
+
 #ifdef __cplusplus
 }
 #endif

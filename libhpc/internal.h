@@ -62,6 +62,17 @@ HPC_PRIVATE double hpc_coll_timeout(void);
  * cause: "HPC_COLL_TUNING=F: line N: why". */
 HPC_PRIVATE int hpc_coll_tuning_check(const char *path);
 
+/* blas.c, for the app kit before MPI_Init: 1 where OpenBLAS runs a
+ * kernel narrower than the CPU allows, the user did not choose one
+ * (OPENBLAS_CORETYPE) and HPC_BLAS_KERNEL is auto: the environment is
+ * then set for a restart of the program (OPENBLAS_CORETYPE and the guard
+ * HPC_BLAS_RESTARTED).  0 otherwise; in the restarted copy it notes what
+ * happened and removes both.  hpc_blas_restart_failed(errno): the exec
+ * failed; the environment is put back and the reason kept for
+ * hpc_blas_describe. */
+HPC_PRIVATE int hpc_blas_restart_wanted(void);
+HPC_PRIVATE void hpc_blas_restart_failed(int err);
+
 /* lock.c: an exclusive flock on path, created without following a link
  * (one there is replaced).  0 with *fd held; EWOULDBLOCK with the
  * holder's "pid host" in who; or errno. */

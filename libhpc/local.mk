@@ -37,6 +37,7 @@ libhpc_libcore_la_SOURCES = \
 	libhpc/timer.c \
 	libhpc/parse.c \
 	libhpc/settings.c \
+	libhpc/blas.c \
 	libhpc/dl.c \
 	libhpc/internal.h \
 	libhpc/gpu_ops.h \
@@ -66,7 +67,8 @@ libhpc_libio_la_SOURCES = \
 	libhpc/app/same.c \
 	libhpc/app/file.c \
 	libhpc/app/mem.c \
-	libhpc/app/gpu_module.c
+	libhpc/app/gpu_module.c \
+	libhpc/app/blas_restart.c
 libhpc_libio_la_CFLAGS = $(HPC_LIB_CFLAGS)
 # where --help finds the guides: configure's docdir, and the same folder
 # relative to an installed program's (for a prefix moved as a whole)

@@ -62,6 +62,11 @@ static const hpc_setting_t table[] = {
      "fake nodes for testing on one machine (even/odd world ranks; K ranks each)", check_split},
     {"HPC_MODULE_DIR", HPC_SET_TEXT, "", 0, 0, "DIR", "libhpc",
      "where the GPU modules are (default: lib/hpckit beside libhpc-core)", NULL},
+    {"HPC_BLAS_KERNEL", HPC_SET_CHOICE, "auto", 0, 0, "auto,off", "programs",
+     "auto: a program whose OpenBLAS runs a kernel narrower than the CPU allows restarts itself with "
+     "OPENBLAS_CORETYPE set to the widest the CPU runs (a user's OPENBLAS_CORETYPE wins); off: never", NULL},
+    {"HPC_BLAS_RESTARTED", HPC_SET_TEXT, "", 0, 0, "KERNEL", "programs",
+     "set by a program for the copy of itself it restarts (OpenBLAS's own kernel); not for users", NULL},
     {"HPC_DEBUG", HPC_SET_LIST, "", 0, 0, "coll,all,1", "libhpc",
      "coll: a check before every collective that all ranks call the same one", NULL},
     {"HPC_TIMEOUT", HPC_SET_SECONDS, "0", 0, INFINITY, NULL, "collectives",

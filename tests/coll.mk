@@ -24,6 +24,8 @@
 # coll_shm.sh: the shared-memory algorithms with single copy forced at
 #   2-7 ranks (coll_ops, coll_mix), and a rank killed by kill -9 inside a
 #   shared-memory collective ends the job within seconds (coll_shm_kill).
+# coll_shm_moves: shm's single-copy allreduce makes one system call per
+#   mate and chunk (issue 29.2), with calls through the segment in flight.
 # coll_topo: nodes and HPC_NODE_SPLIT (odd-even, blocks:K): hpc_init's node
 #   id/count/communicators, each communicator's node map, bad values refused.
 # node_split.sh: hpc-info's node column under HPC_NODE_SPLIT; a bad value is
@@ -43,7 +45,7 @@
 check_PROGRAMS += tests/coll_ops tests/coll_errors tests/coll_selftest tests/coll_device \
 	tests/coll_misuse tests/coll_registry tests/coll_wrap tests/coll_split \
 	tests/coll_pool tests/coll_request_free tests/coll_stream tests/coll_mix tests/coll_topo \
-	tests/coll_tune tests/coll_shm_kill
+	tests/coll_tune tests/coll_shm_kill tests/coll_shm_moves
 tests_coll_ops_SOURCES = tests/coll_ops.c tests/coll_testlib.h
 tests_coll_errors_SOURCES = tests/coll_errors.c
 tests_coll_selftest_SOURCES = tests/coll_selftest.c
@@ -70,6 +72,7 @@ tests_coll_request_free_LDADD = $(HPC_TESTING_LDADD)
 tests_coll_topo_LDADD = $(HPC_TESTING_LDADD)
 tests_coll_tune_LDADD = $(HPC_TESTING_LDADD)
 tests_coll_shm_kill_LDADD = $(HPC_TESTING_LDADD)
+tests_coll_shm_moves_LDADD = $(HPC_TESTING_LDADD)
 # The device logic without a GPU: a fake runtime behind libhpc's GPU table
 # (tests/fake_gpu.h; hooks, so they link libhpc's objects):
 #   coll_nccl_stub  NCCL's nonblocking communicator through a stub: calls
@@ -111,7 +114,8 @@ TESTS += tests/coll_ops-np1.mpi tests/coll_ops-np2.mpi tests/coll_ops-np3.mpi te
 	 tests/coll_stream-np1.mpi tests/coll_stream-np2.mpi \
 	 tests/coll_mix-np5.mpi tests/coll_mix-np7.mpi \
 	 tests/coll_topo-np1.mpi tests/coll_topo-np4.mpi tests/coll_topo-np5.mpi tests/coll_topo-np7.mpi \
-	 tests/coll_tune-np1.mpi
+	 tests/coll_tune-np1.mpi \
+	 tests/coll_shm_moves-np2.mpi tests/coll_shm_moves-np3.mpi
 dist_check_SCRIPTS += tests/coll_misuse.sh tests/coll_bench.sh tests/coll_bench_hostile.sh tests/node_split.sh \
 	tests/coll_hier.sh tests/coll_sim.sh tests/coll_shm.sh
 TESTS += tests/coll_misuse.sh tests/coll_bench.sh tests/coll_bench_hostile.sh tests/node_split.sh tests/coll_hier.sh \

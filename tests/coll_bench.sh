@@ -53,11 +53,19 @@ run 2 -c alltoall $small -d float64 --inplace
 run 2 -c allreduce $small --csv $tmp/r.csv --membw
 grep -q '^coll,alg,dtype' $tmp/r.csv && [ "$(grep -c '^allreduce,ring,float32' $tmp/r.csv)" -eq 4 ] \
     || { echo "FAIL: csv"; cat $tmp/r.csv; fail=1; }
-grep -q '^# membw: one core copies' $tmp/out || { echo "FAIL: --membw line"; fail=1; }
-# --membw: every algorithm's busbw against memcpy and its time against native's (native's own: 1.00)
-grep -q 'xmem = busbw / one core' $tmp/out && grep -q ' xmem   xnat ' $tmp/out \
-    && awk '/^ +[0-9]/ && $8 != "1.00" {bad = 1} END {exit bad}' $tmp/out \
-    && grep -q '^# summary: .*x memcpy' $tmp/out || { echo "FAIL: --membw ratios"; cat $tmp/out; fail=1; }
+grep -q '^# membw: one core copies' $tmp/out && grep -q "^# membw: the node's 2 ranks copying at once: " $tmp/out ||
+    { echo "FAIL: --membw lines"; fail=1; }
+# --membw: every algorithm's busbw against memcpy, its time against native's
+# (native's own: 1.00), and against the bound of shm's traffic (a column
+# of the bound after count, xbnd per algorithm; the summary says the best
+# one's fraction); xbnd = busbw / bound in every row, for native too
+grep -q 'xmem = busbw / one core' $tmp/out && grep -q ' xmem   xnat   xbnd ' $tmp/out \
+    && grep -q '^# bound = the busbw of shm' $tmp/out \
+    && awk '/^ +[0-9]/ && ($9 != "1.00" || $3 <= 0) {bad = 1} END {exit bad}' $tmp/out \
+    && awk '/^ +[0-9]/ { b = $3; bus = $7; x = $10; if (b > 0 && bus > 0 && (x - bus / b > 0.011 || bus / b - x > 0.011)) bad = 1 }
+            END { exit bad }' $tmp/out \
+    && grep -q '^# summary: .*x memcpy, [0-9.]* of the bound ([0-9.]* GB/s, shm ' $tmp/out ||
+    { echo "FAIL: --membw ratios"; cat $tmp/out; fail=1; }
 if [ -n "$GNUPLOT" ]; then
     run 2 -c allreduce $small --plot $tmp/p.png
     head -c 4 $tmp/p.png | grep -q PNG || { echo "FAIL: --plot made no PNG"; fail=1; }

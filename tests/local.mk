@@ -42,6 +42,15 @@ check_PROGRAMS += tests/test_rng tests/test_err tests/test_launch tests/test_gpu
 TESTS += tests/test_rng tests/test_err tests/test_launch tests/test_gpu_bind tests/test_dl
 tests_test_launch_LDADD = $(HPC_TESTING_LDADD)
 tests_test_gpu_bind_LDADD = $(HPC_TESTING_LDADD)
+# The OpenBLAS kernel hpckit chooses from the CPU's flags (planted sets,
+# every set, this CPU's against /proc/cpuinfo)
+check_PROGRAMS += tests/test_blas_pick
+TESTS += tests/test_blas_pick
+dist_check_SCRIPTS += tests/blas_kernel.sh
+TESTS += tests/blas_kernel.sh
+# by hand: the tests that pin BLAS results under every kernel this CPU runs
+EXTRA_DIST += tests/blas_kernels.sh
+tests_test_blas_pick_LDADD = $(HPC_TESTING_LDADD)
 # What libhpc makes of the CUDA runtime's statuses (a fake runtime), and
 # the device tests' skip-or-fail verdict
 check_PROGRAMS += tests/test_gpu_status

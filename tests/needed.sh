@@ -66,6 +66,9 @@ for p in hpc-info hpc-collbench hpc-odegen hpc-matmul hpc-train; do
     has "$(ls "$B"/apps/*/.libs/$p)" 'libhpc-core\.so\..*'
 done
 has "$B/apps/info/.libs/hpc-info" 'libhpc\.so\..*'
+# hpc-info links the BLAS the programs link: it reports (and restarts
+# for) the kernel they run
+for l in $(needed "$B/apps/matmul/.libs/hpc-matmul" | grep -i blas); do has "$B/apps/info/.libs/hpc-info" "$(echo "$l" | sed 's/\./\\./g')"; done
 
 if [ "${HAVE_CUDA_BUILD:-no}" = yes ]; then
     m=$L/libhpc-cuda.so

@@ -3,7 +3,7 @@
 #                    path) bit for bit, independence from neighbours,
 #                    every status, the time grid
 #   odegen_scipy.sh  against scipy's solve_ivp(RK45) (needs PYTHON_SCI);
-#                    odegen_scipy_kernels.sh (by hand) runs it under every
+#                    blas_kernels.sh (by hand) runs it under every
 #                    OpenBLAS kernel
 #   odegen_ranks.sh  identical data on 1, 2, 3, 4 ranks
 #   odegen_resume.sh kill -9 a rank, SIGUSR1 one rank, --resume: identical
@@ -48,4 +48,4 @@ ODEGEN_TESTS = tests/odegen_scipy.sh tests/odegen_ranks.sh tests/odegen_resume.s
 	tests/odegen_writer.sh
 dist_check_SCRIPTS += $(ODEGEN_TESTS)
 TESTS += $(ODEGEN_TESTS)
-EXTRA_DIST += tests/odegen_lib.sh tests/odegen_ref.py tests/odegen_scipy_kernels.sh
+EXTRA_DIST += tests/odegen_lib.sh tests/odegen_ref.py

@@ -17,7 +17,7 @@
 #    (vanderpol, lotka-volterra at rtol 1e-3) the phase drift reaches ~1e-8,
 #    so those two are held to 1e-7 against stock scipy (and to 0 against
 #    --seq).  See docs/odegen.md.
-# The test does not choose the BLAS kernel: tests/odegen_scipy_kernels.sh
+# The test does not choose the BLAS kernel: tests/blas_kernels.sh
 # (not part of make check) runs it under every OPENBLAS_CORETYPE.
 . "$top_srcdir/tests/odegen_lib.sh"
 [ -n "$PYTHON_SCI" ] || { echo "SKIP: no Python with numpy, scipy, h5py (PYTHON_SCI)"; exit 77; }

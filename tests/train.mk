@@ -84,6 +84,7 @@ TRAIN_TESTS = tests/train_errors.sh tests/train_ranks.sh tests/train_resume.sh t
 #                    files its own; links under the folder's names replaced,
 #                    their targets untouched
 TRAIN_TESTS += tests/train_run_folder.sh
+TRAIN_TESTS += tests/train_stop.sh
 #   train_bench.sh   bench_pipe.sh and bench_shard.sh end to end on a tiny
 #                    model: every row has its rate and loss (the same as
 #                    dp's where it must be), PyTorch's DDP / ZeRO-1 state

@@ -4,7 +4,9 @@
 # metrics.csv):
 #   - on 2 ranks, the stop signal reaching rank 1 only (the test hook acts
 #     as SIGUSR1 on that rank after step 37): every rank stops at the same
-#     step, writes the checkpoint of step 37 and exits 75; --resume goes on;
+#     step - the next, 38: the vote travels while a step computes
+#     (tests/train_stop.sh) - writes its checkpoint and exits 75; --resume
+#     goes on;
 #   - a real SIGUSR1 to a running 1-rank job, then --resume;
 #   - resuming a finished run is a no-op; a 2-rank checkpoint resumes on
 #     3 ranks (the same training within float32 rounding);
@@ -23,12 +25,12 @@ train 2 $args --out "$T/ref" || fail "reference run"
 HPC_TRAIN_TEST_STOP=1:37 train 2 $args --out "$T/cut" 2> "$T/err"
 rc=$?
 [ $rc = 75 ] || { cat "$T/err"; fail "stopped run: exit $rc, expected 75"; }
-grep -q "stopped by a signal after step 37 of 120" "$T/err" || { cat "$T/err"; fail "not stopped at step 37"; }
+grep -q "stopped by a signal after step 38 of 120" "$T/err" || { cat "$T/err"; fail "not stopped at step 38"; }
 [ "$(grep -c . "$T/err")" = 1 ] || fail "stopped run: not one line"
-[ "$(tail -n 1 "$T/cut/metrics.csv" | cut -d, -f1)" = 37 ] || fail "metrics go beyond the stop"
-echo "ok: a signal on rank 1 only stopped both ranks after step 37: $(cat "$T/err")"
+[ "$(tail -n 1 "$T/cut/metrics.csv" | cut -d, -f1)" = 38 ] || fail "metrics go beyond the stop"
+echo "ok: a signal on rank 1 only after step 37 stopped both ranks after step 38: $(cat "$T/err")"
 train 2 $args --out "$T/cut" --resume || fail "resumed run"
-same_run "$T/ref" "$T/cut" "stopped at 37 on one rank, resumed"
+same_run "$T/ref" "$T/cut" "stopped at 38 on one rank, resumed"
 
 # a real signal to a running job (a singleton: its pid is the program's)
 train 1 $args --out "$T/ref1" || fail "1-rank reference"

@@ -125,9 +125,11 @@ static const hpc_opt_t options[] = {
     HPC_INT("nodes", 0, &o.sim_nodes, "K", 1, 1 << 20, 0,
             "--simulate: nodes, blocks of N/K consecutive ranks (default 512)"),
     HPC_FLAG("membw", 0, &o.membw, 0,
-             "first report the memory copy bandwidth of one core (the physical limit for "
-             "shared-memory collectives), and give every algorithm two more columns: xmem, its "
-             "busbw over that bandwidth, and xnat, native's time over its own"),
+             "first measure the memory copy bandwidth of one core and of the node's ranks copying at "
+             "once, and give every algorithm more columns: xmem, its busbw over one core's copy, "
+             "xnat, native's time over its own, and for allreduce on one node xbnd, its busbw over "
+             "the bound that shm's memory traffic and the ranks' copy rate set (each row's bound, "
+             "GB/s, after its count)"),
     HPC_OPTS_END};
 
 /* The algorithm lists come from libhpc's registry, never from here. */
@@ -376,49 +378,119 @@ static void measure_row(const opts_t *o, hpc_coll_t coll, const hpc_alg_t *algs,
     free(t);
 }
 
-/* ---- memory bandwidth of one core ---------------------------------- */
+/* ---- memory bandwidth: one core, and the node's ranks at once ------- */
+/* bytes one copy moves: 64 MiB, or more where the last-level cache would
+ * hold that much (an Intel Xeon of 2024 has 300 MiB of L3): twice the L3,
+ * shared out among the ranks copying at once */
+static size_t copy_bytes(int copiers)
+{
+    size_t b = (size_t)64 << 20, want = 2 * hpc_llc_bytes() / (size_t)copiers;
+    if (want > b) b = (want + 4095) & ~(size_t)4095;
+    return b;
+}
+
+/* The best of 8 memcpy's of bytes on this rank, seconds; with sync, the
+ * node's ranks start each copy together (barrier) */
+static double copy_best(char *a, char *b, size_t bytes, MPI_Comm sync)
+{
+    double best = 1e30;
+    for (int i = 0; i < 8; i++) {
+        if (sync != MPI_COMM_NULL) MPI_Barrier(sync);
+        double t0 = MPI_Wtime();
+        memcpy(b, a, bytes);
+        double dt = MPI_Wtime() - t0;
+        if (dt < best) best = dt;
+        a[i] = b[bytes - 1 - i];      /* keep the copies live */
+    }
+    return best;
+}
+
+/* One core alone (rank 0, the others waiting), then every rank of each
+ * node at once, each its own buffers: what the node's ranks - the cores
+ * an allreduce runs on - copy together, and so each of them while all
+ * copy (membw_rank_gbs, the bound's rate).  Bytes copied per second: a
+ * copy reads and writes each byte once. */
+static double membw_rank_gbs;
 static void membw(MPI_Comm comm)
 {
+    MPI_Comm node = hpc_comm_node();
+    int q = 1, ok = 1, all = 0;
+    MPI_Comm_size(node, &q);
+    size_t one = copy_bytes(1), each = copy_bytes(q), mine = rank == 0 && one > each ? one : each;
+    char *a = NULL, *b = NULL;
+    if (posix_memalign((void **)&a, 4096, mine) || posix_memalign((void **)&b, 4096, mine)) ok = 0;
+    HPC_CHECK(hpc_allreduce(&ok, &all, 1, HPC_INT32, HPC_MIN, comm, HPC_ALG_NATIVE));
+    if (!all) hpc_app_fatal(HPC_EXIT_DATA, "--membw: out of memory for two %zu MiB buffers", mine >> 20);
+    memset(a, 1, mine);
+    memset(b, 2, mine);
     HPC_CHECK(hpc_barrier(comm, HPC_ALG_NATIVE));
-    if (rank == 0) {
-        size_t bytes = 64u << 20;
-        char *a = NULL, *b = NULL;
-        if (posix_memalign((void **)&a, 4096, bytes) || posix_memalign((void **)&b, 4096, bytes)) {
-            fprintf(stderr, "%s: --membw: out of memory\n", hpc_app_name());
-        } else {
-            memset(a, 1, bytes);
-            memset(b, 2, bytes);
-            double best = 1e30;
-            for (int i = 0; i < 8; i++) {
-                double t0 = MPI_Wtime();
-                memcpy(b, a, bytes);
-                double dt = MPI_Wtime() - t0;
-                if (dt < best) best = dt;
-                a[i] = b[bytes - 1 - i];      /* keep the copies live */
-            }
-            membw_gbs = (double)bytes / best / 1e9;
-            printf("# membw: one core copies %.2f GB/s (memcpy of %zu MiB, best of 8, bytes copied per second)\n",
-                   membw_gbs, bytes >> 20);
-            fflush(stdout);
-        }
-        free(a);
-        free(b);
-    }
+    if (rank == 0) membw_gbs = (double)one / copy_best(a, b, one, MPI_COMM_NULL) / 1e9;
+    HPC_CHECK(hpc_barrier(comm, HPC_ALG_NATIVE));
+    /* every rank of a node at once: the node's total over the slowest */
+    double t = copy_best(a, b, each, node), slowest = t;
+    MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, node);
+    double together = (double)q * (double)each / slowest / 1e9;
+    membw_rank_gbs = together / q;
+    free(a);
+    free(b);
     HPC_CHECK(hpc_bcast(&membw_gbs, 1, HPC_FLOAT64, 0, comm, HPC_ALG_NATIVE));
+    HPC_CHECK(hpc_bcast(&membw_rank_gbs, 1, HPC_FLOAT64, 0, comm, HPC_ALG_NATIVE));
+    HPC_CHECK(hpc_bcast(&together, 1, HPC_FLOAT64, 0, comm, HPC_ALG_NATIVE));
+    if (rank == 0) {
+        printf("# membw: one core copies %.2f GB/s (memcpy of %zu MiB, best of 8, bytes copied per second)\n",
+               membw_gbs, one >> 20);
+        printf("# membw: the node's %d rank%s copying at once: %.2f GB/s together, %.2f GB/s each (%.2fx one "
+               "core; %zu MiB each)\n", q, q > 1 ? "s" : "", together, membw_rank_gbs, membw_rank_gbs / membw_gbs,
+               each >> 20);
+        fflush(stdout);
+    }
+}
+
+/* --membw's bound for a row of coll: the busbw shm's allreduce reaches if
+ * every byte it must read and write (hpc_coll_shm_traffic) moves at the
+ * rate each rank copies while the node's ranks all copy (a copy reads and
+ * writes a byte: 2 bytes of traffic per byte copied); 0 where there is
+ * none (another collective, several nodes).  *path: shm's path. */
+static double bound_gbs(hpc_coll_t coll, size_t count, const char **path)
+{
+    double rd, wr;
+    if (membw_rank_gbs <= 0 || coll != HPC_COLL_ALLREDUCE ||
+        hpc_coll_shm_traffic(hpc_comm_world(), coll, count, o.dt, &rd, &wr, path) < 0) {
+        hpc_error_clear();
+        return 0;
+    }
+    double bytes = (double)count * (double)hpc_dtype_size(o.dt), secs = (rd + wr) / (2 * membw_rank_gbs * 1e9);
+    return secs > 0 ? bytes / secs / 1e9 * bus_factor(coll) : 0;
 }
 
 /* ---- output -------------------------------------------------------- */
-typedef struct { size_t size, count; res_t r[HPC_ALG_COUNT]; } row_t;
+typedef struct {
+    size_t size, count;
+    double bound;           /* --membw, allreduce on one node: bound_gbs, else 0 */
+    const char *path;       /* shm's path at this size */
+    res_t r[HPC_ALG_COUNT];
+} row_t;
 
-/* With --membw, two more columns per algorithm: xmem, its busbw against
- * one core's memcpy (the shared-memory limit), and xnat, native's time
- * against its (above 1: faster than the MPI library). */
+/* With --membw, more columns per algorithm: xmem, its busbw against one
+ * core's memcpy, xnat, native's time against its (above 1: faster than
+ * the MPI library), and for allreduce on one node xbnd, its busbw against
+ * the bound of shm's traffic (bound_gbs; the row's bound after count). */
 static int ratios(void)
 {
     return membw_gbs > 0;
 }
 
-static void print_header(const opts_t *o, hpc_coll_t coll, const hpc_alg_t *algs, int nalg, const char *where)
+/* the bound's columns: allreduce with --membw where shm runs on the job
+ * (its own table; not --tune's tables of a node or of the leaders).
+ * Collective over the job's communicator (its first use may set it up). */
+static int bounded(hpc_coll_t coll, int main_table)
+{
+    const char *path;
+    return main_table && ratios() && bound_gbs(coll, 1 << 20, &path) > 0;
+}
+
+static void print_header(const opts_t *o, hpc_coll_t coll, const hpc_alg_t *algs, int nalg, const char *where,
+                         int bd)
 {
     printf("# hpc-collbench %s: %s %s%s%s, %d ranks%s, %s memory, %s, %s, %d iters (%d warmup)\n",
            hpc_version(), hpc_coll_name(coll), hpc_dtype_name(o->dt), hpc_coll_reduces(coll) ? " " : "",
@@ -427,33 +499,43 @@ static void print_header(const opts_t *o, hpc_coll_t coll, const hpc_alg_t *algs
     int r = ratios();
     if (r)
         printf("# xmem = busbw / one core's memcpy (%.2f GB/s); xnat = native's time / this time\n", membw_gbs);
-    printf("#%12s %11s", "", "");
-    for (int i = 0; i < nalg; i++) printf("  %-*s", r ? 47 : 33, hpc_alg_name(algs[i]));
-    printf("\n#%12s %11s", "size", "count");
+    if (bd) {
+        printf("# bound = the busbw of shm's allreduce if every byte it reads and writes of the buffers (per "
+               "rank, of n bytes: reads n, writes n) moved at %.2f GB/s, each rank's copy while the node's ranks "
+               "copy at once; xbnd = busbw / bound\n", membw_rank_gbs);
+    }
+    int w = 33 + (r ? 14 : 0) + (bd ? 7 : 0);
+    printf("#%12s %11s%s", "", "", bd ? "        " : "");
+    for (int i = 0; i < nalg; i++) printf("  %-*s", w, hpc_alg_name(algs[i]));
+    printf("\n#%12s %11s%s", "size", "count", bd ? "   bound" : "");
     for (int i = 0; i < nalg; i++) {
         printf("  %9s %7s %7s %6s", "time", "algbw", "busbw", "#wrong");
         if (r) printf(" %6s %6s", "xmem", "xnat");
+        if (bd) printf(" %6s", "xbnd");
     }
-    printf("\n#%12s %11s", "(B)", "(elements)");
+    printf("\n#%12s %11s%s", "(B)", "(elements)", bd ? "  (GB/s)" : "");
     for (int i = 0; i < nalg; i++) {
         printf("  %9s %7s %7s %6s", "(us)", "(GB/s)", "(GB/s)", "");
         if (r) printf(" %6s %6s", "", "");
+        if (bd) printf(" %6s", "");
     }
     printf("\n");
     fflush(stdout);     /* a log shows what runs before its first row */
 }
 
-static void print_row(const row_t *w, const hpc_alg_t *algs, int nalg)
+static void print_row(const row_t *w, const hpc_alg_t *algs, int nalg, int bd)
 {
     int nat = -1;
     for (int i = 0; i < nalg; i++)
         if (algs[i] == HPC_ALG_NATIVE && w->r[i].ok) nat = i;
     printf(" %12zu %11zu", w->size, w->count);
+    if (bd) printf(" %7.2f", w->bound);
     for (int i = 0; i < nalg; i++) {
         const res_t *r = &w->r[i];
         if (!r->ok) {
             printf("  %9s %7s %7s %6s", "N/A", "N/A", "N/A", "N/A");
             if (ratios()) printf(" %6s %6s", "N/A", "N/A");
+            if (bd) printf(" %6s", "N/A");
             continue;
         }
         char wr[24];
@@ -464,6 +546,7 @@ static void print_row(const row_t *w, const hpc_alg_t *algs, int nalg)
         char xn[24] = "N/A";
         if (nat >= 0 && r->us > 0) snprintf(xn, sizeof xn, "%.2f", w->r[nat].us / r->us);
         printf(" %6.2f %6s", r->busbw / membw_gbs, xn);
+        if (bd) printf(" %6.2f", w->bound > 0 ? r->busbw / w->bound : 0);
     }
     printf("\n");
     fflush(stdout);
@@ -580,6 +663,8 @@ static void summary(const opts_t *o, hpc_coll_t coll, const hpc_alg_t *algs, int
         printf(", native %.2f %s, %.2fx", coll == HPC_COLL_BARRIER ? w->r[nat].us : w->r[nat].busbw,
                coll == HPC_COLL_BARRIER ? "us" : "GB/s", w->r[nat].us / w->r[best].us);
     if (ratios() && coll != HPC_COLL_BARRIER) printf(", %.2fx memcpy", w->r[best].busbw / membw_gbs);
+    if (w->bound > 0)
+        printf(", %.2f of the bound (%.2f GB/s, shm %s)", w->r[best].busbw / w->bound, w->bound, w->path);
     printf("%s\n", o->check ? (wrong ? ", WRONG RESULTS" : ", all results checked") : "");
 }
 
@@ -602,7 +687,8 @@ static int bench(const opts_t *o, hpc_coll_t coll, const shape_t *sh, FILE *csv,
     row_t *rows = NULL;
     int nrows = 0, cap = 0;
     long wrong = 0;
-    if (lead) print_header(o, coll, algs, nalg, sh->where);
+    int bd = bounded(coll, sh->main);
+    if (lead) print_header(o, coll, algs, nalg, sh->where, bd);
     size_t last = (size_t)-1;
     for (double sz = (double)o->minb; sz <= (double)o->maxb * 1.0000001; sz *= o->factor) {
         size_t count = count_for(coll, (size_t)sz, es);
@@ -617,11 +703,12 @@ static int bench(const opts_t *o, hpc_coll_t coll, const shape_t *sh, FILE *csv,
         memset(w, 0, sizeof *w);
         w->count = count;
         w->size = size_for(coll, count, es);
+        if (bd) w->bound = bound_gbs(coll, count, &w->path);
         measure_row(o, coll, algs, nalg, count, comm, w->r);
         for (int k = 0; k < nalg; k++)
             if (w->r[k].wrong > 0) wrong += w->r[k].wrong;
         if (lead) {
-            print_row(w, algs, nalg);
+            print_row(w, algs, nalg, bd);
             if (csv && sh->main)
                 for (int k = 0; k < nalg; k++)
                     if (w->r[k].ok)
@@ -744,6 +831,16 @@ static void check_options(void)
         }
     char what[64];
     snprintf(what, sizeof what, "-e %zu", o.maxb);
+    if (o.membw) {   /* its copies come first, their buffers freed after */
+        int q = 1;
+        MPI_Comm_size(hpc_comm_node(), &q);
+        size_t one = copy_bytes(1), each = copy_bytes(q);
+        double mb = 2.0 * (double)(one > each ? one : each);
+        if (mb > need) {
+            need = mb;
+            snprintf(what, sizeof what, "--membw");
+        }
+    }
     hpc_app_need_memory(need, what);
 }
 

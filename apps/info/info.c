@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <cblas.h>
 #include "hpc_app.h"
 #include "hpc_coll.h"
 #include "info.h"
@@ -17,7 +18,10 @@
 typedef struct {
     int rank, node_id, local_rank, ncores, threads, threads_user, sharers, mismatch, gpu;
     char host[64], cpuset[96], gpu_name[96], pci[32];
+    char blas_advice[256];     /* the BLAS kernel is narrower than the CPU: why, the fix */
 } rank_rec_t;
+
+enum { WARN_LEN = 384 };
 
 static int json, selftest, with_device, verbose, settings, markdown;
 
@@ -46,22 +50,28 @@ static const hpc_app_t app = {
              "for it (u: set by the user), and the GPU it is bound to (index, name, PCI bus id) "
              "or \"none\".  Then the MPI library, the launcher detected, the GPU stack (CUDA "
              "runtime and driver versions, NCCL, the module libhpc opened; or why there is "
-             "none), and warnings: ranks "
-             "sharing a GPU, ranks sharing cores, launcher and MPI disagreeing.  Run it like "
+             "none), the BLAS library, its version and the kernel it runs (and who chose it), "
+             "the CPU's vector extensions and the OpenBLAS kernel for them, and warnings: ranks "
+             "sharing a GPU, ranks sharing cores, launcher and MPI disagreeing, a BLAS kernel "
+             "narrower than the CPU allows (with the setting that fixes it).  Run it like "
              "the job it stands for.",
     .opts = options,
     .epilog = "Environment:\n"
               "  HPC_GPU_BIND   none | local (default: local rank % visible GPUs) |\n"
               "                 exclusive (one GPU per rank, error if too few) |\n"
               "                 list:I,J,... (local rank i -> device list[i % n])\n"
-              "  CUDA_VISIBLE_DEVICES, OMP_NUM_THREADS, OPENBLAS_NUM_THREADS are honoured.\n"
+              "  CUDA_VISIBLE_DEVICES, OMP_NUM_THREADS, OPENBLAS_NUM_THREADS,\n"
+              "  OPENBLAS_CORETYPE are honoured.\n"
+              "  HPC_BLAS_KERNEL auto (default: a program whose OpenBLAS chose a kernel\n"
+              "                 narrower than the CPU allows restarts with the widest) | off\n"
               "  HPC_LOG        error | warn (default) | info | debug\n"
               "  Every HPC_* setting: hpc-info --settings.  A name that is not one (a typo:\n"
               "  HPC_TIMEUOT) is warned of once, with the nearest setting's name.\n"
               "\n"
               "\n"
               "With --json: one object with version, mpi, launcher, build {cuda, nccl} (what\n"
-              "libhpc was built with), cuda_aware_mpi, ranks [...], warnings [...], and with\n"
+              "libhpc was built with), cuda_aware_mpi, gpu_stack, blas {library, kernel,\n"
+              "line, openblas_config}, cpu, ranks [...], warnings [...], and with\n"
               "--selftest its counts as \"selftest\" (run without --json to see which cases\n"
               "failed).\n"
               "\n"
@@ -85,16 +95,18 @@ static void describe(rank_rec_t *r)
     snprintf(r->cpuset, sizeof r->cpuset, "%.95s", hpc_cpuset());
     snprintf(r->gpu_name, sizeof r->gpu_name, "%s", r->gpu >= 0 ? hpc_gpu_name() : "none");
     snprintf(r->pci, sizeof r->pci, "%s", r->gpu >= 0 ? hpc_gpu_pci_bus_id() : "-");
+    const char *adv = hpc_blas_advice();
+    snprintf(r->blas_advice, sizeof r->blas_advice, "%s", adv ? adv : "");
 }
 
 /* Up to nw warning lines about the placement. */
-static int find_warnings(const rank_rec_t *r, int n, char w[][256], int nw)
+static int find_warnings(const rank_rec_t *r, int n, char w[][WARN_LEN], int nw)
 {
     int k = 0;
     for (int i = 0; i < n && k < nw; i++) {
         for (int j = i + 1; j < n && k < nw; j++) {
             if (r[i].gpu < 0 || strcmp(r[i].host, r[j].host) || strcmp(r[i].pci, r[j].pci)) continue;
-            snprintf(w[k++], 256, "ranks %d and %d share GPU %s on %s (NCCL refuses this; "
+            snprintf(w[k++], WARN_LEN, "ranks %d and %d share GPU %s on %s (NCCL refuses this; "
                      "use fewer ranks per node or HPC_GPU_BIND=exclusive)",
                      r[i].rank, r[j].rank, r[i].pci, r[i].host);
             break;
@@ -106,17 +118,24 @@ static int find_warnings(const rank_rec_t *r, int n, char w[][256], int nw)
         mism += r[i].mismatch;
     }
     if (sharing && k < nw)
-        snprintf(w[k++], 256, "%d rank(s) share cores with others on their node (not bound); "
+        snprintf(w[k++], WARN_LEN, "%d rank(s) share cores with others on their node (not bound); "
                  "libhpc divided the threads; bind for speed (mpiexec -bind-to core, srun --cpu-bind=cores)",
                  sharing);
     if (mism && k < nw)
-        snprintf(w[k++], 256, "%d rank(s): launcher and MPI disagree about rank/size "
+        snprintf(w[k++], WARN_LEN, "%d rank(s): launcher and MPI disagree about rank/size "
                  "(srun without --mpi=pmi2/pmix, or another MPI's mpiexec?)", mism);
+    /* one line per host whose BLAS kernel is narrower than its CPU */
+    for (int i = 0; i < n && k < nw; i++) {
+        int seen = 0;
+        for (int j = 0; j < i && !seen; j++) seen = r[j].blas_advice[0] && !strcmp(r[i].host, r[j].host);
+        if (r[i].blas_advice[0] && !seen)
+            snprintf(w[k++], sizeof w[0], "%s: %s", r[i].host, r[i].blas_advice);
+    }
     return k;
 }
 
 static void print_table(const rank_rec_t *r, int n, const char *mpi, const char *launcher,
-                        char w[][256], int nw)
+                        char w[][WARN_LEN], int nw)
 {
     printf("%4s  %-20s %4s %5s  %-14s %7s  %s\n", "rank", "host", "node", "local", "cores", "threads", "gpu");
     for (int i = 0; i < n; i++) {
@@ -133,6 +152,8 @@ static void print_table(const rank_rec_t *r, int n, const char *mpi, const char 
            hpc_coll_cuda_aware() ? "yes" : "no");
     /* rank 0's view: the runtime and driver versions, or why there is none */
     printf("GPU stack: %s\n", hpc_gpu_stack());
+    printf("BLAS:      %s\n", hpc_blas_describe());
+    printf("CPU:       %s\n", hpc_cpu_describe());
     for (int i = 0; i < nw; i++) printf("warning: %s\n", w[i]);
 }
 
@@ -149,7 +170,7 @@ void info_json_str(const char *s)
 }
 
 static void print_json(const rank_rec_t *r, int n, const char *mpi, const char *launcher,
-                       char w[][256], int nw, const hpc_selftest_t *st)
+                       char w[][WARN_LEN], int nw, const hpc_selftest_t *st)
 {
     printf("{\"version\": ");
     info_json_str(hpc_version());
@@ -163,6 +184,19 @@ static void print_json(const rank_rec_t *r, int n, const char *mpi, const char *
            hpc_coll_cuda_aware() ? "true" : "false");
     printf(", \"gpu_stack\": ");
     info_json_str(hpc_gpu_stack());
+    printf(", \"blas\": {\"library\": ");
+    info_json_str(hpc_blas_library());
+    printf(", \"kernel\": ");
+    info_json_str(hpc_blas_kernel());
+    printf(", \"line\": ");
+    info_json_str(hpc_blas_describe());
+    /* OpenBLAS's build line, called by name: hpc-info links OpenBLAS as
+     * the programs do (--as-needed drops a library nothing calls), so
+     * that it reports, and restarts for, the kernel they run */
+    printf(", \"openblas_config\": ");
+    info_json_str(openblas_get_config());
+    printf("}, \"cpu\": ");
+    info_json_str(hpc_cpu_describe());
     printf(", \"ranks\": [\n");
     for (int i = 0; i < n; i++) {
         printf("  {\"rank\": %d, \"host\": ", r[i].rank);
@@ -234,7 +268,7 @@ int main(int argc, char **argv)
         mpi[strcspn(mpi, "\n")] = '\0';
         for (char *t = mpi; *t; t++)
             if (*t == '\t') *t = ' ';
-        char w[8][256];
+        char w[8][WARN_LEN];
         int nw = find_warnings(all, size, w, 8);
         const char *launcher = hpc_launcher_name(hpc_launcher());
         if (json) print_json(all, size, mpi, launcher, w, nw, selftest ? &st : NULL);

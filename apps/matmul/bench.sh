@@ -25,6 +25,14 @@ pd=$build/apps/matmul/pdgemm_bench
 mkdir -p "$OUT"
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 [ -x "$pd" ] || echo "note: no ScaLAPACK (pdgemm_bench not built): pdgemm column empty"
+# the machine and the BLAS kernel the figures are made with (issue 29);
+# the baselines (dgemm_bench, pdgemm_bench: no app kit, no restart) are
+# given the kernel hpc-matmul runs, so that they compare like with like
+"$build/apps/info/hpc-info" > "$OUT/.info"
+grep -E '^(CPU|BLAS):' "$OUT/.info"
+kernel=$(sed -n 's/^BLAS: *OpenBLAS .*, kernel \([^ ]*\).*/\1/p' "$OUT/.info")
+[ -z "$kernel" ] || export OPENBLAS_CORETYPE="${OPENBLAS_CORETYPE:-$kernel}"
+rm -f "$OUT/.info"
 
 grid() {   # the grid hpc-matmul picks for P ranks: PRxPC
     _p=$1 _r=1 _d=1

@@ -29,7 +29,7 @@ apps/matmul/gpu.lo: apps/matmul/gpu.cu apps/matmul/mm_ops.h
 	$(AM_V_CC)$(SHELL) $(top_srcdir)/build-aux/cudalt.sh $@ $(NVCC) $(NVCC_FLAGS) -c $(srcdir)/apps/matmul/gpu.cu
 CLEANFILES += apps/matmul/gpu.lo apps/matmul/gpu.o apps/matmul/.libs/gpu.o
 endif
-EXTRA_DIST += apps/matmul/gpu.cu apps/matmul/bench.sh
+EXTRA_DIST += apps/matmul/gpu.cu apps/matmul/bench.sh apps/matmul/bench_blas.sh
 
 # The benchmark's baselines (apps/matmul/bench.sh): one process's OpenBLAS
 # GEMM, and ScaLAPACK's pdgemm where ScaLAPACK is installed.

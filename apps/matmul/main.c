@@ -182,7 +182,10 @@ static void report(const mm_opts_t *o, const mm_dist_t *d, const mm_stats_t *st,
     MPI_Reduce(&rss, &rss_max, 1, MPI_DOUBLE, MPI_MAX, 0, hpc_comm_world());
     MPI_Reduce(&wait, &wait_max, 1, MPI_DOUBLE, MPI_MAX, 0, hpc_comm_world());
     double gf = 2.0 * o->m * o->n * o->k / (st->seconds > 0 ? st->seconds : 1e-30) / 1e9;
-    char mem[32], eff[96] = "", ver[160] = "";
+    char mem[32], eff[96] = "", ver[160] = "", dev[80];
+    /* the CPU kernel a figure was made with: never compared without it */
+    snprintf(dev, sizeof dev, "%s%s%s", o->device == MM_CUDA ? "cuda" : "cpu",
+             o->device != MM_CUDA && *hpc_blas_kernel() ? ", BLAS " : "", o->device == MM_CUDA ? "" : hpc_blas_kernel());
     hpc_format_bytes(rss_max, mem, sizeof mem);
     if (base > 0) snprintf(eff, sizeof eff, ", %.2fx one process's GEMM (%.1f GFLOP/s, %d threads)", gf / base,
                            base, hpc_threads() * hpc_size());
@@ -193,7 +196,7 @@ static void report(const mm_opts_t *o, const mm_dist_t *d, const mm_stats_t *st,
                     (long long)o->m, (long long)o->n, (long long)o->m, (long long)o->k,
                     o->dtype == MM_F32 ? "float32" : "float64",
                     d->pr, d->pc, (long long)o->nb, st->alg == HPC_ALG_COUNT ? "no" : hpc_alg_name(st->alg),
-                    o->device == MM_CUDA ? "cuda" : "cpu", st->seconds, gf, 100 * wait_max, mem, eff, ver);
+                    dev, st->seconds, gf, 100 * wait_max, mem, eff, ver);
 }
 
 int main(int argc, char **argv)

@@ -10,9 +10,13 @@
 # (hpc-train --preload; PyTorch tensors).  Prints samples/s of
 #   PyTorch       one process, torch.set_num_threads(1)
 #   PyTorch DDP   2 processes (torch.multiprocessing), gloo, 128 each
-#   hpc-train     1 and 2 ranks (OPENBLAS_NUM_THREADS=1), and 2 ranks with
+#   hpc-train     1 and 2 ranks (OPENBLAS_NUM_THREADS=1), 2 ranks with
 #                 small buckets (--bucket-mb 0.25: three buckets that start
-#                 during backward)
+#                 during backward), and 2 ranks agreeing on the stop after
+#                 every step as before issue 29 (HPC_TRAIN_TEST_BLOCKING_STOP=1;
+#                 now the vote travels while the next step computes)
+# The first lines name the CPU and the BLAS kernel the figures are made
+# with (hpc-info): compare figures only with the same kernel.
 # Each figure is the median over REPEAT runs (interleaved, so load
 # changes hit all alike) of the median rate over windows of 100 steps
 # (the first window, warm-up, left out).  Environment: TRAJ (default
@@ -49,13 +53,16 @@ torch_rate() {
 echo "bench.sh: 11-256-256-10 tanh, MSE, Adam, global batch 256, 1 thread per rank; $TRAJ trajectories" \
      "x 100 pairs, in memory; $STEPS steps a run, $REPEAT runs each, median; $(getconf _NPROCESSORS_ONLN) cores, load" \
      "$(cut -d' ' -f1-3 /proc/loadavg)"
-for f in t1 t2 h1 h2 hb; do : > "$dir/$f"; done
+# the machine and the BLAS kernel the figures are made with (issue 29)
+"$build/apps/info/hpc-info" | grep -E '^(CPU|BLAS):'
+for f in t1 t2 h1 h2 hb hs; do : > "$dir/$f"; done
 for i in $(seq "$REPEAT"); do
     torch_rate 1 >> "$dir/t1"
     hpc 1 >> "$dir/h1"
     torch_rate 2 >> "$dir/t2"
     hpc 2 >> "$dir/h2"
     hpc 2 --bucket-mb 0.25 >> "$dir/hb"
+    HPC_TRAIN_TEST_BLOCKING_STOP=1 hpc 2 >> "$dir/hs"
 done
 # one more 2-rank run of each kind for its summary line (communication,
 # memory)
@@ -63,13 +70,14 @@ $MPIEXEC 2 "$prog" $(echo "$args" | sed 's/ -q//') --out "$dir/run" > "$dir/s2"
 $MPIEXEC 2 "$prog" $(echo "$args" | sed 's/ -q//') --out "$dir/run" --bucket-mb 0.25 > "$dir/sb"
 $MPIEXEC 1 "$prog" $(echo "$args" | sed 's/ -q//') --out "$dir/run" > "$dir/s1"
 t1=$(median < "$dir/t1"); t2=$(median < "$dir/t2"); h1=$(median < "$dir/h1")
-h2=$(median < "$dir/h2"); hb=$(median < "$dir/hb")
-awk -v t1="$t1" -v t2="$t2" -v h1="$h1" -v h2="$h2" -v hb="$hb" 'BEGIN {
+h2=$(median < "$dir/h2"); hb=$(median < "$dir/hb"); hs=$(median < "$dir/hs")
+awk -v t1="$t1" -v t2="$t2" -v h1="$h1" -v h2="$h2" -v hb="$hb" -v hs="$hs" 'BEGIN {
     printf "PyTorch, 1 process:                %9.0f samples/s\n", t1
     printf "PyTorch DDP (gloo), 2 ranks:       %9.0f samples/s\n", t2
     printf "hpc-train, 1 rank:                 %9.0f samples/s = %.2fx PyTorch   (goal >= 1.2x)\n", h1, h1 / t1
     printf "hpc-train, 2 ranks:                %9.0f samples/s = %.2fx its 1 rank (goal >= 1.8x) = %.2fx DDP (goal >= 3x)\n", h2, h2 / h1, h2 / t2
     printf "hpc-train, 2 ranks, 0.25 MiB buckets: %6.0f samples/s = %.2fx its 1 rank\n", hb, hb / h1
+    printf "hpc-train, 2 ranks, stop agreed after every step (before issue 29): %.0f samples/s = %.2fx its 1 rank\n", hs, hs / h1
 }'
 echo "summaries (one more run each):"
 sed 's/^/  1 rank:  /' "$dir/s1"

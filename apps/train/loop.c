@@ -147,6 +147,10 @@ static void after_step(train_t *t, window_t *w, const hooks_t *h, hpc_progress_t
     if (o->check_sync && t->step % o->check_sync == 0) check_sync(t);
     hooks_after_step(h, t);
     *stop = t->strat->stop(t);
+    /* a stop agreed at the last step (a vote a step late) finds the run
+     * done: it ends as finished, on every rank alike */
+    if (*stop && t->step >= t->total) *stop = 0;
+    if (*stop) hpc_info("stop agreed after step %lld", (long long)t->step);
     if (*stop || (o->ckpt_every && t->step % o->ckpt_every == 0) || t->step == t->total) {
         int rc = ckpt_save(t);
         if (rc < 0) hpc_app_exit(HPC_EXIT_DATA, "writing the checkpoint: %s", hpc_last_cause());

@@ -149,11 +149,16 @@ static void summary(train_t *t)
     hpc_format_bytes(most[1], mb, sizeof mb);
     hpc_format_bytes(most[2], ab, sizeof ab);
     losses(t, loss, sizeof loss);
+    /* the kernel a CPU figure was made with, so that it is never compared
+     * across machines without it */
+    char dev[96];
+    snprintf(dev, sizeof dev, "%s%s%s", t->dev->name, *hpc_blas_kernel() && t->o->device != DEV_CUDA ? ", BLAS " : "",
+             t->o->device != DEV_CUDA ? hpc_blas_kernel() : "");
     hpc_app_summary("%lld steps (epoch %.2f) in %.2f s, %s samples/s on %d rank%s (%s); %s; "
                     "communication %.1f%% of the time, %.0f%% hidden; peak memory %s per rank (data %s, "
                     "model+grads+optimizer %s, activations %s)%s; %s/checkpoint.h5",
                     (long long)t->step, (double)t->step / (double)t->steps_per_epoch, t->t_run, r, hpc_size(),
-                    hpc_size() > 1 ? "s" : "", t->dev->name, loss, 100 * share,
+                    hpc_size() > 1 ? "s" : "", dev, loss, 100 * share,
                     100 * (hidden < 0 ? 0 : hidden), mem, db, mb, ab, strat, t->o->out);
 }
 

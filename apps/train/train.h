@@ -445,7 +445,8 @@ typedef struct strategy {
     int (*open)(train_t *t);
     /* one optimiser step; 0, or -1 if the loss is not finite */
     int (*step)(train_t *t);
-    /* collective: the stop signal, agreed, after this step */
+    /* collective: the stop signal, agreed, after this step (dp: the vote
+     * of the step before, so a step later) */
     int (*stop)(train_t *t);
     /* collective: the network's output for rows inputs x (device), on the
      * ranks that compute losses (t->validates; else NULL) */

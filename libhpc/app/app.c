@@ -261,6 +261,7 @@ void hpc_app_summary(const char *fmt, ...)
 void hpc_app_start(const hpc_app_t *app, int *argc, char ***argv)
 {
     the_app = app;
+    app_blas_restart(argv ? *argv : NULL);   /* before MPI: may exec */
     hpc_settings_strict();      /* app_settings_check refuses bad values */
     int rc = hpc_init(argc, argv);
     if (rc < 0) {

@@ -25,6 +25,11 @@ const char *app_settings_nccl_var(void);
 int app_fail_pending(void);
 void app_fail_agree(void) HPC_NORETURN;
 
+/* blas_restart.c: before hpc_init, restart the program (argv as main
+ * got it) with the OpenBLAS kernel its CPU runs best, where OpenBLAS
+ * chose a narrower one (blas.c decides); returns where it does not. */
+void app_blas_restart(char **argv);
+
 /* stop.c */
 void app_stop_install(void);
 

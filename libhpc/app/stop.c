@@ -155,14 +155,20 @@ const char *hpc_app_stop_why(void)
 struct hpc_stop_vote {
     MPI_Comm comm;
     MPI_Request req;
-    int mine, any, pending;
+    int world;            /* comm holds every rank: failures ride along */
+    int mine[2], any[2];  /* the stop, a failure kept for later */
+    int pending;
 };
 
 int hpc_app_stop_vote_open(MPI_Comm comm, hpc_stop_vote_t **out)
 {
     hpc_stop_vote_t *v = calloc(1, sizeof *v);
     if (!v) return HPC_ERR(HPC_ERR_NOMEM, "a stop vote");
+    int size = 0, world = 0;
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_size(MPI_COMM_WORLD, &world);
     v->comm = comm;
+    v->world = size == world;
     v->req = MPI_REQUEST_NULL;
     polled = 1;
     *out = v;
@@ -175,14 +181,17 @@ int hpc_app_stop_vote(hpc_stop_vote_t *v)
     polled = 1;
     if (v->pending) {
         v->pending = 0;
-        if (MPI_Wait(&v->req, MPI_STATUS_IGNORE) != MPI_SUCCESS) v->any = v->mine;
-        note_agreed(v->any);
-        stop = v->any != STOP_NONE;
+        if (MPI_Wait(&v->req, MPI_STATUS_IGNORE) != MPI_SUCCESS) v->any[0] = v->mine[0], v->any[1] = v->mine[1];
+        /* as hpc_app_stop_agreed: every rank learns it at the same step */
+        if (v->any[1]) app_fail_agree();
+        note_agreed(v->any[0]);
+        stop = v->any[0] != STOP_NONE;
     }
     if (!stop) {
-        v->mine = requested;
-        v->any = STOP_NONE;
-        v->pending = MPI_Iallreduce(&v->mine, &v->any, 1, MPI_INT, MPI_MAX, v->comm, &v->req) == MPI_SUCCESS;
+        v->mine[0] = requested;
+        v->mine[1] = v->world && app_fail_pending();
+        v->any[0] = v->any[1] = 0;
+        v->pending = MPI_Iallreduce(v->mine, v->any, 2, MPI_INT, MPI_MAX, v->comm, &v->req) == MPI_SUCCESS;
     }
     return stop;
 }

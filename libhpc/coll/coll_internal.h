@@ -348,6 +348,8 @@ struct coll_seg {
     size_t bytes, chunk;    /* the whole; one slot or ring entry */
     int m, me;              /* node ranks, this one's index */
     int depth;              /* slots per rank, entries of the ring */
+    size_t entry;           /* single copy's allreduce: bytes of a chunk's result
+                             * (the data area seen as depth entries of it) */
     int cma;                /* single copy works between every pair (agreed) */
     int pids;               /* node mates' pids are seen here (liveness) */
     int64_t ppid;           /* this rank's parent at set-up (its launcher) */
@@ -379,6 +381,8 @@ static inline char *coll_seg_slot(const coll_seg_t *s, int i, uint64_t g)
 int coll_seg_dead(const coll_seg_t *s, int *who);
 /* single copy: bytes at src in node rank i's memory into dst here */
 int coll_seg_read(const coll_seg_t *s, int i, void *dst, uint64_t src, size_t bytes);
+/* single copies (coll_seg_read and _write calls) this process asked for */
+long coll_seg_moves(void);
 /* and the other way: bytes at src here into dst in node rank i's memory */
 int coll_seg_write(const coll_seg_t *s, int i, uint64_t dst, const void *src, size_t bytes);
 

@@ -102,13 +102,15 @@
       L * (A + n * B + n * G) + fold)                                                           \
     X(ALLREDUCE, RABENSEIFNER, allreduce_rabenseifner, COLL_MEM_ANY, COLL_BE_P2P,               \
       2 * L * A + 2 * f * n * B + f * n * G + fold)                                             \
-    /* shm: a copy in, 1/P of every chunk reduced by each rank into the  \
-     * ring, a copy out (2n + n/P copied per rank); single copy: its     \
-     * slice of the others' inputs read, reduced into its own result,    \
-     * the others' slices read from theirs (2fn + n/P) */                 \
+    /* shm: what bounds it is memory, not the copies through the cached \
+     * segment: each rank reads n and writes n (one copy's worth, n BS), \
+     * reduces fn; per chunk a few flags handed between the cores, and   \
+     * by single copy a system call per mate and chunk of 4PC (at most   \
+     * 2 MiB) (issue 29: pricing the cached copies at memory's rate put  \
+     * shm behind Rabenseifner at 8 MiB where it ran 1.65x faster) */    \
     X(ALLREDUCE, SHM, allreduce_shm, COLL_MEM_HOST, COLL_BE_P2P,                                \
-      N > 1 ? INFINITY : 3 * AS + SC * 5 * AS * 2 * (P - 1) * ceil(n / (4 * C * P)) +                   \
-      (SC ? 2 * f * n + n / P : 2 * n + n / P) * BS + f * n * G)                                \
+      N > 1 ? INFINITY : 3 * AS + (SC ? (5 * (P - 1) + 1) * AS * ceil(n / fmin(4 * P * C, 2097152))     \
+                                      : 3 * AS * ceil(n / C)) + n * BS + f * n * G)             \
     X(ALLREDUCE, HIER, allreduce_hier, COLL_MEM_HOST, COLL_BE_P2P,                              \
       INODE(REDUCE, n) + 2 * LN * AI + 2 * fN * n * BI + fN * n * G + INODE(BCAST, n))          \
                                                                                                 \

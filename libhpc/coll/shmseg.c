@@ -118,7 +118,14 @@ int coll_seg_init(coll_comm_t *cc)
     s->me = t->local_rank;
     s->depth = 4;
     s->chunk = chunk_bytes(s->m);
-    s->bytes = (size_t)s->m * COLL_SEG_LINE + (size_t)(s->m + 1) * (size_t)s->depth * s->chunk;
+    /* single copy's allreduce reads 4 chunks from each mate with one
+     * system call and keeps a chunk's whole result here (at most 2 MiB,
+     * which stays in cache); the slots and the ring share the room */
+    size_t entry = 4 * (size_t)s->m * s->chunk, cap = (size_t)2 << 20;
+    s->entry = entry < cap ? entry : cap;
+    size_t area = (size_t)(s->m + 1) * s->chunk;
+    if (area < s->entry) area = s->entry;
+    s->bytes = (size_t)s->m * COLL_SEG_LINE + area * (size_t)s->depth;
     /* node rank 0 names and makes it; the others map it */
     static unsigned made;
     char name[96] = "";
@@ -196,9 +203,17 @@ int coll_seg_dead(const coll_seg_t *s, int *who)
 /* bytes between here (loc) and node rank i's memory (rem): in (read)
  * or out (write), in pieces the kernel takes (it may move less than
  * asked, and at most 2 GiB at once) */
+static long moves;   /* single copies asked for, for the tests */
+
+long coll_seg_moves(void)
+{
+    return moves;
+}
+
 static int cma_move(const coll_seg_t *s, int i, char *loc, uint64_t rem, size_t bytes, int write)
 {
     pid_t pid = (pid_t)coll_seg_line(s, i)->pid;
+    moves++;
     while (bytes > 0) {
         size_t want = bytes < ((size_t)1 << 30) ? bytes : (size_t)1 << 30;
         struct iovec l = {loc, want}, r = {(void *)(uintptr_t)rem, want};

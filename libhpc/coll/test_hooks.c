@@ -133,3 +133,8 @@ int hpc_coll_test_segment(MPI_Comm comm, int *ranks, int *cma)
     *cma = cc->seg ? cc->seg->cma : 0;
     return 0;
 }
+
+long hpc_coll_test_cma_moves(void)
+{
+    return coll_seg_moves();
+}

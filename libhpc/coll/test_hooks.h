@@ -56,6 +56,8 @@ HPC_EXPORT int hpc_coll_test_phase(hpc_coll_t c, size_t bytes, int nnodes, int p
 /* comm's shared segment on this node: *ranks on it (0: none), *cma: single
  * copy works there. */
 HPC_EXPORT int hpc_coll_test_segment(MPI_Comm comm, int *ranks, int *cma);
+/* Single copies (process_vm_readv/_writev calls of shm) this process made. */
+long hpc_coll_test_cma_moves(void);
 
 /* Requests in flight (freed ones included). */
 int hpc_coll_test_in_flight(void);

@@ -24,11 +24,21 @@
  *    and the message is at least HPC_COLL_SINGLE_COPY bytes: each rank
  *    publishes its buffers' addresses and reads the others' straight from
  *    their memory with process_vm_readv - allreduce reads its slice of
- *    every input, reduces it into its own result, and reads the others'
- *    reduced slices from their results; bcast, scatter, gather and
+ *    every other input (one system call per mate and chunk), reduces it
+ *    with its own into the segment, which then holds each chunk's whole
+ *    result (its data area as a ring of entries of 4 slots' worth per
+ *    rank, at most 2 MiB), and every rank copies the chunk out; bcast, scatter, gather and
  *    allgather are one copy from the source's buffer into the
  *    destination's.  A call then ends only when every rank has read what
  *    it needed from this rank's buffers.
+ *    Allreduce's way through memory: each rank reads its input's slice
+ *    and its slices of the others' (n bytes) and writes its result (n),
+ *    the reduced chunks passing through the cached segment - not through
+ *    the others' results, whose lines would be read for ownership and
+ *    read back (2.5 n on 2 ranks, and two system calls per chunk: the
+ *    design before issue 29).  A result the node's caches cannot keep is
+ *    copied out with streaming stores (no read for ownership: 2 n, not
+ *    3 n, through memory).
  *
  * Calls take the segment one at a time, in the order they started (a
  * ticket, the same on every rank since calls start in the same order on
@@ -62,6 +72,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
 
 enum { K_ALLREDUCE, K_REDUCE, K_BCAST, K_SCATTER, K_ALLGATHER, K_GATHER, K_REDUCE_SCATTER, K_BARRIER };
 enum { C_IN, C_RED, C_OUT };
@@ -70,6 +83,7 @@ typedef struct shm_call {
     coll_seg_t *s;
     coll_comm_t *cc;
     int kind, cma;
+    int stream;             /* allreduce's result copied out with streaming stores */
     int me, m, root;        /* node indices (root: rooted kinds) */
     const int *pos;         /* pos[i]: node rank i's place in the call's rank order; NULL = i */
     const char *in;
@@ -154,6 +168,13 @@ static int slot_free(shm_call_t *c, uint64_t g)
 static int ring_free(shm_call_t *c, uint64_t g)
 {
     return g < (uint64_t)c->s->depth || all_at(c, C_OUT, g + 1 - (uint64_t)c->s->depth);
+}
+
+/* single copy's allreduce: the segment's data area (its ring and slots,
+ * unused by single copy) as depth entries of a chunk's result each */
+static char *cma_entry(const shm_call_t *c, uint64_t g)
+{
+    return coll_seg_ring(c->s, 0) + (size_t)(g % (uint64_t)c->s->depth) * c->s->entry;
 }
 
 /* ---- through the segment ------------------------------------------- */
@@ -251,13 +272,44 @@ static int seg_work(shm_call_t *c, uint64_t k)
     }
 }
 
+/* A result the node's caches cannot keep (the inputs and results of every
+ * rank together at least twice the last-level cache) is written with
+ * streaming stores: its lines are not read for ownership first, a third
+ * of allreduce's traffic through memory.  Smaller ones stay cached for
+ * the caller, who reads its result next. */
+static int streams(const shm_call_t *c)
+{
+    return (double)c->m * (double)c->n * (double)c->es >= (double)hpc_llc_bytes();
+}
+
+/* dst = src, bytes, by streaming stores where c streams (fenced: the
+ * caller's next read, and the chunk's counter, come after them) */
+static void take_copy(const shm_call_t *c, char *dst, const char *src, size_t bytes)
+{
+#if defined(__x86_64__)
+    if (c->stream) {
+        size_t head = (16 - ((uintptr_t)dst & 15)) & 15, i;
+        if (head > bytes) head = bytes;
+        memcpy(dst, src, head);
+        for (i = head; i + 64 <= bytes; i += 64)
+            for (int j = 0; j < 64; j += 16)
+                _mm_stream_si128((__m128i *)(void *)(dst + i + j),
+                                 _mm_loadu_si128((const __m128i *)(const void *)(src + i + j)));
+        memcpy(dst + i, src + i, bytes - i);
+        _mm_sfence();
+        return;
+    }
+#endif
+    memcpy(dst, src, bytes);
+}
+
 /* take: the reduced chunk out of the ring (allreduce; reduce's root) */
 static int seg_take(shm_call_t *c, uint64_t k)
 {
     uint64_t g = c->base + k;
     if (c->kind == K_REDUCE && c->me != c->root) return 1;
     if (!all_at(c, C_RED, g + 1)) return 0;
-    memcpy(c->out + (size_t)k * c->cn * c->es, coll_seg_ring(c->s, g), chunk_len(c, k) * c->es);
+    take_copy(c, c->out + (size_t)k * c->cn * c->es, coll_seg_ring(c->s, g), chunk_len(c, k) * c->es);
     return 1;
 }
 
@@ -280,12 +332,28 @@ static int cma_work(shm_call_t *c, uint64_t k, int *did)
     *did = 0;
     if (!all_at(c, C_IN, end)) return 0;     /* every rank's addresses are there */
     switch (c->kind) {
-    case K_ALLREDUCE: case K_REDUCE: {
+    case K_ALLREDUCE: {
+        /* my slice of chunk k, reduced from every input into the chunk's
+         * entry once every rank has copied out what it held before */
+        if (!ring_free(c, c->base + k)) return 0;
         slice(c, c->me, len, &lo, &hi);
         size_t at = ((size_t)k * c->cn + lo) * es;
-        int mine = c->kind == K_ALLREDUCE || c->me == c->root;
-        /* my slice: into my result (allreduce, the root), else an
-         * accumulator written to the root's result */
+        char *res = cma_entry(c, c->base + k) + lo * es;
+        int first = 1;
+        for (int j = 0; j < c->m; j++) {
+            if (j == c->me) continue;
+            HPC_TRY(cma_reduce_from(c, j, coll_seg_line(s, j)->sbuf + at, res, c->in + at, hi - lo, first));
+            first = 0;
+        }
+        if (first) memcpy(res, c->in + at, (hi - lo) * es);
+        break;
+    }
+    case K_REDUCE: {
+        slice(c, c->me, len, &lo, &hi);
+        size_t at = ((size_t)k * c->cn + lo) * es;
+        int mine = c->me == c->root;
+        /* my slice: into my result (the root), else an accumulator
+         * written to the root's result */
         char *acc = mine ? c->out + at : c->tmp + (c->cn / (size_t)c->m + 1) * es;
         int first = 1;
         for (int j = 0; j < c->m; j++) {
@@ -332,21 +400,14 @@ static int cma_work(shm_call_t *c, uint64_t k, int *did)
     return 0;
 }
 
-/* allreduce: the others' reduced slices of chunk k, from their results */
-static int cma_take(shm_call_t *c, uint64_t k, int *did)
+/* allreduce: chunk k's result, whole, out of its entry once every rank
+ * has reduced its slice there */
+static int cma_take(shm_call_t *c, uint64_t k)
 {
     uint64_t g = c->base + k;
-    size_t len = chunk_len(c, k), lo, hi;
-    *did = 0;
     if (!all_at(c, C_RED, g + 1)) return 0;
-    for (int j = 0; j < c->m; j++) {
-        if (j == c->me) continue;
-        slice(c, j, len, &lo, &hi);
-        size_t at = ((size_t)k * c->cn + lo) * c->es;
-        if (hi > lo) HPC_TRY(coll_seg_read(c->s, j, c->out + at, coll_seg_line(c->s, j)->rbuf + at, (hi - lo) * c->es));
-    }
-    *did = 1;
-    return 0;
+    take_copy(c, c->out + (size_t)k * c->cn * c->es, cma_entry(c, g), chunk_len(c, k) * c->es);
+    return 1;
 }
 
 /* ---- the call ------------------------------------------------------ */
@@ -423,8 +484,7 @@ static int step(shm_call_t *c, int *moved, const hpc_request_t *r)
         }
     }
     if (has_take(c) && c->o < c->d) {
-        if (c->cma && (e = cma_take(c, c->o, &did)) < 0) return cma_failed(c, e, r);
-        if (!c->cma) did = seg_take(c, c->o);
+        did = c->cma ? cma_take(c, c->o) : seg_take(c, c->o);
         if (did) {
             publish(c, C_OUT, c->base + ++c->o);
             *moved = 1;
@@ -545,11 +605,13 @@ static void call_init(shm_call_t *c, coll_comm_t *cc, const coll_build_t *b, int
     size_t bytes = b->count * b->es;
     c->cma = kind != K_BARRIER && use_cma(s, bytes);
     /* single copy reads 4 slots' worth at once (a system call each):
-     * allreduce and reduce a slice of that size from each rank */
+     * reduce a slice of that size from each rank; allreduce's chunk is
+     * an entry of the segment's data area (4 chunks' worth per rank) */
     size_t read = 4 * s->chunk;
     switch (kind) {
     case K_BARRIER: c->n = 1; c->cn = 1; break;
-    case K_ALLREDUCE: case K_REDUCE: c->cn = (c->cma ? read * (size_t)c->m : s->chunk) / c->es; break;
+    case K_ALLREDUCE: c->cn = (c->cma ? s->entry : s->chunk) / c->es; break;
+    case K_REDUCE: c->cn = (c->cma ? read * (size_t)c->m : s->chunk) / c->es; break;
     case K_REDUCE_SCATTER: c->cn = c->cma ? read / c->es : s->chunk / ((size_t)c->m * c->es); break;
     case K_SCATTER: c->n = b->count * (size_t)c->m; /* the root's vector */
         /* fall through */
@@ -560,6 +622,7 @@ static void call_init(shm_call_t *c, coll_comm_t *cc, const coll_build_t *b, int
     }
     if (c->cn == 0) c->cn = 1;
     c->nch = (c->n + c->cn - 1) / c->cn;
+    c->stream = kind == K_ALLREDUCE && streams(c);
     c->ticket = s->tickets++;
 }
 
@@ -665,6 +728,34 @@ int coll_barrier_shm(coll_build_t *b)
 {
     if (!coll_shm_usable(b)) return without_segment(b, coll_barrier_hier);
     return build(b, K_BARRIER);
+}
+
+/* ---- what it moves through memory (hpc-collbench --membw) ----------- */
+/* Per rank, for an allreduce of n bytes on m ranks, counting the buffers
+ * that grow with n (its own and its mates' inputs and results) and not
+ * the segment or single copy's staging, which are a few chunks, reused,
+ * and stay in cache: it reads n - its input (through the segment), or its
+ * input's slice and its slices of the others' (single copy) - and writes
+ * its result, n.  2 n either way; what differs is what passes through the
+ * caches: through the segment every byte is copied in, reduced and copied
+ * out chunk by chunk between the cores, by single copy the kernel reads
+ * the mates' slices and the input is not copied in. */
+int hpc_coll_shm_traffic(MPI_Comm comm, hpc_coll_t c, size_t count, hpc_dtype_t dt, double *read,
+                         double *written, const char **path)
+{
+    coll_comm_t *cc;
+    HPC_TRY(coll_get_comm(comm, &cc));
+    coll_seg_t *s = cc->seg;
+    if (c != HPC_COLL_ALLREDUCE)
+        return HPC_ERR(HPC_ERR_UNSUPPORTED, "the memory traffic of shm's %s is not modelled", hpc_coll_name(c));
+    if (!s || cc->topo.nnodes != 1 || s->m != cc->size)
+        return HPC_ERR(HPC_ERR_UNSUPPORTED, "shm does not run on this communicator (%s)",
+                       !s ? "no shared segment" : "several nodes");
+    double n = (double)count * (double)hpc_dtype_size(dt);
+    *read = n;
+    *written = n;
+    if (path) *path = use_cma(s, count * hpc_dtype_size(dt)) ? "single copy" : "through the segment";
+    return 0;
 }
 
 /* ---- small blocking calls, without a request ----------------------- */
