@@ -92,6 +92,9 @@ TESTS += tests/conventions.sh
 
 # Program-level tests (scripts).
 dist_check_SCRIPTS += tests/info.sh tests/gpu.sh
+# hpc-mpiexec, and the other MPI's launcher refused on each singleton
+dist_check_SCRIPTS += tests/launcher.sh
+TESTS += tests/launcher.sh
 # Load anywhere (issue 20): cpu_node.sh runs the build as a CPU node's
 # install without the GPU modules, and with them but the CUDA runtime and
 # NCCL hidden from the loader; needed.sh asserts every library's and

@@ -141,7 +141,7 @@ static void help_more(FILE *out)
 
 static const hpc_app_t app = {
     .name = "hpc-collbench",
-    .usage = "hpc-collbench [OPTIONS]\nmpiexec -n N hpc-collbench -c allreduce -b 8 -e 64M -f 4 --check",
+    .usage = "hpc-collbench [OPTIONS]\nhpc-mpiexec -n N hpc-collbench -c allreduce -b 8 -e 64M -f 4 --check",
     .about = "Time hpckit's collectives - its own algorithms, the MPI library's own (native) and "
              "NCCL's - side by side, one row per message size.",
     .opts = options,

@@ -40,7 +40,7 @@ static const hpc_app_t app = {
     .name = "hpc-info",
     .usage = "hpc-info [--json] [--selftest [--device] [-v]]\n"
              "hpc-info --settings [--json | --markdown]\n"
-             "mpiexec -n 4 hpc-info    srun hpc-info",
+             "hpc-mpiexec -n 4 hpc-info    srun hpc-info",
     .about = "Show how the ranks of a job were placed: one row per rank with its host, node "
              "id, local rank, the CPU cores it may run on, the BLAS/OpenMP threads libhpc chose "
              "for it (u: set by the user), and the GPU it is bound to (index, name, PCI bus id) "
@@ -68,6 +68,16 @@ static const hpc_app_t app = {
               "Exit status: 0 success, 1 failure (self-test failures), 2 bad usage (and\n"
               "--device without a usable GPU on every rank: the line names what is missing).\n",
     .guide = "README.md"};
+
+/* srun's MPI plugin and the launcher's option that binds a rank to a core,
+ * for this build's MPI */
+#if defined(OMPI_MAJOR_VERSION)
+#define SRUN_MPI "pmix"
+#define BIND_CORE "--bind-to core"
+#else
+#define SRUN_MPI "pmi2"
+#define BIND_CORE "-bind-to core"
+#endif
 
 static void describe(rank_rec_t *r)
 {
@@ -107,11 +117,11 @@ static int find_warnings(const rank_rec_t *r, int n, char w[][256], int nw)
     }
     if (sharing && k < nw)
         snprintf(w[k++], 256, "%d rank(s) share cores with others on their node (not bound); "
-                 "libhpc divided the threads; bind for speed (mpiexec -bind-to core, srun --cpu-bind=cores)",
+                 "libhpc divided the threads; bind for speed (hpc-mpiexec " BIND_CORE ", srun --cpu-bind=cores)",
                  sharing);
     if (mism && k < nw)
         snprintf(w[k++], 256, "%d rank(s): launcher and MPI disagree about rank/size "
-                 "(srun without --mpi=pmi2/pmix, or another MPI's mpiexec?)", mism);
+                 "(srun without --mpi=%s, or another MPI's mpiexec? start with hpc-mpiexec)", mism, SRUN_MPI);
     return k;
 }
 
@@ -128,6 +138,8 @@ static void print_table(const rank_rec_t *r, int n, const char *mpi, const char 
     }
     printf("\nMPI:       %s\n", mpi);
     printf("launcher:  %s\n", launcher);
+    /* how this build's ranks are started (hpc-mpiexec: apps/mpiexec) */
+    printf("start:     hpc-mpiexec -n N (runs %s), srun --mpi=%s under Slurm\n", HPC_MPIEXEC, SRUN_MPI);
     printf("libhpc:    %s (CUDA %s, NCCL %s, CUDA-aware MPI %s)\n", hpc_version(),
            hpc_have_cuda() ? "yes" : "no", hpc_have_nccl() ? "yes" : "no",
            hpc_coll_cuda_aware() ? "yes" : "no");
@@ -157,6 +169,9 @@ static void print_json(const rank_rec_t *r, int n, const char *mpi, const char *
     info_json_str(mpi);
     printf(", \"launcher\": ");
     info_json_str(launcher);
+    printf(", \"start\": {\"mpiexec\": \"hpc-mpiexec\", \"runs\": ");
+    info_json_str(HPC_MPIEXEC);
+    printf(", \"srun_mpi\": \"%s\"}", SRUN_MPI);
     /* what this libhpc was built with, as the table's libhpc line */
     printf(", \"build\": {\"cuda\": %s, \"nccl\": %s}, \"cuda_aware_mpi\": %s",
            hpc_have_cuda() ? "true" : "false", hpc_have_nccl() ? "true" : "false",

@@ -105,7 +105,7 @@ const hpc_app_t mm_app = {
     .name = MATMUL_PROG,
     .usage = "hpc-matmul --gen M,N,K [OPTIONS]\n"
              "hpc-matmul --a FILE:/A --b FILE:/B --out FILE:/C [OPTIONS]\n"
-             "mpiexec -n RANKS hpc-matmul ...",
+             "hpc-mpiexec -n RANKS hpc-matmul ...",
     .about = "C = A B for matrices too big or too slow for one node: the blocks of A, B and C "
              "are spread over a 2D grid of ranks and multiplied with SUMMA - panels of A "
              "broadcast along grid rows and of B along grid columns with libhpc's nonblocking "

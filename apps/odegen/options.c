@@ -174,7 +174,7 @@ static void help_more(FILE *out)
 
 const hpc_app_t ode_app = {
     .name = ODEGEN_PROG,
-    .usage = "hpc-odegen [OPTIONS] --out FILE.h5\nmpiexec -n RANKS hpc-odegen [OPTIONS] --out FILE.h5",
+    .usage = "hpc-odegen [OPTIONS] --out FILE.h5\nhpc-mpiexec -n RANKS hpc-odegen [OPTIONS] --out FILE.h5",
     .about = "Solve N initial-value problems of one ODE system with an adaptive Dormand-Prince "
              "5(4) method that takes the same steps as scipy's solve_ivp(method='RK45'), and "
              "write the trajectories on a uniform time grid to one HDF5 file.  Work is shared "

@@ -229,7 +229,7 @@ static const hpc_opt_t options[] = {
 const hpc_app_t train_app = {
     .name = TRAIN_PROG,
     .usage = "hpc-train [OPTIONS] --data FILE.h5 --out RUNDIR\n"
-             "mpiexec -n RANKS hpc-train [OPTIONS] --data FILE.h5 --out RUNDIR",
+             "hpc-mpiexec -n RANKS hpc-train [OPTIONS] --data FILE.h5 --out RUNDIR",
     .about = "Train a multi-layer perceptron data-parallel, with the semantics of PyTorch's "
              "DistributedDataParallel: every rank holds the model, takes a contiguous slice of "
              "each global batch, and the gradients are averaged by an allreduce that overlaps the "

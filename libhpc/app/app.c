@@ -266,7 +266,9 @@ void hpc_app_start(const hpc_app_t *app, int *argc, char ***argv)
     if (rc < 0) {
         /* only the ranks that failed hold a reason; the lowest says it */
         int here = hpc_init_failed_here();
-        int status = rc == HPC_ERR_ARG || rc == HPC_ERR_NOGPU ? HPC_EXIT_USAGE : HPC_EXIT_DATA;
+        /* a bad setting, no GPU, the wrong launcher: usage */
+        int status = rc == HPC_ERR_ARG || rc == HPC_ERR_NOGPU || rc == HPC_ERR_MISMATCH ? HPC_EXIT_USAGE
+                                                                                       : HPC_EXIT_DATA;
         agree_or_leave(here ? status : 0, hpc_last_cause());
         agree_or_leave(HPC_EXIT_DATA, "start-up failed");   /* not reached */
     }
