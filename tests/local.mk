@@ -122,6 +122,10 @@ TESTS += tests/info.sh tests/gpu.sh
 dist_check_SCRIPTS += tests/batch_local.sh
 TESTS += tests/batch_local.sh
 
+# The README's first command, twice in a row (issue 28.1)
+dist_check_SCRIPTS += tests/demo_twice.sh
+TESTS += tests/demo_twice.sh
+
 # A disk that fills up (a small tmpfs; skips unless root): hpc-train's
 # checkpoint, metrics.csv and loss.png, hpc-odegen's output mid-run.
 dist_check_SCRIPTS += tests/full_disk.sh
