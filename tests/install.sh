@@ -16,7 +16,7 @@
 #     the programs, pkg-config and man pages of the moved prefix in reach.
 . "$top_srcdir/tests/testlib.sh" install
 step "make install DESTDIR=$T/stage"
-make -C "$top_builddir" install DESTDIR="$T/stage" > "$T/install.log" 2>&1 || { tail "$T/install.log"; fail "make install"; }
+sh "$top_srcdir/tests/install_lock.sh" "$top_builddir" install DESTDIR="$T/stage" > "$T/install.log" 2>&1 || { tail "$T/install.log"; fail "make install"; }
 prefix=$(sed -n "s/^prefix = //p" "$top_builddir/Makefile")
 [ -d "$T/stage$prefix/bin" ] || fail "nothing installed under $T/stage$prefix"
 mv "$T/stage$prefix" "$T/moved"
@@ -70,11 +70,41 @@ pc=pkg-config
 PKG_CONFIG_PATH=$P/lib/pkgconfig
 export PKG_CONFIG_PATH
 flags=$($pc --cflags --libs libhpc) || fail "pkg-config libhpc"
-cc -std=c11 -o "$T/user" "$top_srcdir/tests/install_user.c" $flags -Wl,-rpath,"$P/lib" 2> "$T/cc.log" ||
+# no -Wl,-rpath of ours: libhpc.pc's Libs carry it
+cc -std=c11 -o "$T/user" "$top_srcdir/tests/install_user.c" $flags 2> "$T/cc.log" ||
     { cat "$T/cc.log"; fail "cc \$(pkg-config --cflags --libs libhpc) user.c does not build"; }
 "$MPIEXEC_WRAP" -n 2 "$T/user" "$T/user.h5" > "$T/user.out" 2>&1 || { cat "$T/user.out"; fail "the user program failed"; }
 grep -qx "ok 2" "$T/user.out" || fail "the user program says: $(cat "$T/user.out")"
 [ -f "$T/user.h5" ] || fail "the user program's HDF5 file is missing"
+
+step "the installed example: cp -r, make (pkg-config), hpc-mpiexec -n 4 ./hello, no LD_LIBRARY_PATH"
+ex=$($pc --variable=examplesdir libhpc) || fail "pkg-config --variable=examplesdir libhpc"
+[ "$(cd "$ex" && pwd -P)" = "$(cd "$P/share/hpckit/examples" && pwd -P)" ] || fail "examplesdir is $ex"
+cp -r "$ex" "$T/ex" && chmod -R u+w "$T/ex"
+make -C "$T/ex" > "$T/ex.log" 2>&1 || { cat "$T/ex.log"; fail "the example's Makefile"; }
+readelf -d "$T/ex/hello" | grep -q "RUNPATH.*$P/lib" || { readelf -d "$T/ex/hello" | grep PATH; fail "hello has no RUNPATH to $P/lib"; }
+for np in 4 2; do
+    (cd "$T/ex" && "$P/bin/hpc-mpiexec" -n $np ./hello) > "$T/hello.$np" 2> "$T/hello.err" ||
+        { cat "$T/hello.$np" "$T/hello.err"; fail "hpc-mpiexec -n $np ./hello"; }
+    [ -s "$T/hello.err" ] && { cat "$T/hello.err"; fail "hello wrote to stderr"; }
+    # what the README says it prints: a draw per rank (keyed by index, so
+    # the same at any rank count), their sum from rank 0
+    python3 - "$T/hello.$np" $np <<'PYEOF' || { cat "$T/hello.$np"; fail "hello's output on $np ranks"; }
+import re, sys
+text = open(sys.argv[1]).read()
+n = int(sys.argv[2])
+draws = {int(r): float(x) for r, s, x in re.findall(r"^rank (\d+) of (\d+) on node 0 drew ([0-9.]+)$", text, re.M)
+         if int(s) == n}
+assert sorted(draws) == list(range(n)), draws
+assert all(0 <= x < 1 for x in draws.values())
+total = float(re.search(r"^sum over %d ranks: ([0-9.]+)$" % n, text, re.M).group(1))
+assert abs(total - sum(draws.values())) < 5e-6 * n, (total, draws)
+PYEOF
+done
+for r in 0 1; do
+    [ "$(grep "^rank $r of 2 " "$T/hello.2" | sed 's/.* drew //')" = "$(grep "^rank $r of 4 " "$T/hello.4" | sed 's/.* drew //')" ] ||
+        fail "rank $r drew differently on 2 and 4 ranks"
+done
 
 step "man pages, guides, --help's Guide line"
 for p in $progs; do
@@ -99,12 +129,27 @@ mf=$P/share/hpckit/modulefiles/hpckit
 init=/usr/share/modules/init/sh
 if [ -f "$init" ]; then
     # a clean login-like shell: only what the module adds
+    # (MANPATH unset, as in a login shell: man must still find the system's pages)
     env -i HOME="$HOME" PATH=/usr/bin:/bin sh -c ". $init; module use $P/share/hpckit/modulefiles && module load hpckit &&
-        command -v hpc-info && pkg-config --modversion libhpc && echo \"batch=\$HPCKIT_BATCH\" && man -w hpc-train" \
+        command -v hpc-info && pkg-config --modversion libhpc && echo \"batch=\$HPCKIT_BATCH\" && man -w hpc-train &&
+        echo \"man ls: \$(man -w ls)\" &&
+        /usr/bin/python3 -c 'import importlib.util as u; print(\"python:\", u.find_spec(\"hpckit_torch\").origin)' &&
+        module unload hpckit && echo \"unloaded: MANPATH=[\${MANPATH:-}] PYTHONPATH=[\${PYTHONPATH:-}]\"" \
         > "$T/module.out" 2>&1 || { cat "$T/module.out"; fail "module load hpckit"; }
     grep -qx "$P/bin/hpc-info" "$T/module.out" || { cat "$T/module.out"; fail "the module does not put $P/bin first on PATH"; }
     grep -qx "batch=$P/share/hpckit/batch" "$T/module.out" || { cat "$T/module.out"; fail "HPCKIT_BATCH"; }
     [ -z "${HELP2MAN:-}" ] || grep -q "$P/share/man/man1/hpc-train.1" "$T/module.out" || { cat "$T/module.out"; fail "MANPATH"; }
+    grep -q "^man ls: /" "$T/module.out" || { cat "$T/module.out"; fail "man ls fails after module load hpckit (MANPATH without a trailing ':')"; }
+    grep -qx "python: $P/share/hpckit/python/hpckit_torch.py" "$T/module.out" ||
+        { cat "$T/module.out"; fail "python3 does not find hpckit_torch after module load hpckit"; }
+    grep -qx "unloaded: MANPATH=\[\] PYTHONPATH=\[\]" "$T/module.out" || { cat "$T/module.out"; fail "module unload left MANPATH or PYTHONPATH"; }
+    # a second hpckit (another version, another MPI) conflicts with the loaded one
+    mkdir -p "$T/other/hpckit"
+    cp "$mf/$(ls "$mf" | head -n 1)" "$T/other/hpckit/9.9"
+    env -i HOME="$HOME" PATH=/usr/bin:/bin sh -c ". $init; module use $P/share/hpckit/modulefiles && module load hpckit &&
+        module use $T/other && module load hpckit/9.9" > "$T/module.out" 2>&1 &&
+        { cat "$T/module.out"; fail "a second hpckit loaded beside the first"; }
+    grep -q -i "conflict" "$T/module.out" || { cat "$T/module.out"; fail "no conflict named"; }
 else
     echo "(Environment Modules not installed: the modulefile was not loaded)"
 fi
