@@ -149,13 +149,21 @@ dist_check_SCRIPTS += tests/slurm_workflow.sh
 TESTS += tests/slurm_workflow.sh
 EXTRA_DIST += tests/slurm/cluster.sh
 
+# docs_run.sh: every command block of README.md and docs/*.md, as
+# written, from an install (tests/docs_run.py extracts and runs them)
+dist_check_SCRIPTS += tests/docs_run.sh
+TESTS += tests/docs_run.sh
+EXTRA_DIST += tests/docs_run.py tests/install_lock.sh
+
 #
 # make install relinks libhpc.so and libhpc-mpi.so inside the build tree,
 # and libtool moves .libs/libhpc.so.2.0.0 aside while it does: a test that
 # starts a program of the build in that moment cannot load it (seen under
 # make -j2: "libhpc.so.2: cannot open shared object file").  The tests
 # that run make install (of the libraries) therefore start after every
-# other test has ended, one after the other.
-HPC_INSTALLING_LOGS = tests/install.log tests/slurm_workflow.log
-tests/install.log: $(filter-out $(HPC_INSTALLING_LOGS),$(TEST_LOGS))
+# other test has ended; their installs take turns (tests/install_lock.sh)
+# and their programs run from the install, so they may run side by side.
+HPC_INSTALLING_LOGS = tests/install.log tests/slurm_workflow.log tests/docs_run.log
+tests/install.log tests/docs_run.log: $(filter-out $(HPC_INSTALLING_LOGS),$(TEST_LOGS))
 tests/slurm_workflow.log: tests/install.log
+CLEANFILES += .install.lock
