@@ -99,7 +99,7 @@ static const hpc_setting_t table[] = {
     COLL_ROW("ALLTOALL", "alltoall"),
     /* the programs (the app kit) and the drop-in */
     {"HPC_PROGRESS", HPC_SET_SECONDS, "60", 0, INFINITY, NULL, "programs",
-     "seconds between progress lines when stderr is not a terminal (0: none)", NULL},
+     "seconds between progress lines where neither stderr nor the launcher's is a terminal (0: none)", NULL},
     {"HPC_MPI_VERBOSE", HPC_SET_FLAG, "0", 0, 1, NULL, "drop-in",
      "libhpc-mpi.so: at MPI_Finalize, the calls it served and passed on", NULL},
     /* the batch scripts (read by the shell; listed so that they are not

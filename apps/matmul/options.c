@@ -134,8 +134,8 @@ const hpc_app_t mm_app = {
               "nothing written (no partial product is kept: run it again); a second Ctrl-C\n"
               "aborts at once.\n"
               "\n"
-              "Environment: HPC_PROGRESS=SECONDS: a progress line every SECONDS when\n"
-              "stderr is not a terminal (default 60; 0: none).\n",
+              "Environment: HPC_PROGRESS=SECONDS: a progress line every SECONDS where\n"
+              "neither stderr nor the launcher's is a terminal (default 60; 0: none).\n",
     .guide = "matmul.md"};
 
 size_t mm_esize(int dtype)

@@ -215,9 +215,9 @@ const hpc_app_t ode_app = {
         "FILE.partial resumable (run again with --resume); a second Ctrl-C aborts at\n"
         "once (the .partial stays resumable).\n"
         "\n"
-        "Environment: HPC_PROGRESS=SECONDS: a progress line every SECONDS when\n"
-        "stderr is not a terminal (default 60; 0: none); HPC_LOG=info HPC_LOG_ALL=1\n"
-        "adds per-rank solver and write times.\n",
+        "Environment: HPC_PROGRESS=SECONDS: a progress line every SECONDS where\n"
+        "neither stderr nor the launcher's is a terminal (default 60; 0: none);\n"
+        "HPC_LOG=info HPC_LOG_ALL=1 adds per-rank solver and write times.\n",
     .guide = "odegen.md"};
 
 /* "name=value" for the chosen system (after all options are read, so

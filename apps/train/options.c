@@ -244,9 +244,9 @@ const hpc_app_t train_app = {
     .opts = options,
     .epilog =
         "Progress: rank 0 shows the step, epoch, normalised loss, learning rate,\n"
-        "samples/s and ETA, redrawn on a terminal, and a line every HPC_PROGRESS\n"
-        "seconds (default 60; 0: none) when stderr is not a terminal (mpiexec, srun,\n"
-        "a Slurm log).  Losses are over normalised targets (as the model sees them);\n"
+        "samples/s and ETA, redrawn on a terminal (also the launcher's: hpc-mpiexec\n"
+        "started by hand), and a line every HPC_PROGRESS seconds (default 60; 0:\n"
+        "none) in a log (a Slurm log, srun, output into a file).  Losses are over normalised targets (as the model sees them);\n"
         "the summary and metrics.csv add the validation MSE in the data's units.\n"
         "\n"
         "Memory: before anything is allocated, what every rank will hold (its model\n"
