@@ -230,20 +230,9 @@ static const char *nearest(const char *name)
     size_t bestd = 3;
     for (int i = 0; i < NROWS; i++) {
         const char *t = table[i].name;
-        size_t n = strlen(name), m = strlen(t), d[64];
-        if (strchr(t, '*') || n >= 63 || m >= 63) continue;
-        for (size_t j = 0; j <= m; j++) d[j] = j;
-        for (size_t a = 1; a <= n; a++) {
-            size_t prev = d[0];
-            d[0] = a;
-            for (size_t j = 1; j <= m; j++) {
-                size_t cur = d[j], sub = prev + (name[a - 1] != t[j - 1]);
-                d[j] = d[j] + 1 < d[j - 1] + 1 ? d[j] + 1 : d[j - 1] + 1;
-                if (sub < d[j]) d[j] = sub;
-                prev = cur;
-            }
-        }
-        if (d[m] < bestd) bestd = d[m], best = t;
+        if (strchr(t, '*')) continue;
+        size_t d = hpc_edit_distance(name, t);
+        if (d < bestd) bestd = d, best = t;
     }
     return best;
 }

@@ -60,8 +60,14 @@ for p in $PROGRAMS; do
     rc=$?
     [ $rc = 2 ] && [ "$(grep -c . "$T/err")" = 1 ] && grep -q "^$p: unknown option '--bogus'" "$T/err" ||
         fail "$p --bogus: exit $rc"
+    # a misspelt option names the one it most likely meant, as a misspelt setting does
+    $MPIEXEC_WRAP -n 2 $(cmd $p) --verison > "$T/out" 2> "$T/err"
+    rc=$?
+    [ $rc = 2 ] && [ "$(grep -c . "$T/err")" = 1 ] &&
+        grep -q "^$p: unknown option '--verison': did you mean --version? (see --help)\$" "$T/err" ||
+        fail "$p --verison: exit $rc, no 'did you mean --version?'"
     $MPIEXEC_WRAP -n 1 $(cmd $p) --help > "$T/out" 2> "$T/err" && grep -q "^Usage: $p" "$T/out" ||
         fail "$p --help"
-    echo "ok: $p: bad setting, bad flag -> one line, exit 2; --help"
+    echo "ok: $p: bad setting, bad flag -> one line, exit 2 (a misspelt one: did you mean); --help"
 done
 echo "programs_env: every program answers alike"
