@@ -32,7 +32,7 @@ install-modulefile:
 	$(MKDIR_P) $(DESTDIR)$(modulefiledir)
 	$(SHELL) $(top_srcdir)/docs/modulefile.sh '$(VERSION)' '$(prefix)' '$(modulefiledir)' '$(bindir)' \
 	  '$(libdir)' '$(includedir)' '$(mandir)' '$(docdir)' '$(pkgdatadir)' > $(DESTDIR)$(modulefiledir)/$(VERSION)
-uninstall-hook:
+uninstall-modulefile:
 	rm -f $(DESTDIR)$(modulefiledir)/$(VERSION)
-.PHONY: install-modulefile
+.PHONY: install-modulefile uninstall-modulefile
 EXTRA_DIST += docs/modulefile.sh docs/settings-table.sh

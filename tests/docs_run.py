@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """docs_run.py - run every command block of the docs, as written.
 
-    docs_run.py [--list] [--only FILE:LINE] [--keep] WORKDIR FILE.md...
+    docs_run.py [--list] [--only FILE:LINE] [--tree DIR] WORKDIR FILE.md...
 
 Each Markdown file's fenced blocks run in order, in a folder of its own
 under WORKDIR (a later block uses what an earlier one wrote, as a reader
@@ -35,8 +35,10 @@ OLD, which must occur once in the command, with NEW.
 
 Every hpc-* command of every block, run or skipped, and of every inline
 `hpc-NAME ...` span of the prose is also checked against the program's
---help: each --option it names must exist; and a command in an indented
-(unfenced) code block fails: fence it, so that it runs.  Prints
+--help: each --option it names must exist; a script of the source tree
+(--tree) that a command starts by its path must be executable; and a
+command in an indented (unfenced) code block fails: fence it, so that it
+runs.  Prints
 one line per block and a count (ran / skipped, by reason); exits 1 if a
 block failed.
 """
@@ -237,6 +239,22 @@ def check_options(block):
     return bad
 
 
+def check_scripts(block, tree):
+    """A script of the source tree a command starts by its path (as
+    tests/device-check.sh BUILD) must be there and executable: a user runs
+    it as written, from the top of the tree."""
+    bad = []
+    for words in commands(block):
+        w = words[0]
+        if tree and re.match(r"^[a-z][\w-]*/[\w./-]+\.sh$", w) and os.path.isdir(os.path.join(tree, w.split("/")[0])):
+            f = os.path.join(tree, w)
+            if not os.path.isfile(f):
+                bad.append("%s is not in the source tree" % w)
+            elif not os.access(f, os.X_OK):
+                bad.append("%s is not executable (chmod +x, and git add --chmod=+x)" % w)
+    return bad
+
+
 def run(block, d, folder, log):
     os.makedirs(folder, exist_ok=True)
     if d["file"]:
@@ -267,6 +285,7 @@ def main():
     ap.add_argument("files", nargs="+")
     ap.add_argument("--list", action="store_true", help="only list the blocks and what would happen")
     ap.add_argument("--only", action="append", default=[], help="run only FILE:LINE (the line of its opening fence)")
+    ap.add_argument("--tree", help="the source tree, whose scripts the blocks start by path (tests/X.sh)")
     a = ap.parse_args()
     os.makedirs(a.workdir, exist_ok=True)
     ran, failed, skipped = 0, [], collections.Counter()
@@ -287,7 +306,7 @@ def main():
                                      % where)
                 if runs:
                     script(b)   # the "# make check:" comments parse
-                bad = check_options(b) if not a.list else []
+                bad = check_options(b) + check_scripts(b, a.tree) if not a.list else []
             except ValueError as e:
                 print("FAIL %s" % e)
                 failed.append(where)

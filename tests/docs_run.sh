@@ -39,7 +39,7 @@ step "the docs' blocks, from $P"
 # PREFIX: the docs' name for the install folder
 env -i HOME="$T/home" PATH=/usr/bin:/bin TMPDIR="${TMPDIR:-/tmp}" LANG=C.UTF-8 USER="${USER:-root}" \
     PREFIX="$T/home/hpckit" PYTHON="$py" \
-    bash -c "$setup && exec \"$py\" \"$src/tests/docs_run.py\" $only \"$T/work\" \"$src/README.md\" \"$src\"/docs/*.md" \
+    bash -c "$setup && exec \"$py\" \"$src/tests/docs_run.py\" --tree \"$src\" $only \"$T/work\" \"$src/README.md\" \"$src\"/docs/*.md" \
     > "$T/out" 2>&1
 rc=$?
 cat "$T/out"

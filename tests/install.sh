@@ -117,6 +117,10 @@ for p in $progs; do
     g=$("$P/bin/$p" --help 2>/dev/null | sed -n 's/^Guide: \([^ ]*\) .*/\1/p')
     [ -n "$g" ] || fail "$p --help has no Guide line"
     [ -f "$g" ] || fail "$p --help names the guide $g, which does not exist"
+    case $g in */../*|*/./*) fail "$p --help names the guide as $g, not a resolved path" ;; esac
+    # and where it is in the source tree
+    s=$("$P/bin/$p" --help 2>/dev/null | sed -n 's/^Guide: [^ ]* (\([^ ]*\) in the source tree).*/\1/p')
+    [ -n "$s" ] && [ -f "$top_srcdir/$s" ] || fail "$p --help names '$s' in the source tree, which does not exist"
     case $g in "$P"/*) ;; *) fail "$p --help names $g, not the guide of its own (moved) prefix" ;; esac
 done
 for d in README.md collectives.md odegen.md matmul.md train.md architecture.md; do
@@ -153,4 +157,10 @@ if [ -f "$init" ]; then
 else
     echo "(Environment Modules not installed: the modulefile was not loaded)"
 fi
+
+step "make uninstall: nothing left, not even an empty folder"
+mv "$P" "$T/stage$prefix" || fail "moving the prefix back"
+make -C "$top_builddir" uninstall DESTDIR="$T/stage" > "$T/uninstall.log" 2>&1 || { tail "$T/uninstall.log"; fail "make uninstall"; }
+left=$(find "$T/stage$prefix" 2>/dev/null)
+[ -z "$left" ] || { echo "$left"; fail "make uninstall left the above"; }
 echo "install.sh: all checks passed"
