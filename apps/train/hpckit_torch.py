@@ -1,9 +1,9 @@
 """hpckit_torch - hpc-train's runs in PyTorch, and PyTorch models into hpc-train.
 
-Installed as PREFIX/share/hpckit/python/hpckit_torch.py; needs torch,
-numpy and h5py:
+Installed as PREFIX/share/hpckit/python/hpckit_torch.py, which `module
+load hpckit` puts on PYTHONPATH (else: export
+PYTHONPATH=PREFIX/share/hpckit/python); needs torch, numpy and h5py:
 
-    import sys; sys.path.insert(0, "PREFIX/share/hpckit/python")
     import hpckit_torch as hk
 
     model, norm, meta = hk.load("runs/t1")          # a run folder or a checkpoint
