@@ -24,6 +24,19 @@ $(HPC_MANS): %.1: % $(top_srcdir)/docs/man-see-also.sh $(top_srcdir)/docs/man-na
 endif
 EXTRA_DIST += docs/man-see-also.sh docs/man-names.txt
 
+# Bash completion, made from each program's option table (--list-options)
+# at build time like the man pages; installed where bash-completion looks
+# (PREFIX/share/bash-completion/completions, on XDG_DATA_DIRS after
+# module load hpckit).
+HPC_COMPLETIONS = apps/info/hpc-info.bash apps/collbench/hpc-collbench.bash apps/odegen/hpc-odegen.bash \
+	apps/matmul/hpc-matmul.bash apps/train/hpc-train.bash
+bashcompdir = $(datarootdir)/bash-completion/completions
+nodist_bashcomp_DATA = $(HPC_COMPLETIONS)
+CLEANFILES += $(HPC_COMPLETIONS)
+$(HPC_COMPLETIONS): %.bash: % $(top_srcdir)/docs/completion.sh
+	$(AM_V_GEN)$(SHELL) $(top_srcdir)/docs/completion.sh ./$< $(@F:.bash=) > $@.tmp && mv $@.tmp $@
+EXTRA_DIST += docs/completion.sh
+
 # The modulefile: PREFIX/share/hpckit/modulefiles/hpckit/VERSION.  It finds
 # the prefix from its own place, so a prefix moved whole keeps working.
 modulefiledir = $(pkgdatadir)/modulefiles/hpckit
@@ -31,7 +44,7 @@ install-data-hook: install-modulefile
 install-modulefile:
 	$(MKDIR_P) $(DESTDIR)$(modulefiledir)
 	$(SHELL) $(top_srcdir)/docs/modulefile.sh '$(VERSION)' '$(prefix)' '$(modulefiledir)' '$(bindir)' \
-	  '$(libdir)' '$(includedir)' '$(mandir)' '$(docdir)' '$(pkgdatadir)' > $(DESTDIR)$(modulefiledir)/$(VERSION)
+	  '$(libdir)' '$(includedir)' '$(mandir)' '$(docdir)' '$(pkgdatadir)' '$(bashcompdir)' > $(DESTDIR)$(modulefiledir)/$(VERSION)
 uninstall-modulefile:
 	rm -f $(DESTDIR)$(modulefiledir)/$(VERSION)
 .PHONY: install-modulefile uninstall-modulefile

@@ -209,11 +209,12 @@ HELP = {}
 
 
 def options_of(prog):
-    """The long options a program's --help lists (None: not runnable)."""
+    """The long options of a program's option table, as --list-options
+    gives them (None: not runnable)."""
     if prog not in HELP:
         try:
-            r = subprocess.run([prog, "--help"], capture_output=True, text=True, timeout=60)
-            HELP[prog] = set(re.findall(r"--[a-z][a-z0-9-]*", r.stdout)) if r.returncode == 0 else None
+            r = subprocess.run([prog, "--list-options"], capture_output=True, text=True, timeout=60)
+            HELP[prog] = {l.split("\t")[0] for l in r.stdout.splitlines() if l} if r.returncode == 0 else None
         except (OSError, subprocess.TimeoutExpired):
             HELP[prog] = None
     return HELP[prog]
@@ -255,6 +256,18 @@ def check_scripts(block, tree):
     return bad
 
 
+def check_help_examples(prog):
+    """A program's --help ends with an Examples section (as h5dump's), whose
+    commands name options the program has."""
+    r = subprocess.run([prog, "--help"], capture_output=True, text=True, timeout=60)
+    m = re.search(r"^Examples:\n((?:  .*\n)+)", r.stdout, re.M)
+    if r.returncode != 0 or not m:
+        return ["%s --help has no Examples section" % prog]
+    cmds = [l.strip() for l in m.group(1).splitlines() if not l.strip().startswith("#")]
+    bad = check_options(Block(prog + " --help", 0, "sh", "\n".join(cmds) + "\n", []))
+    return ["%s --help, Examples: %s" % (prog, b) for b in bad] if cmds else ["%s --help: no example" % prog]
+
+
 def run(block, d, folder, log):
     os.makedirs(folder, exist_ok=True)
     if d["file"]:
@@ -286,9 +299,14 @@ def main():
     ap.add_argument("--list", action="store_true", help="only list the blocks and what would happen")
     ap.add_argument("--only", action="append", default=[], help="run only FILE:LINE (the line of its opening fence)")
     ap.add_argument("--tree", help="the source tree, whose scripts the blocks start by path (tests/X.sh)")
+    ap.add_argument("--help-examples", default="", help="programs whose --help Examples are checked too")
     a = ap.parse_args()
     os.makedirs(a.workdir, exist_ok=True)
     ran, failed, skipped = 0, [], collections.Counter()
+    for prog in a.help_examples.split():
+        for problem in check_help_examples(prog):
+            print("FAIL %s" % problem)
+            failed.append(prog + " --help")
     for path in a.files:
         name = os.path.basename(path)
         if not a.list:

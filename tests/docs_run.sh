@@ -34,12 +34,14 @@ else
 fi
 only=
 for b in ${DOCS_ONLY:-}; do only="$only --only $b"; done
+# the programs' --help Examples are docs too
+progs=$(cd "$P/bin" && ls hpc-* | grep -v '^hpc-mpiexec$' | tr '\n' ' ')
 
 step "the docs' blocks, from $P"
 # PREFIX: the docs' name for the install folder
 env -i HOME="$T/home" PATH=/usr/bin:/bin TMPDIR="${TMPDIR:-/tmp}" LANG=C.UTF-8 USER="${USER:-root}" \
     PREFIX="$T/home/hpckit" PYTHON="$py" \
-    bash -c "$setup && exec \"$py\" \"$src/tests/docs_run.py\" --tree \"$src\" $only \"$T/work\" \"$src/README.md\" \"$src\"/docs/*.md" \
+    bash -c "$setup && exec \"$py\" \"$src/tests/docs_run.py\" --tree \"$src\" --help-examples \"$progs\" $only \"$T/work\" \"$src/README.md\" \"$src\"/docs/*.md" \
     > "$T/out" 2>&1
 rc=$?
 cat "$T/out"

@@ -106,6 +106,17 @@ for r in 0 1; do
         fail "rank $r drew differently on 2 and 4 ranks"
 done
 
+step "bash completion for every program, from its option table"
+for p in $progs; do
+    c=$P/share/bash-completion/completions/$p.bash
+    [ -s "$c" ] || fail "no bash completion $c"
+    # every option of the table completes
+    for o in $("$P/bin/$p" --list-options | cut -f1); do
+        bash -c ". '$c'; COMP_WORDS=($p $o); COMP_CWORD=1; _$(echo $p | tr - _); printf '%s\n' \"\${COMPREPLY[@]}\"" |
+            grep -qx -- "$o" || fail "$p's completion does not complete $o"
+    done
+done
+
 step "man pages, guides, --help's Guide line"
 for p in $progs; do
     if [ -n "${HELP2MAN:-}" ]; then
@@ -113,6 +124,7 @@ for p in $progs; do
         [ -s "$m" ] || fail "no man page $m"
         grep -q '^\.SH "*OPTIONS\|^\.SH DESCRIPTION' "$m" || fail "$m has no DESCRIPTION"
         grep -q -- '\\-\\-help' "$m" || fail "$m does not list --help"
+        grep -q '^\.SH EXAMPLES' "$m" || fail "$m has no EXAMPLES (--help's Examples: section)"
     fi
     g=$("$P/bin/$p" --help 2>/dev/null | sed -n 's/^Guide: \([^ ]*\) .*/\1/p')
     [ -n "$g" ] || fail "$p --help has no Guide line"
@@ -147,6 +159,20 @@ if [ -f "$init" ]; then
     grep -qx "python: $P/share/hpckit/python/hpckit_torch.py" "$T/module.out" ||
         { cat "$T/module.out"; fail "python3 does not find hpckit_torch after module load hpckit"; }
     grep -qx "unloaded: MANPATH=\[\] PYTHONPATH=\[\]" "$T/module.out" || { cat "$T/module.out"; fail "module unload left MANPATH or PYTHONPATH"; }
+    # bash completion, found by bash-completion through the module's XDG_DATA_DIRS
+    bc=/usr/share/bash-completion/bash_completion
+    if [ -f "$bc" ]; then
+        env -i HOME="$HOME" PATH=/usr/bin:/bin bash -c ". $init; module use $P/share/hpckit/modulefiles && module load hpckit &&
+            . $bc && __load_completion hpc-train && complete -p hpc-train &&
+            COMP_WORDS=(hpc-train --act ''); COMP_CWORD=2; _hpc_train; echo \"act: \${COMPREPLY[*]}\";
+            COMP_WORDS=(hpc-train --pipe-s); COMP_CWORD=1; _hpc_train; echo \"option: \${COMPREPLY[*]}\"" > "$T/comp.out" 2>&1 ||
+            { cat "$T/comp.out"; fail "bash-completion does not load hpc-train's completion after module load hpckit"; }
+        grep -q "^complete .*-F _hpc_train hpc-train$" "$T/comp.out" &&
+            grep -qx "act: tanh relu gelu" "$T/comp.out" && grep -qx "option: --pipe-schedule" "$T/comp.out" ||
+            { cat "$T/comp.out"; fail "hpc-train's completion"; }
+    else
+        echo "(bash-completion not installed: the completion's loading not checked)"
+    fi
     # a second hpckit (another version, another MPI) conflicts with the loaded one
     mkdir -p "$T/other/hpckit"
     cp "$mf/$(ls "$mf" | head -n 1)" "$T/other/hpckit/9.9"

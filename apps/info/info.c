@@ -66,7 +66,16 @@ static const hpc_app_t app = {
               "failed).\n"
               "\n"
               "Exit status: 0 success, 1 failure (self-test failures), 2 bad usage (and\n"
-              "--device without a usable GPU on every rank: the line names what is missing).\n",
+              "--device without a usable GPU on every rank: the line names what is missing).\n"
+        "\nExamples:\n"
+        "  # where 4 local ranks run, bound to what\n"
+        "  hpc-mpiexec -n 4 hpc-info\n"
+        "  # every collective with every algorithm, checked\n"
+        "  hpc-mpiexec -n 2 hpc-info --selftest\n"
+        "  # every HPC_* setting in effect, and where it came from\n"
+        "  hpc-info --settings\n"
+        "  # in a Slurm allocation (Open MPI: --mpi=pmix)\n"
+        "  srun --mpi=pmi2 hpc-info\n",
     .guide = "README.md"};
 
 /* srun's MPI plugin and the launcher's option that binds a rank to a core,

@@ -135,7 +135,14 @@ const hpc_app_t mm_app = {
               "aborts at once.\n"
               "\n"
               "Environment: HPC_PROGRESS=SECONDS: a progress line every SECONDS where\n"
-              "neither stderr nor the launcher's is a terminal (default 60; 0: none).\n",
+              "neither stderr nor the launcher's is a terminal (default 60; 0: none).\n"
+        "\nExamples:\n"
+        "  # random 8192 x 8192 matrices, the product checked\n"
+        "  hpc-mpiexec -n 4 hpc-matmul --gen 8192,8192,8192 --verify\n"
+        "  # your own matrices (h5py writes them so)\n"
+        "  hpc-mpiexec -n 6 hpc-matmul --a in.h5:/A --b in.h5:/B --out c.h5:/C\n"
+        "  # cuBLAS, a GPU per rank\n"
+        "  hpc-mpiexec -n 2 hpc-matmul --gen 4096,4096,4096 --device cuda\n",
     .guide = "matmul.md"};
 
 size_t mm_esize(int dtype)

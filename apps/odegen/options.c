@@ -218,7 +218,15 @@ const hpc_app_t ode_app = {
         "\n"
         "Environment: HPC_PROGRESS=SECONDS: a progress line every SECONDS where\n"
         "neither stderr nor the launcher's is a terminal (default 60; 0: none);\n"
-        "HPC_LOG=info HPC_LOG_ALL=1 adds per-rank solver and write times.\n",
+        "HPC_LOG=info HPC_LOG_ALL=1 adds per-rank solver and write times.\n"
+        "\nExamples:\n"
+        "  # the classic example: 10,000 trajectories of decay-sin\n"
+        "  hpc-odegen -n 10000 --out ode.h5\n"
+        "  # the Lorenz system on 8 ranks; after a stop, the same with --resume\n"
+        "  hpc-mpiexec -n 8 hpc-odegen -s lorenz -n 1000000 --out lorenz.h5\n"
+        "  # task 3 of a job array of 8, then the 8 shards as one file\n"
+        "  hpc-odegen --shard 3/8 -n 8000000 --out big.h5\n"
+        "  hpc-odegen --join 8 --out big.h5\n",
     .guide = "odegen.md"};
 
 /* "name=value" for the chosen system (after all options are read, so

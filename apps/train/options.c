@@ -265,7 +265,16 @@ const hpc_app_t train_app = {
         "lacks a GPU, the CUDA module or cuBLAS); 75 stopped by SIGUSR1, SIGTERM or\n"
         "Ctrl-C with RUNDIR/checkpoint.h5 written: run again with --resume (a second\n"
         "Ctrl-C aborts at once).  Python: share/hpckit/python/hpckit_torch.py loads a\n"
-        "run into PyTorch and writes --init-from files.\n",
+        "run into PyTorch and writes --init-from files.\n"
+        "\nExamples:\n"
+        "  # an hpc-odegen file, 2 ranks; after a stop, the same with --resume\n"
+        "  hpc-mpiexec -n 2 hpc-train --data ode.h5 --epochs 5 --out run\n"
+        "  # your own layers and activation\n"
+        "  hpc-mpiexec -n 2 hpc-train --data ode.h5 -l 11,256,10 --act gelu --out r2\n"
+        "  # the model state divided among the ranks (ZeRO-3)\n"
+        "  hpc-mpiexec -n 4 hpc-train --data ode.h5 --shard params --out run3\n"
+        "  # a pipeline of 4 stages, 8 micro-batches a batch\n"
+        "  hpc-mpiexec -n 4 hpc-train --data ode.h5 --parallel pipe --micro 8 --out run4\n",
     .guide = "train.md"};
 
 /* "a|b|c" of the names of a table */

@@ -287,6 +287,7 @@ void hpc_app_start(const hpc_app_t *app, int *argc, char ***argv)
     if (v > 0) {
         if (hpc_rank() == 0 && v == 1) app_opts_help(app, stdout);
         if (hpc_rank() == 0 && v == 2) printf("%s (hpckit %s)\n", app->name, hpc_version());
+        if (hpc_rank() == 0 && v == 3) app_opts_list(app, stdout);
         leave(HPC_EXIT_OK);
     }
     key = app_opts_key(app);

@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include "app_internal.h"
 
-enum { BUILTIN_HELP = 'h', BUILTIN_QUIET = 'q', BUILTIN_VERSION = 1000, OPT_BASE = 1001 };
+enum { BUILTIN_HELP = 'h', BUILTIN_QUIET = 'q', BUILTIN_LIST = 999, BUILTIN_VERSION = 1000, OPT_BASE = 1001 };
 #define HELP_COL 25      /* where the help text of an option starts */
 #define HELP_WIDTH 79
 
@@ -152,6 +152,7 @@ static struct option *long_table(const hpc_opt_t *t, int n, char *shorts, size_t
     lo[m++] = (struct option){"help", no_argument, NULL, BUILTIN_HELP};
     lo[m++] = (struct option){"quiet", no_argument, NULL, BUILTIN_QUIET};
     lo[m++] = (struct option){"version", no_argument, NULL, BUILTIN_VERSION};
+    lo[m++] = (struct option){"list-options", no_argument, NULL, BUILTIN_LIST};
     snprintf(shorts + k, slen - k, "hq");
     return lo;
 }
@@ -238,6 +239,7 @@ int app_opts_parse(const hpc_app_t *app, int argc, char **argv, int *quiet)
     while (rc == 0 && (c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
         if (c == BUILTIN_HELP) rc = 1;
         else if (c == BUILTIN_VERSION) rc = 2;
+        else if (c == BUILTIN_LIST) rc = 3;
         else if (c == BUILTIN_QUIET) *quiet = 1;
         else if (c == '?' || c == ':') rc = bad_option(c, argc, argv, t, n);
         else {
@@ -384,6 +386,21 @@ static void help_guide(const hpc_app_t *app, FILE *out)
             strcmp(app->guide, "README.md") ? "docs/" : "", app->guide, app->name);
 }
 
+/* --list-options: the option table for shell completion (docs/
+ * completion.sh makes each program's bash completion of it at build
+ * time), one option a line: --NAME, TAB, -L or nothing, TAB, its value's
+ * name (choices as a|b|c; nothing for a flag) */
+void app_opts_list(const hpc_app_t *app, FILE *out)
+{
+    for (const hpc_opt_t *o = app->opts; o->type != HPC_OPT_END; o++) {
+        if (o->type == HPC_OPT_SECTION) continue;
+        fprintf(out, "--%s\t", o->name);
+        if (o->letter) fprintf(out, "-%c", o->letter);
+        fprintf(out, "\t%s\n", takes_value(o) && o->arg ? o->arg : "");
+    }
+    fprintf(out, "--quiet\t-q\t\n--help\t-h\t\n--version\t\t\n--list-options\t\t\n");
+}
+
 void app_opts_help(const hpc_app_t *app, FILE *out)
 {
     fprintf(out, "Usage: ");
@@ -418,6 +435,7 @@ void app_opts_help(const hpc_app_t *app, FILE *out)
     help_row(out, 'q', "quiet", NULL, "no progress line and no summary line");
     help_row(out, 'h', "help", NULL, "this text");
     help_row(out, 0, "version", NULL, "the hpckit version");
+    help_row(out, 0, "list-options", NULL, "the options, one a line, for shell completion");
     if (app->help_more) app->help_more(out);
     if (app->epilog) {
         fputc('\n', out);
