@@ -37,6 +37,29 @@ $(HPC_COMPLETIONS): %.bash: % $(top_srcdir)/docs/completion.sh
 	$(AM_V_GEN)$(SHELL) $(top_srcdir)/docs/completion.sh ./$< $(@F:.bash=) > $@.tmp && mv $@.tmp $@
 EXTRA_DIST += docs/completion.sh
 
+# Section-3 man pages of the public C API (a page per function, per
+# header, libhpc.3), made from the installed headers' comments at build
+# time (docs/man3.sh; it fails on a declaration without a comment).  Their
+# names come from the headers, so they are installed by a rule of ours.
+man3dir = $(mandir)/man3
+man3-pages: man3/.stamp
+man3/.stamp: $(include_HEADERS:%=$(top_srcdir)/%) $(top_srcdir)/docs/man3.sh
+	$(AM_V_GEN)rm -rf man3 && $(SHELL) $(top_srcdir)/docs/man3.sh '$(VERSION)' man3 \
+	  $(include_HEADERS:%=$(top_srcdir)/%) && touch $@
+all-local: man3-pages
+install-data-local: install-man3
+install-man3: man3-pages
+	$(MKDIR_P) $(DESTDIR)$(man3dir)
+	$(INSTALL_DATA) man3/*.3 $(DESTDIR)$(man3dir)
+uninstall-local: uninstall-man3
+uninstall-man3:
+	@for f in man3/*.3; do rm -f $(DESTDIR)$(man3dir)/`basename $$f`; done
+clean-local: man3-clean
+man3-clean:
+	rm -rf man3
+.PHONY: man3-pages install-man3 uninstall-man3 man3-clean
+EXTRA_DIST += docs/man3.sh
+
 # The modulefile: PREFIX/share/hpckit/modulefiles/hpckit/VERSION.  It finds
 # the prefix from its own place, so a prefix moved whole keeps working.
 modulefiledir = $(pkgdatadir)/modulefiles/hpckit

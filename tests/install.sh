@@ -106,6 +106,26 @@ for r in 0 1; do
         fail "rank $r drew differently on 2 and 4 ranks"
 done
 
+step "section-3 man pages: every exported function, each header, libhpc"
+m3=$P/share/man/man3
+for h in libhpc hpc.h hpc_rng.h hpc_coll.h hpc_h5.h hpc_app.h hpc_dl.h; do
+    [ -s "$m3/$h.3" ] || fail "no man page $h(3)"
+done
+private=$(sed -n 's/^HPC_PRIVATE .*[ *]\(hpc_[a-z0-9_]*\)(.*/\1/p' "$top_srcdir/libhpc/internal.h")
+nf=0
+for s in $(nm -D --defined-only "$P/lib/libhpc-core.so" "$P/lib/libhpc.so" | awk '$2 == "T" && $3 ~ /^hpc_/ { print $3 }' | sort -u); do
+    echo "$private" | grep -qx "$s" && continue
+    [ -s "$m3/$s.3" ] || fail "exported $s has no man page (a comment above its declaration makes it)"
+    # NAME names it with a description, DESCRIPTION is not empty
+    awk -v s="$s" 'p { ok = index(" " $0 ",", " " s ",") || index(" " $0 " ", " " s " "); d = index($0, "\\- ");
+        exit !(ok && d && length($0) > d + 3) } /^\.SH NAME/ { p = 1 }' "$m3/$s.3" ||
+        { sed -n 1,5p "$m3/$s.3"; fail "$s(3): NAME has no description"; }
+    [ -n "$(sed -n '/^\.SH DESCRIPTION/,/^\.SH SEE ALSO/p' "$m3/$s.3" | sed '1d;$d')" ] || fail "$s(3): empty DESCRIPTION"
+    nf=$((nf + 1))
+done
+[ -s "$m3/hpc_rng_uniform.3" ] || fail "no page for hpc_rng.h's inline hpc_rng_uniform"
+echo "ok: $nf exported functions, each with its page"
+
 step "bash completion for every program, from its option table"
 for p in $progs; do
     c=$P/share/bash-completion/completions/$p.bash
@@ -148,6 +168,7 @@ if [ -f "$init" ]; then
     # (MANPATH unset, as in a login shell: man must still find the system's pages)
     env -i HOME="$HOME" PATH=/usr/bin:/bin sh -c ". $init; module use $P/share/hpckit/modulefiles && module load hpckit &&
         command -v hpc-info && pkg-config --modversion libhpc && echo \"batch=\$HPCKIT_BATCH\" && man -w hpc-train &&
+        man -w hpc_allreduce &&
         echo \"man ls: \$(man -w ls)\" &&
         /usr/bin/python3 -c 'import importlib.util as u; print(\"python:\", u.find_spec(\"hpckit_torch\").origin)' &&
         module unload hpckit && echo \"unloaded: MANPATH=[\${MANPATH:-}] PYTHONPATH=[\${PYTHONPATH:-}]\"" \
