@@ -189,7 +189,6 @@ done
     done
     echo ".SH SEE ALSO"
     echo ".BR hpc-info (1),"
-    echo ".BR hpc-mpiexec (1),"
     echo "the guides in PREFIX/share/doc/hpckit"
 } > "$out/libhpc.3"
 rm -f "$out/.top-"* "$rec"
