@@ -30,7 +30,7 @@ AM_TESTS_ENVIRONMENT = \
 .PRECIOUS: %.mpi
 CLEANFILES += tests/*.mpi apps/*/*.mpi
 DISTCLEANFILES += tests/mpiexec-wrap
-EXTRA_DIST += tests/mpiexec-wrap.in tests/testlib.h tests/testlib.sh tests/testenv.sh
+EXTRA_DIST += tests/mpiexec-wrap.in tests/testlib.h tests/testlib.sh tests/testenv.sh tests/programs_lib.sh
 
 # Unit tests: one process, no launcher needed (singleton MPI init).
 # Those that look inside (hpc_testing.h, test_hooks.h, gpu_ops.h) link

@@ -10,17 +10,8 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/programs_env.XXXXXX") || exit 99
 trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*"; cat "$T/out" "$T/err" 2>/dev/null; exit 1; }
 
-# each program with a quick, real piece of work
-cmd() {
-    case $1 in
-    hpc-info) echo "$B/apps/info/hpc-info" ;;
-    hpc-odegen) echo "$B/apps/odegen/hpc-odegen -q -n 4 --force --out $T/o.h5" ;;
-    hpc-collbench) echo "$B/apps/collbench/hpc-collbench -b 8 -e 8 -w 0 -n 1" ;;
-    hpc-matmul) echo "$B/apps/matmul/hpc-matmul -q --gen 8,8,8 --verify" ;;
-    hpc-train) echo "$B/apps/train/hpc-train -q --data $T/d.h5 --out $T/run --force --steps 2 --batch 8" ;;
-    esac
-}
-PROGRAMS="hpc-info hpc-odegen hpc-collbench hpc-matmul hpc-train"
+# each program with a quick, real piece of work: cmd NAME, PROGRAMS
+. "$top_srcdir/tests/programs_lib.sh"
 # hpc-train's data: a few trajectories
 "$B/apps/odegen/hpc-odegen" -q -n 4 --nt 5 --out "$T/d.h5" || fail "making hpc-train's data"
 
