@@ -52,4 +52,5 @@ if [ -z "${DOCS_ONLY:-}" ]; then
     cmp "$T/work/README_md/hello.c" "$P/share/hpckit/examples/hello.c" ||
         fail "the README's hello.c is not PREFIX/share/hpckit/examples/hello.c"
 fi
+step "done"
 echo "docs_run.sh: all checks passed"
