@@ -84,10 +84,11 @@ hpc_cores() {
 
 # hpc_launcher: the command line that starts ranks here.  Inside Slurm,
 # srun (--kill-on-bad-exit: a rank that dies ends the step; Slurm's
-# default leaves the others waiting for it forever); outside, mpiexec of
-# the programs' MPI on HPC_NP or all local cores, each rank bound to a
-# core when they fit (unbound ranks wander and share cores: hpc-info
-# warns), unbound when there are more ranks than cores.
+# default leaves the others waiting for it forever); outside, hpc-mpiexec
+# (the launcher of the programs' MPI, installed beside them) on HPC_NP or
+# all local cores, each rank bound to a core when they fit (unbound ranks
+# wander and share cores: hpc-info warns), unbound when there are more
+# ranks than cores.
 hpc_launcher() {
     if [ -n "${SLURM_JOB_ID:-}" ]; then
         echo "srun --kill-on-bad-exit=1 --mpi=$(hpc_srun_mpi)"
@@ -96,14 +97,15 @@ hpc_launcher() {
     cores=$(hpc_cores)
     np=${HPC_NP:-$cores}
     if [ "$(hpc_srun_mpi)" = pmix ]; then
+        mpiexec=$(hpc_prog mpiexec 2>/dev/null) || mpiexec="mpiexec.openmpi --oversubscribe"
         bind="--bind-to none"
         [ "$np" -le "$cores" ] 2>/dev/null && bind="--bind-to core"
-        echo "mpiexec.openmpi --oversubscribe $bind -n $np"
     else
+        mpiexec=$(hpc_prog mpiexec 2>/dev/null) || mpiexec=mpiexec.mpich
         bind=
         [ "$np" -le "$cores" ] 2>/dev/null && bind="-bind-to core"
-        echo "mpiexec.mpich $bind -n $np"
     fi
+    echo "$mpiexec $bind -n $np"
 }
 
 # hpc_srun NAME ARGS...: run hpc-NAME on every rank

@@ -11,48 +11,67 @@
 # a private Slurm started for the demo (slurmctld + slurmd on this machine,
 # as the tests start it; needs root).  Installs missing Debian packages (as
 # root), builds with MPICH in _build/mpich; writes nothing into the source
-# tree.
+# tree.  With HPC_BIN set (an install's bin/ or a build folder) it runs the
+# programs there instead and builds nothing.  It runs any number of times:
+# every step starts afresh over the previous run's outputs (--force).
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top"
 slurm=0
 [ "${1:-}" = --slurm ] && { slurm=1; shift; }
 np=${1:-2}
+# the run folder and HPC_BIN as the caller named them, from the caller's folder
 run=${2:-${TMPDIR:-/tmp}/hpckit-demo}
-sh batch/deps.sh mpich
-[ -x configure ] || ./autogen.sh >/dev/null
-b=_build/mpich
-mkdir -p "$b"
-[ -f "$b/Makefile" ] || (cd "$b" && MPICC=${MPICC:-mpicc.mpich} "$top/configure" -q)
-make -C "$b" -j"$(nproc 2>/dev/null || echo 2)" >/dev/null
 mkdir -p "$run"
 run=$(cd "$run" && pwd)
+[ -z "${HPC_BIN:-}" ] || HPC_BIN=$(cd "$HPC_BIN" && pwd)
+cd "$top"
+if [ -n "${HPC_BIN:-}" ]; then
+    b=$HPC_BIN
+else
+    sh batch/deps.sh mpich
+    [ -x configure ] || ./autogen.sh >/dev/null
+    b=_build/mpich
+    mkdir -p "$b"
+    [ -f "$b/Makefile" ] || (cd "$b" && MPICC=${MPICC:-mpicc.mpich} "$top/configure" -q)
+    make -C "$b" -j"$(nproc 2>/dev/null || echo 2)" >/dev/null
+fi
+# prog NAME: hpc-NAME in an install's bin/ or a build folder
+prog() {
+    for p in "$b/hpc-$1" "$b/apps/$1/hpc-$1"; do
+        [ -x "$p" ] && { echo "$p"; return; }
+    done
+    echo "demo: hpc-$1 is not in $b" >&2
+    exit 1
+}
+mpiexec=$(prog mpiexec)   # the launcher of the MPI the programs were built with
+info=$(prog info) odegen=$(prog odegen) train=$(prog train) matmul=$(prog matmul)
 t0=$(date +%s)
 
 # the steps' options: small enough for a laptop, the same as on a cluster
 ODEGEN="--out $run/ode.h5 -n 10000 --force"
-TRAIN="--data $run/ode.h5 --out $run/train --epochs 3 --layers 11,64,64,10"
+TRAIN="--data $run/ode.h5 --out $run/train --epochs 3 --layers 11,64,64,10 --force"
 MATMUL="--gen 2048,2048,2048 --verify --out $run/c.h5:/C --force"
 
 if [ "$slurm" = 1 ]; then
     echo "=== a private Slurm for the demo"
     . "$top/tests/slurm/cluster.sh"
     slurm_start 4
-    "$b/batch/pipeline.sh" --run "$run" --sbatch "--nodes=1 --ntasks-per-node=$np --cpus-per-task=1" \
+    pipeline=$b/batch/pipeline.sh
+    [ -x "$pipeline" ] || pipeline=$b/../share/hpckit/batch/pipeline.sh
+    "$pipeline" --run "$run" --sbatch "--nodes=1 --ntasks-per-node=$np --cpus-per-task=1" \
         --odegen "$ODEGEN" --train "$TRAIN" --matmul "$MATMUL" | tee "$run/pipeline.log"
     last=$(sed -n 's/^== matmul: job \([0-9]*\).*/\1/p' "$run/pipeline.log")
     slurm_wait "$last" 600 || { echo "demo: the pipeline's jobs did not all complete" >&2; tail "$run"/*.out; exit 1; }
     cat "$run"/odegen-*.out "$run"/train-*.out "$run"/matmul-*.out | grep -E '^hpc-'
 else
-    mpiexec=$(sed -n 's/^MPIEXEC = //p' "$b/Makefile")
-    echo "=== hpc-info on $np local ranks ($mpiexec -n $np)"
-    $mpiexec -n "$np" "$b/apps/info/hpc-info"
+    echo "=== hpc-info on $np local ranks (hpc-mpiexec -n $np)"
+    "$mpiexec" -n "$np" "$info"
     echo "=== hpc-odegen: the classic ODE dataset"
-    $mpiexec -n "$np" "$b/apps/odegen/hpc-odegen" $ODEGEN
+    "$mpiexec" -n "$np" "$odegen" $ODEGEN
     echo "=== hpc-train: a network learning the flow map of the dataset"
-    $mpiexec -n "$np" "$b/apps/train/hpc-train" $TRAIN
+    "$mpiexec" -n "$np" "$train" $TRAIN
     echo "=== hpc-matmul: C = A B, checked by Freivalds' method"
-    $mpiexec -n "$np" "$b/apps/matmul/hpc-matmul" $MATMUL
+    "$mpiexec" -n "$np" "$matmul" $MATMUL
 fi
 echo "=== done in $(( $(date +%s) - t0 )) s; outputs:"
 for f in "$run/ode.h5" "$run/train/checkpoint.h5" "$run/train/metrics.csv" "$run/train/loss.png" "$run/c.h5"; do

@@ -19,6 +19,11 @@
 #   matmul: --gen 1024,1024,1024 --verify --out DIR/c.h5:/C
 # sbatch options for every step: --sbatch "-p gpu -A myproject -N 2", or
 # SBATCH_* variables (SBATCH_PARTITION, SBATCH_ACCOUNT, ...).
+# Every step runs in the run folder (sbatch --chdir=DIR, or cd DIR
+# outside Slurm): relative paths in a step's ARGS are taken from there,
+# not from where you run pipeline.sh (--out ode.h5 is DIR/ode.h5).
+# A step that fails cancels the steps after it (--kill-on-invalid-dep=yes:
+# Slurm would otherwise keep them pending for ever, DependencyNeverSatisfied).
 set -u
 HPC_BATCH_DIR=${HPC_BATCH_DIR:-}
 for d in "$HPC_BATCH_DIR" "$(dirname "$0")" "./batch"; do [ -f "$d/common.sh" ] && . "$d/common.sh" && here=$d && break; done
@@ -37,7 +42,7 @@ while [ $# -gt 0 ]; do
     --train) train_args=$2; shift ;;
     --matmul) matmul_args=$2; shift ;;
     --sbatch) sbatch_args=$2; shift ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     *) echo "pipeline.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
     shift
@@ -51,7 +56,7 @@ mkdir -p "$run" && run=$(cd "$run" && pwd) || { echo "pipeline.sh: cannot make $
 : "${odegen_args:=--out $run/ode.h5 -n 20000}"
 : "${train_args:=--data $run/ode.h5 --out $run/train --epochs 2}"
 : "${matmul_args:=--gen 1024,1024,1024 --verify --out $run/c.h5:/C}"
-echo "== pipeline $chain, run folder $run"
+echo "== pipeline $chain, run folder $run (relative paths in the steps' options are taken from there)"
 
 prev=
 for step in ${chain//,/ }; do
@@ -64,25 +69,25 @@ for step in ${chain//,/ }; do
     if [ "$local" = 1 ]; then
         echo "== $step: $args"
         # shellcheck disable=SC2086
-        RUN_DIR=$run/$step bash "$here/$step.sh" $args || { echo "== $step failed" >&2; exit 1; }
+        (cd "$run" && RUN_DIR=$run/$step bash "$here/$step.sh" $args) || { echo "== $step failed" >&2; exit 1; }
     elif [ "$step" = odegen ] && [ "$odegen_array" -gt 1 ]; then
         # the shards, then the join (submitted here, not by task 0, so the
         # next step can wait for it)
         # shellcheck disable=SC2086
         prev=$(RUN_DIR=$run/$step HPC_ODEGEN_JOIN=0 sbatch --parsable --chdir="$run" --output="$run/$step-%A_%a.out" \
-               $sbatch_args --array=0-$((odegen_array - 1)) ${prev:+--dependency=afterok:$prev} --job-name="hpc-$step" \
+               $sbatch_args --array=0-$((odegen_array - 1)) ${prev:+--dependency=afterok:$prev --kill-on-invalid-dep=yes} --job-name="hpc-$step" \
                "$here/$step.sh" $args) || { echo "pipeline.sh: sbatch of $step failed" >&2; exit 1; }
         echo "== $step: job array $prev, $odegen_array shards${args:+ ($args)}"
         out=$(hpc_option out o $args)
         # shellcheck disable=SC2086
         prev=$(RUN_DIR=$run/$step-join sbatch --parsable --chdir="$run" --output="$run/$step-join-%j.out" $sbatch_args \
-               --nodes=1 --ntasks-per-node=1 --dependency=afterok:$prev --job-name="hpc-$step-join" \
+               --nodes=1 --ntasks-per-node=1 --dependency=afterok:$prev --kill-on-invalid-dep=yes --job-name="hpc-$step-join" \
                "$here/$step.sh" --join "$odegen_array" --out "$out") || { echo "pipeline.sh: sbatch of the join failed" >&2; exit 1; }
         echo "== $step-join: job $prev (--join $odegen_array --out $out)"
     else
         # shellcheck disable=SC2086
         prev=$(RUN_DIR=$run/$step sbatch --parsable --chdir="$run" --output="$run/$step-%j.out" $sbatch_args \
-               ${prev:+--dependency=afterok:$prev} --job-name="hpc-$step" "$here/$step.sh" $args) ||
+               ${prev:+--dependency=afterok:$prev --kill-on-invalid-dep=yes} --job-name="hpc-$step" "$here/$step.sh" $args) ||
             { echo "pipeline.sh: sbatch of $step failed" >&2; exit 1; }
         echo "== $step: job $prev${args:+ ($args)}"
     fi

@@ -24,6 +24,42 @@ $(HPC_MANS): %.1: % $(top_srcdir)/docs/man-see-also.sh $(top_srcdir)/docs/man-na
 endif
 EXTRA_DIST += docs/man-see-also.sh docs/man-names.txt
 
+# Bash completion, made from each program's option table (--list-options)
+# at build time like the man pages; installed where bash-completion looks
+# (PREFIX/share/bash-completion/completions, on XDG_DATA_DIRS after
+# module load hpckit).
+HPC_COMPLETIONS = apps/info/hpc-info.bash apps/collbench/hpc-collbench.bash apps/odegen/hpc-odegen.bash \
+	apps/matmul/hpc-matmul.bash apps/train/hpc-train.bash
+bashcompdir = $(datarootdir)/bash-completion/completions
+nodist_bashcomp_DATA = $(HPC_COMPLETIONS)
+CLEANFILES += $(HPC_COMPLETIONS)
+$(HPC_COMPLETIONS): %.bash: % $(top_srcdir)/docs/completion.sh
+	$(AM_V_GEN)$(SHELL) $(top_srcdir)/docs/completion.sh ./$< $(@F:.bash=) > $@.tmp && mv $@.tmp $@
+EXTRA_DIST += docs/completion.sh
+
+# Section-3 man pages of the public C API (a page per function, per
+# header, libhpc.3), made from the installed headers' comments at build
+# time (docs/man3.sh; it fails on a declaration without a comment).  Their
+# names come from the headers, so they are installed by a rule of ours.
+man3dir = $(mandir)/man3
+man3-pages: man3/.stamp
+man3/.stamp: $(include_HEADERS:%=$(top_srcdir)/%) $(top_srcdir)/docs/man3.sh
+	$(AM_V_GEN)rm -rf man3 && $(SHELL) $(top_srcdir)/docs/man3.sh '$(VERSION)' man3 \
+	  $(include_HEADERS:%=$(top_srcdir)/%) && touch $@
+all-local: man3-pages
+install-data-local: install-man3
+install-man3: man3-pages
+	$(MKDIR_P) $(DESTDIR)$(man3dir)
+	$(INSTALL_DATA) man3/*.3 $(DESTDIR)$(man3dir)
+uninstall-local: uninstall-man3
+uninstall-man3:
+	@for f in man3/*.3; do rm -f $(DESTDIR)$(man3dir)/`basename $$f`; done
+clean-local: man3-clean
+man3-clean:
+	rm -rf man3
+.PHONY: man3-pages install-man3 uninstall-man3 man3-clean
+EXTRA_DIST += docs/man3.sh
+
 # The modulefile: PREFIX/share/hpckit/modulefiles/hpckit/VERSION.  It finds
 # the prefix from its own place, so a prefix moved whole keeps working.
 modulefiledir = $(pkgdatadir)/modulefiles/hpckit
@@ -31,8 +67,8 @@ install-data-hook: install-modulefile
 install-modulefile:
 	$(MKDIR_P) $(DESTDIR)$(modulefiledir)
 	$(SHELL) $(top_srcdir)/docs/modulefile.sh '$(VERSION)' '$(prefix)' '$(modulefiledir)' '$(bindir)' \
-	  '$(libdir)' '$(includedir)' '$(mandir)' '$(docdir)' '$(pkgdatadir)' > $(DESTDIR)$(modulefiledir)/$(VERSION)
-uninstall-hook:
+	  '$(libdir)' '$(includedir)' '$(mandir)' '$(docdir)' '$(pkgdatadir)' '$(bashcompdir)' > $(DESTDIR)$(modulefiledir)/$(VERSION)
+uninstall-modulefile:
 	rm -f $(DESTDIR)$(modulefiledir)/$(VERSION)
-.PHONY: install-modulefile
+.PHONY: install-modulefile uninstall-modulefile
 EXTRA_DIST += docs/modulefile.sh docs/settings-table.sh

@@ -1,6 +1,6 @@
 #!/bin/sh
 # modulefile.sh VERSION PREFIX MODULEDIR BINDIR LIBDIR INCLUDEDIR MANDIR
-#               DOCDIR PKGDATADIR
+#               DOCDIR PKGDATADIR BASHCOMPDIR
 # Writes hpckit's modulefile (Tcl: Environment Modules and Lmod read it)
 # to stdout.  Folders under PREFIX are written relative to the modulefile's
 # own place, so a prefix moved or copied whole still loads; others stay
@@ -24,6 +24,8 @@ proc ModulesHelp { } {
     puts stderr "\\\$HPCKIT_BATCH (sbatch \\\$HPCKIT_BATCH/train.sh ...), the guides in \\\$HPCKIT_DOC."
 }
 module-whatis "hpckit $version: MPI collectives library (libhpc), ODE datasets, matrix multiply, training, Slurm scripts"
+# one hpckit at a time: two would put two MPIs' programs on PATH
+conflict     hpckit
 set root [file normalize [file join [file dirname \$ModulesCurrentModulefile] $up]]
 setenv       HPCKIT_ROOT     \$root
 setenv       HPCKIT_BATCH    $(rel "$6/batch")
@@ -35,5 +37,18 @@ prepend-path PATH            $(rel "$1")
 prepend-path LD_LIBRARY_PATH $(rel "$2")
 prepend-path PKG_CONFIG_PATH $(rel "$2/pkgconfig")
 prepend-path CPATH           $(rel "$3")
+# the Python helper: python3 -c "import hpckit_torch"
+prepend-path PYTHONPATH      $(rel "$6/python")
+# bash completion (PREFIX/share/bash-completion/completions): bash-completion
+# looks under XDG_DATA_DIRS, whose default (/usr/local/share:/usr/share)
+# stays where it was unset
+if {![info exists ::env(XDG_DATA_DIRS)] || \$::env(XDG_DATA_DIRS) eq ""} {
+    append-path XDG_DATA_DIRS /usr/local/share
+    append-path XDG_DATA_DIRS /usr/share
+}
+prepend-path XDG_DATA_DIRS   $(rel "${7%/bash-completion/completions}")
+# MANPATH: where it was unset or empty, man searched its default path; a
+# trailing ':' keeps that (man ls still works), and unloading removes it
+if {![info exists ::env(MANPATH)] || \$::env(MANPATH) eq ""} { append-path MANPATH {} }
 prepend-path MANPATH         $(rel "$4")
 EOT

@@ -87,10 +87,57 @@ static void check_launcher(hpc_env_t *e)
     if (!what[0]) return;
     e->mismatch = 1;
     hpc_warn("launcher (%s) and MPI disagree:%s (launcher vs MPI); ranks started as "
-             "singletons? (srun needs --mpi=pmi2 for MPICH, --mpi=pmix for Open MPI; "
-             "mpiexec must come from the MPI the program was built with)",
+             "singletons? (start with hpc-mpiexec, the launcher of the MPI hpckit was built "
+             "with; srun needs --mpi=pmi2 for MPICH, --mpi=pmix for Open MPI)",
              hpc_launcher_name(l->launcher), what);
 }
+
+/* The MPI this library was built with, for messages */
+static const char *mpi_flavor(void)
+{
+#if defined(OMPI_MAJOR_VERSION)
+    return "Open MPI";
+#elif defined(MPICH_VERSION)
+    return "MPICH";
+#else
+    return "its MPI";
+#endif
+}
+
+/* N singletons: a launcher announced N > 1 ranks, but MPI sees this
+ * process alone - another MPI's mpiexec (Debian's plain `mpiexec` is Open
+ * MPI's), or srun without the MPI plugin.  Each process would run the
+ * whole job as "rank 0 of 1", all writing the same files, so it is
+ * refused on every one of them (none can speak for the others: the line
+ * is the same on each).  torchrun-style variables are only warned about
+ * (check_launcher): a shell keeps them after torchrun, and nothing that
+ * starts MPI programs sets them; nor is a Slurm batch script's own
+ * SLURM_NTASKS (no SLURM_STEP_ID: the script itself, not an srun step). */
+static int refuse_singletons(const hpc_env_t *e)
+{
+    const hpc_launch_t *l = &e->launch;
+    if (e->size != 1 || l->size <= 1) return 0;
+    const char *by, *var;
+    switch (l->launcher) {
+    case HPC_LAUNCHER_OMPI: by = "Open MPI's mpiexec"; var = "OMPI_COMM_WORLD_SIZE"; break;
+    case HPC_LAUNCHER_HYDRA: by = "MPICH's mpiexec"; var = "PMI_SIZE"; break;
+    case HPC_LAUNCHER_SLURM:
+        if (!getenv("SLURM_STEP_ID")) return 0;
+        by = "srun without MPI's plugin";
+        var = "SLURM_NTASKS";
+        break;
+    default: return 0;
+    }
+#if defined(OMPI_MAJOR_VERSION)
+    const char *plugin = "pmix";
+#else
+    const char *plugin = "pmi2";
+#endif
+    return HPC_ERR(HPC_ERR_MISMATCH, "started as %d singletons (rank 0 of 1 each) by %s (%s=%d), but "
+                   "built with %s: start it with hpc-mpiexec -n %d (%s's %s), or srun --mpi=%s under Slurm",
+                   l->size, by, var, l->size, mpi_flavor(), l->size, mpi_flavor(), HPC_MPIEXEC, plugin);
+}
+
 
 /* Threads: the cores in this rank's mask, divided among the ranks on the
  * node whose masks overlap it (unbound ranks all see every core). */
@@ -208,6 +255,7 @@ int hpc_init(int *argc, char ***argv)
     if (rc == 0 && held == 0 && e->gpu_policy.mode == HPC_GPU_BIND_EXCLUSIVE)
         /* the launcher may not have said how many ranks share the node */
         held = hpc_gpu_choose(&e->gpu_policy, e->local_rank, e->local_size, hpc_gpu_count(), &(int){0});
+    if (rc == 0) rc = refuse_singletons(e);
     if (rc == 0) check_launcher(e);
     if (rc == 0) rc = setup_threads(e);
     if (rc == 0) rc = held;

@@ -164,7 +164,10 @@ HPC_EXPORT int hpc_coll_choose(hpc_coll_t c, size_t count, hpc_dtype_t dt, int n
 HPC_EXPORT int hpc_coll_setup(MPI_Comm comm);
 
 /* ------------------------------------------------------------------ */
-/* Blocking collectives                                                */
+/* Blocking collectives: each returns when this rank's part is done and */
+/* its buffers may be used again; 0, or a negative HPC_ERR_* code with  */
+/* the cause in hpc_last_error().  count, in place, buffers and          */
+/* algorithms: the conventions of hpc_coll.h(3).                        */
 /* ------------------------------------------------------------------ */
 HPC_EXPORT int hpc_barrier(MPI_Comm comm, hpc_alg_t alg);
 HPC_EXPORT int hpc_bcast(void *buf, size_t count, hpc_dtype_t dt, int root,

@@ -32,6 +32,9 @@ typedef struct {
     double spare;
 } hpc_rng_t;
 
+/* Start r on the stream (seed, index): index is the item the numbers are
+ * for (a trajectory, a sample, a block), never the rank, so any number
+ * of ranks draws the same numbers for it. */
 HPC_HD void hpc_rng_init(hpc_rng_t *r, uint64_t seed, uint64_t index)
 {
     r->key.v[0] = (uint32_t)seed;

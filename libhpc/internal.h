@@ -116,6 +116,11 @@ int hpc_error_cuda(int cudaerr, const char *file, int line, const char *call);
         if (hpc_ce_ != 0) return hpc_error_cuda(hpc_ce_, __FILE__, __LINE__, #call); \
     } while (0)
 
+/* parse.c: the fewest single-letter edits (insert, delete, replace) that
+ * turn a into b - how settings and options find what a misspelt name
+ * meant; SIZE_MAX for names of 63 characters or more */
+HPC_PRIVATE size_t hpc_edit_distance(const char *a, const char *b);
+
 /* node.c: nodes, and HPC_NODE_SPLIT's fake ones (odd-even, blocks:K) */
 enum { HPC_NODE_SPLIT_NONE, HPC_NODE_SPLIT_ODD_EVEN, HPC_NODE_SPLIT_BLOCKS };
 typedef struct {

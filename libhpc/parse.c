@@ -113,3 +113,21 @@ const char *hpc_escape(const char *s, char *buf, size_t len)
     buf[k] = '\0';
     return buf;
 }
+
+size_t hpc_edit_distance(const char *a, const char *b)
+{
+    size_t n = strlen(a), m = strlen(b), d[64];
+    if (n >= 63 || m >= 63) return SIZE_MAX;
+    for (size_t j = 0; j <= m; j++) d[j] = j;
+    for (size_t i = 1; i <= n; i++) {
+        size_t prev = d[0];   /* d[i-1][j-1] */
+        d[0] = i;
+        for (size_t j = 1; j <= m; j++) {
+            size_t cur = d[j], sub = prev + (a[i - 1] != b[j - 1]);
+            d[j] = (d[j] < d[j - 1] ? d[j] : d[j - 1]) + 1;
+            if (sub < d[j]) d[j] = sub;
+            prev = cur;
+        }
+    }
+    return d[m];
+}

@@ -110,7 +110,7 @@ static const hpc_setting_t table[] = {
     COLL_ROW("ALLTOALL", "alltoall"),
     /* the programs (the app kit) and the drop-in */
     {"HPC_PROGRESS", HPC_SET_SECONDS, "60", 0, INFINITY, NULL, "programs",
-     "seconds between progress lines when stderr is not a terminal (0: none)", NULL},
+     "seconds between progress lines where neither stderr nor the launcher's is a terminal (0: none)", NULL},
     {"HPC_MPI_VERBOSE", HPC_SET_FLAG, "0", 0, 1, NULL, "drop-in",
      "libhpc-mpi.so: at MPI_Finalize, the calls it served and passed on", NULL},
     /* the batch scripts (read by the shell; listed so that they are not
@@ -241,20 +241,9 @@ static const char *nearest(const char *name)
     size_t bestd = 3;
     for (int i = 0; i < NROWS; i++) {
         const char *t = table[i].name;
-        size_t n = strlen(name), m = strlen(t), d[64];
-        if (strchr(t, '*') || n >= 63 || m >= 63) continue;
-        for (size_t j = 0; j <= m; j++) d[j] = j;
-        for (size_t a = 1; a <= n; a++) {
-            size_t prev = d[0];
-            d[0] = a;
-            for (size_t j = 1; j <= m; j++) {
-                size_t cur = d[j], sub = prev + (name[a - 1] != t[j - 1]);
-                d[j] = d[j] + 1 < d[j - 1] + 1 ? d[j] + 1 : d[j - 1] + 1;
-                if (sub < d[j]) d[j] = sub;
-                prev = cur;
-            }
-        }
-        if (d[m] < bestd) bestd = d[m], best = t;
+        if (strchr(t, '*')) continue;
+        size_t d = hpc_edit_distance(name, t);
+        if (d < bestd) bestd = d, best = t;
     }
     return best;
 }

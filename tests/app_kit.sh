@@ -52,7 +52,9 @@ bad "not a size" -s 3Q
 bad "empty value" --name ''
 bad "not one of a|b|c" -m d
 bad "expected MU,SIGMA" --pair 1
-bad "unknown option '--bogus'" --bogus
+bad "unknown option '--bogus' (see --help)" --bogus
+bad "unknown option '--nmae': did you mean --name? (see --help)" --nmae x
+bad "unknown option '--fail-rnk': did you mean --fail-rank?" --fail-rnk=1
 bad "unknown option '-Z'" -fZ
 bad "unexpected argument 'extra'" extra
 bad 'bad\\nname' --pair 'bad

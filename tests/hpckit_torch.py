@@ -213,6 +213,28 @@ with h5py.File(f"{tmp}/nan.h5", "w") as f:
             a[3] = np.nan
         f[f"model/{k.replace('.', '/')}"] = a
 refused("NaN in the weights", f"{tmp}/nan.h5", "the weights hold NaN or infinity")
+# the activation goes with the weights: a GELU model (save_init records
+# it, a checkpoint has it) is refused under another --act, the default
+# tanh included, instead of training silently as tanh
+gelu = torch.nn.Sequential(torch.nn.Linear(4, 16), torch.nn.GELU(), torch.nn.Linear(16, 16), torch.nn.GELU(),
+                           torch.nn.Linear(16, 2))
+hk.save_init(gelu, f"{tmp}/gelu.h5")
+with h5py.File(f"{tmp}/gelu.h5", "r") as f:
+    act = f.attrs.get("activation")
+report(act in ("gelu", b"gelu"), f"save_init records the activation: {act!r}")
+refused("a GELU model without --act", f"{tmp}/gelu.h5",
+        "its model was trained with gelu, but this run's --act is tanh (pass --act gelu)")
+r = hpc(base + ["--act", "gelu", "--init-from", f"{tmp}/gelu.h5", "--epochs", "0", "--out", f"{tmp}/gelu0"],
+        check=False)
+report(r.returncode == 0, f"a GELU model with --act gelu: exit {r.returncode} {r.stderr.strip()}")
+refused("a GELU run's checkpoint without --act", f"{tmp}/gelu0/checkpoint.h5",
+        "its model was trained with gelu, but this run's --act is tanh")
+try:
+    hk.save_init(torch.nn.Sequential(torch.nn.Linear(4, 16), torch.nn.ReLU(), torch.nn.Linear(16, 16),
+                                     torch.nn.Tanh(), torch.nn.Linear(16, 2)), f"{tmp}/mixed.h5")
+    report(False, "save_init took a model with two activations")
+except ValueError as e:
+    report("activations" in str(e), f"save_init refuses two kinds of activation: {e}")
 try:
     hk.save_init(torch.nn.Sequential(torch.nn.Linear(4, 2), torch.nn.Dropout(), torch.nn.Linear(2, 2),
                                      torch.nn.BatchNorm1d(2)), f"{tmp}/bn.h5")

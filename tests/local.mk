@@ -30,7 +30,7 @@ AM_TESTS_ENVIRONMENT = \
 .PRECIOUS: %.mpi
 CLEANFILES += tests/*.mpi apps/*/*.mpi
 DISTCLEANFILES += tests/mpiexec-wrap
-EXTRA_DIST += tests/mpiexec-wrap.in tests/testlib.h tests/testlib.sh tests/testenv.sh
+EXTRA_DIST += tests/mpiexec-wrap.in tests/testlib.h tests/testlib.sh tests/testenv.sh tests/programs_lib.sh
 
 # Unit tests: one process, no launcher needed (singleton MPI init).
 # Those that look inside (hpc_testing.h, test_hooks.h, gpu_ops.h) link
@@ -101,6 +101,9 @@ TESTS += tests/conventions.sh
 
 # Program-level tests (scripts).
 dist_check_SCRIPTS += tests/info.sh tests/gpu.sh
+# hpc-mpiexec, and the other MPI's launcher refused on each singleton
+dist_check_SCRIPTS += tests/launcher.sh
+TESTS += tests/launcher.sh
 # Load anywhere (issue 20): cpu_node.sh runs the build as a CPU node's
 # install without the GPU modules, and with them but the CUDA runtime and
 # NCCL hidden from the loader; needed.sh asserts every library's and
@@ -132,6 +135,10 @@ TESTS += tests/info.sh tests/gpu.sh
 dist_check_SCRIPTS += tests/batch_local.sh
 TESTS += tests/batch_local.sh
 
+# The README's first command, twice in a row (issue 28.1)
+dist_check_SCRIPTS += tests/demo_twice.sh
+TESTS += tests/demo_twice.sh
+
 # A disk that fills up (a small tmpfs; skips unless root): hpc-train's
 # checkpoint, metrics.csv and loss.png, hpc-odegen's output mid-run.
 dist_check_SCRIPTS += tests/full_disk.sh
@@ -155,13 +162,21 @@ dist_check_SCRIPTS += tests/slurm_workflow.sh
 TESTS += tests/slurm_workflow.sh
 EXTRA_DIST += tests/slurm/cluster.sh
 
+# docs_run.sh: every command block of README.md and docs/*.md, as
+# written, from an install (tests/docs_run.py extracts and runs them)
+dist_check_SCRIPTS += tests/docs_run.sh
+TESTS += tests/docs_run.sh
+EXTRA_DIST += tests/docs_run.py tests/install_lock.sh
+
 #
 # make install relinks libhpc.so and libhpc-mpi.so inside the build tree,
 # and libtool moves .libs/libhpc.so.2.0.0 aside while it does: a test that
 # starts a program of the build in that moment cannot load it (seen under
 # make -j2: "libhpc.so.2: cannot open shared object file").  The tests
 # that run make install (of the libraries) therefore start after every
-# other test has ended, one after the other.
-HPC_INSTALLING_LOGS = tests/install.log tests/slurm_workflow.log
-tests/install.log: $(filter-out $(HPC_INSTALLING_LOGS),$(TEST_LOGS))
+# other test has ended; their installs take turns (tests/install_lock.sh)
+# and their programs run from the install, so they may run side by side.
+HPC_INSTALLING_LOGS = tests/install.log tests/slurm_workflow.log tests/docs_run.log
+tests/install.log tests/docs_run.log: $(filter-out $(HPC_INSTALLING_LOGS),$(TEST_LOGS))
 tests/slurm_workflow.log: tests/install.log
+CLEANFILES += .install.lock

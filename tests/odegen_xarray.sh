@@ -6,6 +6,12 @@
 # .sel(t=...) picks the grid time's values as h5py reads them, long_name
 # on every variable, the stats group over traj (and the run's bookkeeping
 # over chunk, marked internal); the joined file equals the plain one.
+# CF conventions (issue 28.9): Conventions, units "1" on the dimensionless
+# time, states and counts, /stats/status's flag_values (int8, as the
+# variable) and flag_meanings, a coordinate for every dimension (the stats
+# group's traj is the root's); xarray's decode_cf takes the file as
+# written (the flags stay int8), and ncdump -h (netcdf-bin) reads both
+# files and shows the same.
 # Skips (77) without xarray or a backend: apt-get install python3-xarray
 # python3-netcdf4 python3-h5netcdf (batch/deps.sh).
 . "$top_srcdir/tests/odegen_lib.sh"
@@ -45,11 +51,47 @@ def check(path, engine):
     assert not [d for d in list(ds.dims) + list(st.dims) if d.startswith("phony_dim")], what
     if "done" in st:
         assert st.done.dims == ("chunk",) and "internal" in st.done.attrs, what
-    print("ok: %s: dims %s, y.sel(t=%g) as h5py reads it" % (what, dict(ds.sizes), t[k]))
+    # CF
+    assert ds.attrs.get("Conventions") == "CF-1.10", (what, ds.attrs.get("Conventions"))
+    for v in ("t", "y", "x0"):
+        assert ds[v].attrs.get("units") == "1", (what, v, ds[v].attrs.get("units"))
+    for v in ("nsteps", "nfev", "nrejected"):
+        assert st[v].attrs.get("units") == "1", (what, v)
+    raw = xr.open_dataset(path, engine=engine, group="stats", decode_cf=False)
+    dec = xr.decode_cf(raw)
+    assert dec.status.dtype == np.int8 and np.array_equal(dec.status.values, ref["stats/status"][...]), what
+    fv = np.asarray(dec.status.attrs["flag_values"])
+    assert fv.dtype == np.int8 and list(fv) == [0, -1, -2, -3, -127, -128], (what, fv)
+    fm = dec.status.attrs["flag_meanings"].split()
+    assert fm == ["ok", "step_size_underflow", "non_finite", "max_steps_used_up", "missing", "not_computed"], fm
+    assert "legend" not in dec.status.attrs, what
+    xr.decode_cf(xr.open_dataset(path, engine=engine, decode_cf=False))
+    for d in ds.dims:
+        assert d in ds.coords, (what, d, "no coordinate")
+    for d in st.dims:
+        assert d in st.coords or d in ds.coords, (what, d, "no coordinate in stats or the root")
+    print("ok: %s: dims %s, y.sel(t=%g) as h5py reads it; CF: Conventions, units, flags" % (what, dict(ds.sizes), t[k]))
     return ds
 
 for engine in [None] + engines:
     a, b = check(plain, engine), check(joined, engine)
     assert a.y.equals(b.y) and a.x0.equals(b.x0), "joined differs from plain"
 EOF
+# ncdump (netCDF's own reader) on both files
+if command -v ncdump > /dev/null 2>&1; then
+    for f in "$T/plain.h5" "$T/sh/ode.h5"; do
+        ncdump -h "$f" > "$T/cdl" 2>&1 || { cat "$T/cdl"; fail "ncdump -h $f"; }
+        for want in ':Conventions = "CF-1.10" ;' 'status:flag_values = 0b, -1b, -2b, -3b, -127b, -128b ;' \
+            'status:flag_meanings = "ok step_size_underflow non_finite max_steps_used_up missing not_computed" ;' \
+            'y:units = "1" ;' 't:units = "1" ;' 'double t(t) ;' 'int64 traj(traj) ;' 'int64 component(component) ;' \
+            'byte status(traj) ;'; do
+            grep -qF -- "$want" "$T/cdl" || { cat "$T/cdl"; fail "ncdump -h $f: no '$want'"; }
+        done
+        # the run's bookkeeping over chunk (a joined file has none)
+        [ "$f" != "$T/plain.h5" ] || grep -qF 'int64 chunk(chunk) ;' "$T/cdl" || fail "ncdump -h $f: no chunk coordinate"
+        echo "ok: ncdump -h $(basename "$f"): CF-1.10, the flags, units, a coordinate per dimension"
+    done
+else
+    echo "(ncdump not installed, apt-get install netcdf-bin: not checked with netCDF's own reader)"
+fi
 echo "odegen_xarray: xarray sees named dimensions in plain and joined files"

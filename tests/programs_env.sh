@@ -10,17 +10,8 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/programs_env.XXXXXX") || exit 99
 trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*"; cat "$T/out" "$T/err" 2>/dev/null; exit 1; }
 
-# each program with a quick, real piece of work
-cmd() {
-    case $1 in
-    hpc-info) echo "$B/apps/info/hpc-info" ;;
-    hpc-odegen) echo "$B/apps/odegen/hpc-odegen -q -n 4 --force --out $T/o.h5" ;;
-    hpc-collbench) echo "$B/apps/collbench/hpc-collbench -b 8 -e 8 -w 0 -n 1" ;;
-    hpc-matmul) echo "$B/apps/matmul/hpc-matmul -q --gen 8,8,8 --verify" ;;
-    hpc-train) echo "$B/apps/train/hpc-train -q --data $T/d.h5 --out $T/run --force --steps 2 --batch 8" ;;
-    esac
-}
-PROGRAMS="hpc-info hpc-odegen hpc-collbench hpc-matmul hpc-train"
+# each program with a quick, real piece of work: cmd NAME, PROGRAMS
+. "$top_srcdir/tests/programs_lib.sh"
 # hpc-train's data: a few trajectories
 "$B/apps/odegen/hpc-odegen" -q -n 4 --nt 5 --out "$T/d.h5" || fail "making hpc-train's data"
 
@@ -60,8 +51,14 @@ for p in $PROGRAMS; do
     rc=$?
     [ $rc = 2 ] && [ "$(grep -c . "$T/err")" = 1 ] && grep -q "^$p: unknown option '--bogus'" "$T/err" ||
         fail "$p --bogus: exit $rc"
+    # a misspelt option names the one it most likely meant, as a misspelt setting does
+    $MPIEXEC_WRAP -n 2 $(cmd $p) --verison > "$T/out" 2> "$T/err"
+    rc=$?
+    [ $rc = 2 ] && [ "$(grep -c . "$T/err")" = 1 ] &&
+        grep -q "^$p: unknown option '--verison': did you mean --version? (see --help)\$" "$T/err" ||
+        fail "$p --verison: exit $rc, no 'did you mean --version?'"
     $MPIEXEC_WRAP -n 1 $(cmd $p) --help > "$T/out" 2> "$T/err" && grep -q "^Usage: $p" "$T/out" ||
         fail "$p --help"
-    echo "ok: $p: bad setting, bad flag -> one line, exit 2; --help"
+    echo "ok: $p: bad setting, bad flag -> one line, exit 2 (a misspelt one: did you mean); --help"
 done
 echo "programs_env: every program answers alike"

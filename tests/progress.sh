@@ -41,6 +41,41 @@ head -n 1 "$T/td/metrics.csv" | grep -q '^step,epoch,lr,train_loss_normalized,va
     fail "metrics.csv: the header does not say the losses are normalised"
 echo "ok: hpc-train: no line with HPC_PROGRESS=0 or in a 1 s run; losses labelled in the summary and metrics.csv"
 
+# the summary's "N% hidden" is what metrics.csv's comm_hidden says: the
+# communication each step hid (none where it waited for a late rank),
+# here one row a step, every step with the same blocking time, so their
+# mean; rank 1 is 0.5 s late in step 5 (once: the summary's total went
+# below zero with such a step and said 0% while the rows averaged 0.61)
+"$ODEGEN" -q -n 200 --nt 21 --out "$T/hid.h5" || fail "making the data"
+HPC_TRAIN_TEST_LAG=1:5:500 train 2 --data "$T/hid.h5" --layers 11,64,64,10 --steps 40 --log-every 1 \
+    --out "$T/hid" > "$T/out" 2> "$T/err" || { cat "$T/err"; fail "train with a late rank"; }
+said=$(sed -n 's/.*communication [0-9.]*% of the time, \([0-9]*\)% hidden.*/\1/p' "$T/out")
+[ -n "$said" ] || { cat "$T/out"; fail "no '% hidden' in the summary"; }
+awk -F, -v said="$said" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "comm_hidden") c = i }
+    NR > 1 { s += $c; n++ }
+    END { m = 100 * s / n; printf "rows: mean comm_hidden %.1f%%, summary %s%%\n", m, said
+          if (n != 40 || m < 5) { print "(rows hid too little to tell)"; exit 1 }
+          d = m - said; exit !(d <= 0.5 && d >= -0.5) }' "$T/hid/metrics.csv" ||
+    { cat "$T/out"; fail "the summary's hidden share is not metrics.csv's"; }
+echo "ok: the summary's hidden share is metrics.csv's rows', with a rank late by 0.5 s in one step"
+
+# a run started by hand at a terminal (script(1) gives the launcher one):
+# mpiexec's stderr is the terminal, the ranks' are its pipes, and the line
+# is redrawn from the start, not once a minute; the same launcher with its
+# stderr in a file (nohup mpiexec ... 2> log) prints none in 3 s
+if command -v script > /dev/null 2>&1; then
+    hm=$top_builddir/apps/mpiexec/hpc-mpiexec
+    HPC_TRAIN_TEST_PACE=30 script -qec "$hm -n 2 $TRAIN $targs --out $T/tty" /dev/null > "$T/tty.out" 2>&1 ||
+        { cat -A "$T/tty.out"; fail "hpc-train under hpc-mpiexec at a terminal"; }
+    n=$(tr '\r' '\n' < "$T/tty.out" | grep -c -E "^train: [0-9]+/100 steps")
+    [ "$n" -ge 2 ] || { cat -A "$T/tty.out"; fail "hpc-train under hpc-mpiexec at a terminal: $n progress redraws in 3 s"; }
+    grep -q "$(printf '\r')train: " "$T/tty.out" || fail "the progress line is not redrawn (\\r)"
+    HPC_TRAIN_TEST_PACE=30 script -qec "$hm -n 2 $TRAIN $targs --out $T/tty2 2> $T/tty2.err" /dev/null > "$T/tty.out" 2>&1 ||
+        fail "hpc-train under hpc-mpiexec, stderr in a file"
+    [ ! -s "$T/tty2.err" ] || { cat -A "$T/tty2.err"; fail "progress lines in a file under a launcher started at a terminal"; }
+    echo "ok: hpc-train under hpc-mpiexec at a terminal: $n redraws in 3 s; none with the launcher's stderr in a file"
+fi
+
 # hpc-odegen
 oargs="-n 4000 --nt 2 --chunk 64 --seed 4"
 HPC_PROGRESS=1 HPC_ODEGEN_TEST_PACE=60 "$MPIEXEC_WRAP" -n 2 "$ODEGEN" $oargs --out "$T/o1.h5" > "$T/out" 2> "$T/err" ||

@@ -94,5 +94,30 @@ scontrol -o show job "$last" | grep -q "Dependency=afterok:$first" || scontrol -
     fail "matmul job does not depend on the odegen job"
 slurm_wait "$last" 240 || fail "pipeline's last job $last"
 [ -f pipe/ode.h5 ] && [ -f pipe/c.h5 ] || fail "pipeline outputs"
+
+step "pipeline.sh: relative paths are the run folder's; a failed step cancels the rest"
+# relative --out: in the run folder, as --help says (the steps run there)
+"$B/pipeline.sh" --run pipe2 --chain odegen,matmul --sbatch "$SMALL" --odegen "--out rel.h5 -n 40 --nt 5" \
+    --matmul "--gen 32,32,32 --verify --out rel-c.h5:/C" > pipe2.log 2>&1 || { cat pipe2.log; fail "pipeline.sh, relative paths"; }
+last=$(sed -n 's/^== matmul: job \([0-9]*\).*/\1/p' pipe2.log)
+slurm_wait "$last" 240 || fail "pipeline (relative paths): last job $last"
+[ -f pipe2/rel.h5 ] && [ -f pipe2/rel-c.h5 ] || { ls -R pipe2; fail "relative paths did not land in the run folder"; }
+[ ! -e rel.h5 ] && [ ! -e rel-c.h5 ] || fail "relative paths landed in the submit folder"
+# odegen refuses its options (exit 2): train and matmul must not wait for ever
+"$B/pipeline.sh" --run pipe3 --sbatch "$SMALL" --odegen "--out ode.h5 -n 0" > pipe3.log 2>&1 || { cat pipe3.log; fail "pipeline.sh (failing)"; }
+for s in train matmul; do
+    j=$(sed -n "s/^== $s: job \([0-9]*\).*/\1/p" pipe3.log)
+    [ -n "$j" ] || { cat pipe3.log; fail "no $s job"; }
+    i=0
+    while scontrol -o show job "$j" 2>/dev/null | grep -q 'JobState=PENDING'; do
+        i=$((i + 1))
+        [ $i -gt 120 ] && fail "$s job $j still pending 60 s after odegen failed: $(scontrol -o show job "$j" | grep -o 'Reason=[^ ]*')"
+        sleep 0.5
+    done
+    scontrol -o show job "$j" 2>/dev/null | grep -q 'JobState=\(CANCELLED\|FAILED\)' || [ -z "$(scontrol -o show job "$j" 2>/dev/null)" ] ||
+        fail "$s job $j: $(scontrol -o show job "$j" | grep -o 'JobState=[A-Z]*')"
+done
+[ ! -e pipe3/train ] || [ -z "$(ls pipe3/train)" ] || fail "the train step ran after a failed odegen"
+echo "ok: after the failed odegen, the train and matmul jobs were cancelled"
 step done
 echo "slurm_batch.sh: all checks passed"

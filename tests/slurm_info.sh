@@ -22,12 +22,19 @@ grep -q 'disagree' "$T/out" && fail "batch: launcher and MPI disagree"
 grep -q -E '^selftest: .* 0 failed' "$T/out" || fail "batch: selftest"
 
 step srun
-# srun without the MPI plugin starts MPICH ranks as singletons: hpc-info
-# must say so (Open MPI refuses to start instead)
+# srun without the MPI plugin starts MPICH ranks as singletons: each
+# refuses with the same line naming the plugin, exit 2 (Open MPI refuses
+# to start instead)
 if [ "$HPC_MPI_FLAVOR" = mpich ]; then
-    timeout 60 srun --mpi=none -n 2 "$info" >"$T/out" 2>&1 || fail "srun --mpi=none"
-    grep -q 'launcher (slurm) and MPI disagree: rank 1 vs 0 size 2 vs 1' "$T/out" || fail "singletons not detected"
+    timeout 60 srun --mpi=none -n 2 "$info" >"$T/out" 2>&1 && fail "srun --mpi=none: hpc-info ran"
+    [ "$(grep -c '^hpc-info: started as 2 singletons (rank 0 of 1 each) by srun without MPI.s plugin (SLURM_NTASKS=2), but built with MPICH: .*srun --mpi=pmi2 under Slurm$' "$T/out")" = 2 ] ||
+        fail "srun --mpi=none: not the singletons' line from each task"
 fi
+# a program the batch script runs itself (no srun step) is one rank of
+# its own, not a singleton of a 3-task job
+job=$(cd "$T" && sbatch --parsable -n 3 -o "$T/out" --wrap "$info") || fail "sbatch --wrap hpc-info"
+slurm_wait "$job" 120 || fail "hpc-info in the batch script itself"
+[ "$(grep -c -E '^ +[0-9]+  ' "$T/out")" = 1 ] || fail "batch script's own hpc-info: not 1 row"
 
 step salloc
 # mpiexec inside an allocation: the inner launcher is the one that counts

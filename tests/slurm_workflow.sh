@@ -26,7 +26,7 @@ trap 'slurm_stop; rm -rf "$T"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1   # CI runs as root
 
 step "make install DESTDIR, the prefix moved to $T/hpckit"
-make -C "$top_builddir" install DESTDIR="$T/stage" > "$T/install.log" 2>&1 || { tail "$T/install.log"; fail "make install"; }
+sh "$top_srcdir/tests/install_lock.sh" "$top_builddir" install DESTDIR="$T/stage" > "$T/install.log" 2>&1 || { tail "$T/install.log"; fail "make install"; }
 prefix=$(sed -n "s/^prefix = //p" "$top_builddir/Makefile")
 mv "$T/stage$prefix" "$T/hpckit" || fail "moving the prefix"
 unset LD_LIBRARY_PATH

@@ -35,7 +35,7 @@ def snippet(path):
     text = open(doc).read()
     block = re.search(r"```python\n(import h5py, torch\n.*?)```", text, re.S).group(1)
     assert block.count("\n") == 5, "the docs' loader is not five lines"
-    return block.replace("RUNDIR/checkpoint.h5", path)
+    return block.replace("run/checkpoint.h5", path)
 
 
 def load(path):

@@ -143,7 +143,7 @@ static void help_more(FILE *out)
 
 static const hpc_app_t app = {
     .name = "hpc-collbench",
-    .usage = "hpc-collbench [OPTIONS]\nmpiexec -n N hpc-collbench -c allreduce -b 8 -e 64M -f 4 --check",
+    .usage = "hpc-collbench [OPTIONS]\nhpc-mpiexec -n N hpc-collbench -c allreduce -b 8 -e 64M -f 4 --check",
     .about = "Time hpckit's collectives - its own algorithms, the MPI library's own (native) and "
              "NCCL's - side by side, one row per message size.",
     .opts = options,
@@ -162,7 +162,16 @@ static const hpc_app_t app = {
         "Sizes are checked against the memory available on every node before anything is\n"
         "allocated. With HPC_TIMEOUT set, a rank that stops ends the job within the\n"
         "timeout wherever the others wait.\n"
-        "Exit status: 0 success, 1 wrong results or failure, 2 bad usage.\n",
+        "Exit status: 0 success, 1 wrong results or failure, 2 bad usage.\n"
+        "\nExamples:\n"
+        "  # allreduce from 8 bytes to 64 MiB, every algorithm, results checked\n"
+        "  hpc-mpiexec -n 2 hpc-collbench -c allreduce -b 8 -e 64M -f 4 --check\n"
+        "  # bcast, three algorithms, the rows also as CSV\n"
+        "  hpc-mpiexec -n 4 hpc-collbench -c bcast -a native,tree --csv bcast.csv\n"
+        "  # a tuning table for auto (then HPC_COLL_TUNING=tuning.txt)\n"
+        "  hpc-mpiexec -n 8 hpc-collbench --tune=tuning.txt\n"
+        "  # the table of a job this machine cannot run, from the cost model\n"
+        "  hpc-collbench --simulate --ranks 4096 --nodes 512\n",
     .guide = "collectives.md"};
 
 static int rank, nranks;   /* in the communicator being measured */

@@ -44,7 +44,7 @@ static const hpc_app_t app = {
     .name = "hpc-info",
     .usage = "hpc-info [--json] [--selftest [--device] [-v]]\n"
              "hpc-info --settings [--json | --markdown]\n"
-             "mpiexec -n 4 hpc-info    srun hpc-info",
+             "hpc-mpiexec -n 4 hpc-info    srun hpc-info",
     .about = "Show how the ranks of a job were placed: one row per rank with its host, node "
              "id, local rank, the CPU cores it may run on, the BLAS/OpenMP threads libhpc chose "
              "for it (u: set by the user), and the GPU it is bound to (index, name, PCI bus id) "
@@ -76,8 +76,27 @@ static const hpc_app_t app = {
               "failed).\n"
               "\n"
               "Exit status: 0 success, 1 failure (self-test failures), 2 bad usage (and\n"
-              "--device without a usable GPU on every rank: the line names what is missing).\n",
+              "--device without a usable GPU on every rank: the line names what is missing).\n"
+        "\nExamples:\n"
+        "  # where 4 local ranks run, bound to what\n"
+        "  hpc-mpiexec -n 4 hpc-info\n"
+        "  # every collective with every algorithm, checked\n"
+        "  hpc-mpiexec -n 2 hpc-info --selftest\n"
+        "  # every HPC_* setting in effect, and where it came from\n"
+        "  hpc-info --settings\n"
+        "  # in a Slurm allocation (Open MPI: --mpi=pmix)\n"
+        "  srun --mpi=pmi2 hpc-info\n",
     .guide = "README.md"};
+
+/* srun's MPI plugin and the launcher's option that binds a rank to a core,
+ * for this build's MPI */
+#if defined(OMPI_MAJOR_VERSION)
+#define SRUN_MPI "pmix"
+#define BIND_CORE "--bind-to core"
+#else
+#define SRUN_MPI "pmi2"
+#define BIND_CORE "-bind-to core"
+#endif
 
 static void describe(rank_rec_t *r)
 {
@@ -119,11 +138,11 @@ static int find_warnings(const rank_rec_t *r, int n, char w[][WARN_LEN], int nw)
     }
     if (sharing && k < nw)
         snprintf(w[k++], WARN_LEN, "%d rank(s) share cores with others on their node (not bound); "
-                 "libhpc divided the threads; bind for speed (mpiexec -bind-to core, srun --cpu-bind=cores)",
+                 "libhpc divided the threads; bind for speed (hpc-mpiexec " BIND_CORE ", srun --cpu-bind=cores)",
                  sharing);
     if (mism && k < nw)
         snprintf(w[k++], WARN_LEN, "%d rank(s): launcher and MPI disagree about rank/size "
-                 "(srun without --mpi=pmi2/pmix, or another MPI's mpiexec?)", mism);
+                 "(srun without --mpi=%s, or another MPI's mpiexec? start with hpc-mpiexec)", mism, SRUN_MPI);
     /* one line per host whose BLAS kernel is narrower than its CPU */
     for (int i = 0; i < n && k < nw; i++) {
         int seen = 0;
@@ -147,6 +166,8 @@ static void print_table(const rank_rec_t *r, int n, const char *mpi, const char 
     }
     printf("\nMPI:       %s\n", mpi);
     printf("launcher:  %s\n", launcher);
+    /* how this build's ranks are started (hpc-mpiexec: apps/mpiexec) */
+    printf("start:     hpc-mpiexec -n N (runs %s), srun --mpi=%s under Slurm\n", HPC_MPIEXEC, SRUN_MPI);
     printf("libhpc:    %s (CUDA %s, NCCL %s, CUDA-aware MPI %s)\n", hpc_version(),
            hpc_have_cuda() ? "yes" : "no", hpc_have_nccl() ? "yes" : "no",
            hpc_coll_cuda_aware() ? "yes" : "no");
@@ -178,6 +199,9 @@ static void print_json(const rank_rec_t *r, int n, const char *mpi, const char *
     info_json_str(mpi);
     printf(", \"launcher\": ");
     info_json_str(launcher);
+    printf(", \"start\": {\"mpiexec\": \"hpc-mpiexec\", \"runs\": ");
+    info_json_str(HPC_MPIEXEC);
+    printf(", \"srun_mpi\": \"%s\"}", SRUN_MPI);
     /* what this libhpc was built with, as the table's libhpc line */
     printf(", \"build\": {\"cuda\": %s, \"nccl\": %s}, \"cuda_aware_mpi\": %s",
            hpc_have_cuda() ? "true" : "false", hpc_have_nccl() ? "true" : "false",

@@ -105,7 +105,7 @@ const hpc_app_t mm_app = {
     .name = MATMUL_PROG,
     .usage = "hpc-matmul --gen M,N,K [OPTIONS]\n"
              "hpc-matmul --a FILE:/A --b FILE:/B --out FILE:/C [OPTIONS]\n"
-             "mpiexec -n RANKS hpc-matmul ...",
+             "hpc-mpiexec -n RANKS hpc-matmul ...",
     .about = "C = A B for matrices too big or too slow for one node: the blocks of A, B and C "
              "are spread over a 2D grid of ranks and multiplied with SUMMA - panels of A "
              "broadcast along grid rows and of B along grid columns with libhpc's nonblocking "
@@ -134,8 +134,15 @@ const hpc_app_t mm_app = {
               "nothing written (no partial product is kept: run it again); a second Ctrl-C\n"
               "aborts at once.\n"
               "\n"
-              "Environment: HPC_PROGRESS=SECONDS: a progress line every SECONDS when\n"
-              "stderr is not a terminal (default 60; 0: none).\n",
+              "Environment: HPC_PROGRESS=SECONDS: a progress line every SECONDS where\n"
+              "neither stderr nor the launcher's is a terminal (default 60; 0: none).\n"
+        "\nExamples:\n"
+        "  # random 8192 x 8192 matrices, the product checked\n"
+        "  hpc-mpiexec -n 4 hpc-matmul --gen 8192,8192,8192 --verify\n"
+        "  # your own matrices (h5py writes them so)\n"
+        "  hpc-mpiexec -n 6 hpc-matmul --a in.h5:/A --b in.h5:/B --out c.h5:/C\n"
+        "  # cuBLAS, a GPU per rank\n"
+        "  hpc-mpiexec -n 2 hpc-matmul --gen 4096,4096,4096 --device cuda\n",
     .guide = "matmul.md"};
 
 size_t mm_esize(int dtype)

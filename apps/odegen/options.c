@@ -174,7 +174,7 @@ static void help_more(FILE *out)
 
 const hpc_app_t ode_app = {
     .name = ODEGEN_PROG,
-    .usage = "hpc-odegen [OPTIONS] --out FILE.h5\nmpiexec -n RANKS hpc-odegen [OPTIONS] --out FILE.h5",
+    .usage = "hpc-odegen [OPTIONS] --out FILE.h5\nhpc-mpiexec -n RANKS hpc-odegen [OPTIONS] --out FILE.h5",
     .about = "Solve N initial-value problems of one ODE system with an adaptive Dormand-Prince "
              "5(4) method that takes the same steps as scipy's solve_ivp(method='RK45'), and "
              "write the trajectories on a uniform time grid to one HDF5 file.  Work is shared "
@@ -194,7 +194,8 @@ const hpc_app_t ode_app = {
         "attributes: the options, the command line, hpckit version, rank count,\n"
         "wall time.  /traj, /t, /component and /stats/chunk are HDF5 dimension\n"
         "scales of the others (xarray and netCDF see dimensions traj, t,\n"
-        "component, chunk); every dataset has a long_name.\n"
+        "component, chunk); every dataset has a long_name; CF-1.10: units \"1\" on\n"
+        "the dimensionless times, states and counts, /stats/status as CF flags.\n"
         "\n"
         "Status per trajectory (/stats/status); the run goes on after a failure and\n"
         "the rows of /y after it are NaN:\n"
@@ -215,9 +216,17 @@ const hpc_app_t ode_app = {
         "FILE.partial resumable (run again with --resume); a second Ctrl-C aborts at\n"
         "once (the .partial stays resumable).\n"
         "\n"
-        "Environment: HPC_PROGRESS=SECONDS: a progress line every SECONDS when\n"
-        "stderr is not a terminal (default 60; 0: none); HPC_LOG=info HPC_LOG_ALL=1\n"
-        "adds per-rank solver and write times.\n",
+        "Environment: HPC_PROGRESS=SECONDS: a progress line every SECONDS where\n"
+        "neither stderr nor the launcher's is a terminal (default 60; 0: none);\n"
+        "HPC_LOG=info HPC_LOG_ALL=1 adds per-rank solver and write times.\n"
+        "\nExamples:\n"
+        "  # the classic example: 10,000 trajectories of decay-sin\n"
+        "  hpc-odegen -n 10000 --out ode.h5\n"
+        "  # the Lorenz system on 8 ranks; after a stop, the same with --resume\n"
+        "  hpc-mpiexec -n 8 hpc-odegen -s lorenz -n 1000000 --out lorenz.h5\n"
+        "  # task 3 of a job array of 8, then the 8 shards as one file\n"
+        "  hpc-odegen --shard 3/8 -n 8000000 --out big.h5\n"
+        "  hpc-odegen --join 8 --out big.h5\n",
     .guide = "odegen.md"};
 
 /* "name=value" for the chosen system (after all options are read, so

@@ -59,6 +59,25 @@ const char *ode_status_legend(void)
            "-128 not computed (only in a .partial file)";
 }
 
+/* /stats/status as CF flags: flag_values (in the variable's own type,
+ * int8, as CF asks) and flag_meanings, one word each, in the same order;
+ * the legend above says more, as its comment */
+static int status_flags(hid_t status)
+{
+    static const int8_t codes[] = {ODE_OK, ODE_STEP_UNDERFLOW, ODE_NONFINITE, ODE_MAX_STEPS, ODE_MISSING,
+                                   ODE_NOT_RUN};
+    hsize_t n = sizeof codes;
+    hid_t s = H5Screate_simple(1, &n, NULL);
+    hid_t a = s < 0 ? -1 : H5Acreate2(status, "flag_values", H5T_STD_I8LE, s, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t e = a < 0 ? -1 : H5Awrite(a, H5T_NATIVE_INT8, codes);
+    if (a >= 0) H5Aclose(a);
+    if (s >= 0) H5Sclose(s);
+    if (e < 0) return hpc_error_hdf5(__FILE__, __LINE__, "flag_values");
+    HPC_TRY(hpc_h5_attr_set_string(status, "flag_meanings",
+                                   "ok step_size_underflow non_finite max_steps_used_up missing not_computed"));
+    return hpc_h5_attr_set_string(status, "comment", ode_status_legend());
+}
+
 static int write_attrs(ode_out_t *w, hid_t fid, const double *vec)
 {
     const ode_opts_t *o = w->o;
@@ -103,18 +122,26 @@ static int write_attrs(ode_out_t *w, hid_t fid, const double *vec)
     HPC_TRY(hpc_h5_attr_set_string(fid, "device", o->device == ODE_DEV_CUDA ? "cuda" : "cpu"));
     HPC_TRY(hpc_h5_attr_set_string(fid, "method",
         "RK45 (Dormand-Prince 5(4)), step for step as scipy.integrate.solve_ivp"));
-    HPC_TRY(hpc_h5_attr_set_string(w->status, "legend", ode_status_legend()));
+    /* CF: the conventions, what the file holds; the rest of the metadata
+     * (program, command line, version, time) is the provenance's */
+    HPC_TRY(hpc_h5_attr_set_string(fid, "Conventions", "CF-1.10"));
+    char title[256];
+    snprintf(title, sizeof title, "trajectories of the %s ODE system (hpc-odegen, RK45)", o->sys->name);
+    HPC_TRY(hpc_h5_attr_set_string(fid, "title", title));
+    HPC_TRY(status_flags(w->status));
     return 0;
 }
 
-/* the datasets: name, HDF5 type, rank, dims (filled in by dims_of) */
+/* the datasets: name, HDF5 type, rank, dims (filled in by dims_of),
+ * long_name and CF units: the systems are dimensionless, so time, states
+ * and counts are "1"; the indices and the status flags have none */
 typedef struct {
     const char *name;
     hid_t type;
     H5T_class_t cls;
     size_t size;
     int nd;
-    const char *long_name;
+    const char *long_name, *units;
 } dset_t;
 
 static void dsets(const ode_opts_t *o, dset_t d[NDSETS])
@@ -122,16 +149,16 @@ static void dsets(const ode_opts_t *o, dset_t d[NDSETS])
     hid_t ft = o->dtype == ODE_F32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
     size_t fs = o->dtype == ODE_F32 ? 4 : 8;
     const dset_t all[NDSETS] = {
-        {"t", H5T_IEEE_F64LE, H5T_FLOAT, 8, 1, "time"},
-        {"x0", ft, H5T_FLOAT, fs, 2, "initial state x(t0)"},
-        {"y", ft, H5T_FLOAT, fs, 3, "state x(t) on the output grid (NaN after a failure)"},
-        {"stats/nsteps", H5T_STD_I32LE, H5T_INTEGER, 4, 1, "accepted steps"},
-        {"stats/nfev", H5T_STD_I32LE, H5T_INTEGER, 4, 1, "right-hand side evaluations"},
-        {"stats/nrejected", H5T_STD_I32LE, H5T_INTEGER, 4, 1, "rejected step attempts"},
-        {"stats/status", H5T_STD_I8LE, H5T_INTEGER, 1, 1, "integration status (see legend)"},
+        {"t", H5T_IEEE_F64LE, H5T_FLOAT, 8, 1, "time", "1"},
+        {"x0", ft, H5T_FLOAT, fs, 2, "initial state x(t0)", "1"},
+        {"y", ft, H5T_FLOAT, fs, 3, "state x(t) on the output grid (NaN after a failure)", "1"},
+        {"stats/nsteps", H5T_STD_I32LE, H5T_INTEGER, 4, 1, "accepted steps", "1"},
+        {"stats/nfev", H5T_STD_I32LE, H5T_INTEGER, 4, 1, "right-hand side evaluations", "1"},
+        {"stats/nrejected", H5T_STD_I32LE, H5T_INTEGER, 4, 1, "rejected step attempts", "1"},
+        {"stats/status", H5T_STD_I8LE, H5T_INTEGER, 1, 1, "integration status (flag_values, flag_meanings)", NULL},
         {"traj", H5T_STD_I64LE, H5T_INTEGER, 8, 1,
-         "trajectory index (its initial state is drawn from the stream (seed, index))"},
-        {"component", H5T_STD_I64LE, H5T_INTEGER, 8, 1, "state component"}};
+         "trajectory index (its initial state is drawn from the stream (seed, index))", NULL},
+        {"component", H5T_STD_I64LE, H5T_INTEGER, 8, 1, "state component", NULL}};
     memcpy(d, all, sizeof all);
 }
 
@@ -181,7 +208,7 @@ static int write_coords(ode_out_t *w, const double *tgrid)
     HPC_TRY(ode_scales(w->traj, w->t, w->component, w->x0, w->y, (hid_t[]){w->nsteps, w->nfev, w->nrej, w->status}));
     dset_t d[NDSETS];
     dsets(w->o, d);
-    for (int i = 0; i < NDSETS; i++) HPC_TRY(hpc_h5_describe(*handle(w, i), d[i].long_name, NULL));
+    for (int i = 0; i < NDSETS; i++) HPC_TRY(hpc_h5_describe(*handle(w, i), d[i].long_name, d[i].units));
     return 0;
 }
 

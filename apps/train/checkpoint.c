@@ -365,6 +365,27 @@ static void shape_str(int nd, const hsize_t *dims, char *buf, size_t len)
     else snprintf(buf, len, "%d-dimensional", nd);
 }
 
+/* The activation the weights were trained with, where the file says
+ * (a checkpoint's root attribute "activation", or an init file's that
+ * hpckit_torch.save_init wrote): it must be --act's, or the run would
+ * train a GELU model silently as tanh.  A file without one (a PyTorch
+ * state_dict written by hand) is taken as --act says. */
+static int check_init_act(hid_t id, const train_t *t)
+{
+    char *was = NULL;
+    int rc = 0;
+    H5E_BEGIN_TRY { rc = H5Aexists(id, "activation") > 0 ? hpc_h5_attr_get_string(id, "activation", &was) : 0; }
+    H5E_END_TRY;
+    if (rc < 0) return HPC_ERR(HPC_ERR_DATA, "--init-from %s: its activation attribute cannot be read: %s",
+                               t->o->init_from, hpc_last_cause());
+    const char *now = act_name(t->o->act);
+    if (was && strcmp(was, now))
+        rc = HPC_ERR(HPC_ERR_DATA, "--init-from %s: its model was trained with %s, but this run's --act is %s "
+                     "(pass --act %s)", t->o->init_from, was, now, was);
+    free(was);
+    return rc;
+}
+
 /* Every /model/<2l>/weight [out, in] and bias [out] of the layers, and no
  * more layers than those; HPC_ERR_DATA with a cause naming the first
  * misfit. */
@@ -412,6 +433,7 @@ int ckpt_init_from(train_t *t)
     int bad = 0, any = 0;
     float *host = NULL;
     HPC_TRY_GOTO(check_init_layers(hpc_ckpt_id(c), t), rc, out);
+    HPC_TRY_GOTO(check_init_act(hpc_ckpt_id(c), t), rc, out);
     if (!(host = malloc(array_most(&t->model) * sizeof *host)))
         HPC_ERR_GOTO(rc, out, HPC_ERR_NOMEM, "--init-from %s: out of memory", path);
     rc = get_layers(c, t, "model", &t->hold[0], host, &bad);

@@ -1,9 +1,9 @@
 """hpckit_torch - hpc-train's runs in PyTorch, and PyTorch models into hpc-train.
 
-Installed as PREFIX/share/hpckit/python/hpckit_torch.py; needs torch,
-numpy and h5py:
+Installed as PREFIX/share/hpckit/python/hpckit_torch.py, which `module
+load hpckit` puts on PYTHONPATH (else: export
+PYTHONPATH=PREFIX/share/hpckit/python); needs torch, numpy and h5py:
 
-    import sys; sys.path.insert(0, "PREFIX/share/hpckit/python")
     import hpckit_torch as hk
 
     model, norm, meta = hk.load("runs/t1")          # a run folder or a checkpoint
@@ -107,17 +107,27 @@ def load(path):
 
 def save_init(model, path):
     """Write model's parameters as an init file for hpc-train --init-from:
-    /model/<i>/weight and bias, float32, from its state_dict.  model is an
-    nn.Sequential of Linear layers at 0, 2, 4, ... with an activation
-    between them (what --layers and --act describe)."""
+    /model/<i>/weight and bias, float32, from its state_dict, and the
+    activation as the root attribute "activation" (hpc-train refuses the
+    file under another --act).  model is an nn.Sequential of Linear layers
+    at 0, 2, 4, ... with one kind of activation between them (what
+    --layers and --act describe)."""
     sd = model.state_dict()
     bad = [k for k in sd if not re.fullmatch(r"\d+\.(weight|bias)", k)]
     if bad:
         raise ValueError(f"not an nn.Sequential of Linear layers: state_dict keys {bad}")
+    names = {name for name, cls in ACTIVATIONS.items() for m in model if type(m) is cls}
+    others = [type(m).__name__ for m in model if not isinstance(m, torch.nn.Linear)
+              and type(m) not in ACTIVATIONS.values()]
+    if others or len(names) > 1:
+        raise ValueError(f"the activations must be one of {sorted(ACTIVATIONS)} throughout: "
+                         f"{sorted(names) + others}")
     tmp = path + ".partial"
     with h5py.File(tmp, "w") as f:
         for k, v in sd.items():
             f[f"model/{k.replace('.', '/')}"] = v.detach().cpu().float().numpy()
+        if names:
+            f.attrs["activation"] = names.pop()
     os.replace(tmp, path)
 
 

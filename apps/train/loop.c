@@ -19,12 +19,21 @@
  *   HPC_TRAIN_TEST_STOP=R:S    rank R acts as if a signal came after step S
  *   HPC_TRAIN_TEST_DESYNC=R:S  rank R nudges a parameter after step S
  *   HPC_TRAIN_TEST_PACE=MS     sleep MS ms a step (so that a test can
- *                              interrupt a run however fast the machine) */
+ *                              interrupt a run however fast the machine)
+ *   HPC_TRAIN_TEST_LAG=R:S:MS  rank R sleeps MS ms as step S starts: the
+ *                              others wait for it in that step's gradient
+ *                              allreduce (communication not hidden) */
 typedef struct {
-    int stop_rank, desync_rank;
-    long long stop_step, desync_step;
-    long pace_ms;
+    int stop_rank, desync_rank, lag_rank;
+    long long stop_step, desync_step, lag_step;
+    long pace_ms, lag_ms;
 } hooks_t;
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) continue;
+}
 
 static void hooks_read(hooks_t *h)
 {
@@ -40,6 +49,20 @@ static void hooks_read(hooks_t *h)
         h->desync_step = v[1];
     }
     h->pace_ms = hpc_app_test_hook("HPC_TRAIN_TEST_PACE", 1, v) == 1 ? (long)v[0] : 0;
+    int64_t lag[3];
+    h->lag_rank = -1;
+    h->lag_step = -1;
+    h->lag_ms = 0;
+    if (hpc_app_test_hook("HPC_TRAIN_TEST_LAG", 3, lag) == 3) {
+        h->lag_rank = (int)lag[0];
+        h->lag_step = lag[1];
+        h->lag_ms = (long)lag[2];
+    }
+}
+
+static void hooks_before_step(const hooks_t *h, const train_t *t)
+{
+    if (h->lag_rank == hpc_rank() && t->step + 1 == h->lag_step) sleep_ms(h->lag_ms);
 }
 
 static void hooks_after_step(const hooks_t *h, train_t *t)
@@ -53,10 +76,7 @@ static void hooks_after_step(const hooks_t *h, train_t *t)
         v += 1e-3f;
         t->dev->to_dev(w0, &v, sizeof v);
     }
-    if (h->pace_ms > 0) {   /* the whole pause, even when a signal comes */
-        struct timespec ts = {h->pace_ms / 1000, (h->pace_ms % 1000) * 1000000L};
-        while (nanosleep(&ts, &ts) < 0 && errno == EINTR) continue;
-    }
+    if (h->pace_ms > 0) sleep_ms(h->pace_ms);   /* the whole pause, even when a signal comes */
 }
 
 /* Squared errors in the target's units: the model predicts (y - mean) /
@@ -120,12 +140,24 @@ static void check_sync(train_t *t)
                      (long long)t->step);
 }
 
-/* Since the previous row: samples, seconds, seconds in collectives and
- * what they would have taken without overlap. */
+/* Since the previous row: samples, seconds, seconds in collectives, what
+ * they would have taken without overlap, and of that what was hidden. */
 typedef struct {
     int64_t samples;
-    double wall, comm, possible;
+    double wall, comm, possible, hidden;
 } window_t;
+
+/* What a step hid of its communication: its blocking time less what it
+ * spent in collective calls, none where it spent more (waiting for a late
+ * rank is not negative overlap).  Counted per step, so that the rows of
+ * metrics.csv and the summary's total say the same: the total is the
+ * rows' mean weighted by their blocking time, not a ratio that one slow
+ * step takes below zero. */
+static double step_hidden(const train_t *t)
+{
+    double h = t->step_blocking - t->step_comm;
+    return h > 0 ? h : 0;
+}
 
 static void after_step(train_t *t, window_t *w, const hooks_t *h, hpc_progress_t *prog, int *stop)
 {
@@ -139,10 +171,10 @@ static void after_step(train_t *t, window_t *w, const hooks_t *h, hpc_progress_t
     }
     if (t->step % o->log_every == 0 || evaluate) {
         double share = w->wall > 0 ? w->comm / w->wall : 0;
-        double hidden = w->possible > 0 ? 1 - w->comm / w->possible : 0;
+        double hidden = w->possible > 0 ? w->hidden / w->possible : 0;
         metrics_row(t, sched_lr(o, t->step - 1, t->total), val, mse_data, w->wall > 0 ? w->samples / w->wall : 0,
-                    share, hidden < 0 ? 0 : hidden);
-        *w = (window_t){0, 0, 0, 0};
+                    share, hidden);
+        *w = (window_t){0, 0, 0, 0, 0};
     }
     if (o->check_sync && t->step % o->check_sync == 0) check_sync(t);
     hooks_after_step(h, t);
@@ -187,12 +219,13 @@ int train_loop(train_t *t)
     hooks_t h;
     hooks_read(&h);
     hpc_progress_t *prog = progress_start(t);
-    window_t w = {0, 0, 0, 0};
+    window_t w = {0, 0, 0, 0, 0};
     int stop = 0;
     double t0 = hpc_wtime();
     while (t->step < t->total && !stop) {
         double s0 = hpc_wtime();
         t->step_comm = t->step_blocking = 0;
+        hooks_before_step(&h, t);
         if (t->strat->step(t) < 0) {
             char kept[160] = "none was written";
             if (t->saved_step >= 0) snprintf(kept, sizeof kept, "the one of step %lld is kept", (long long)t->saved_step);
@@ -207,8 +240,10 @@ int train_loop(train_t *t)
         w.wall += dt;
         w.comm += t->step_comm;
         w.possible += t->step_blocking;
+        w.hidden += step_hidden(t);
         t->t_comm += t->step_comm;
         t->comm_possible += t->step_blocking;
+        t->comm_hidden += step_hidden(t);
         t->steps_run++;
         t->samples += o->batch * o->accum;
         after_step(t, &w, &h, prog, &stop);

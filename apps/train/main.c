@@ -137,7 +137,7 @@ static void summary(train_t *t)
 {
     double rate = t->t_run > 0 ? t->samples / t->t_run : 0, rss = peak_rss();
     double share = t->t_run > 0 ? t->t_comm / t->t_run : 0;
-    double hidden = t->comm_possible > 0 ? 1 - t->t_comm / t->comm_possible : 0;
+    double hidden = t->comm_possible > 0 ? t->comm_hidden / t->comm_possible : 0;   /* as metrics.csv's rows */
     /* the most any rank holds of each */
     double mine[3] = {t->mem.data, t->mem.model, t->mem.acts}, most[3] = {0, 0, 0};
     MPI_Allreduce(mine, most, 3, MPI_DOUBLE, MPI_MAX, hpc_comm_world());
@@ -159,7 +159,7 @@ static void summary(train_t *t)
                     "model+grads+optimizer %s, activations %s)%s; %s/checkpoint.h5",
                     (long long)t->step, (double)t->step / (double)t->steps_per_epoch, t->t_run, r, hpc_size(),
                     hpc_size() > 1 ? "s" : "", dev, loss, 100 * share,
-                    100 * (hidden < 0 ? 0 : hidden), mem, db, mb, ab, strat, t->o->out);
+                    100 * hidden, mem, db, mb, ab, strat, t->o->out);
 }
 
 int main(int argc, char **argv)

@@ -229,7 +229,7 @@ static const hpc_opt_t options[] = {
 const hpc_app_t train_app = {
     .name = TRAIN_PROG,
     .usage = "hpc-train [OPTIONS] --data FILE.h5 --out RUNDIR\n"
-             "mpiexec -n RANKS hpc-train [OPTIONS] --data FILE.h5 --out RUNDIR",
+             "hpc-mpiexec -n RANKS hpc-train [OPTIONS] --data FILE.h5 --out RUNDIR",
     .about = "Train a multi-layer perceptron data-parallel, with the semantics of PyTorch's "
              "DistributedDataParallel: every rank holds the model, takes a contiguous slice of "
              "each global batch, and the gradients are averaged by an allreduce that overlaps the "
@@ -244,9 +244,9 @@ const hpc_app_t train_app = {
     .opts = options,
     .epilog =
         "Progress: rank 0 shows the step, epoch, normalised loss, learning rate,\n"
-        "samples/s and ETA, redrawn on a terminal, and a line every HPC_PROGRESS\n"
-        "seconds (default 60; 0: none) when stderr is not a terminal (mpiexec, srun,\n"
-        "a Slurm log).  Losses are over normalised targets (as the model sees them);\n"
+        "samples/s and ETA, redrawn on a terminal (also the launcher's: hpc-mpiexec\n"
+        "started by hand), and a line every HPC_PROGRESS seconds (default 60; 0:\n"
+        "none) in a log (a Slurm log, srun, output into a file).  Losses are over normalised targets (as the model sees them);\n"
         "the summary and metrics.csv add the validation MSE in the data's units.\n"
         "\n"
         "Memory: before anything is allocated, what every rank will hold (its model\n"
@@ -265,7 +265,16 @@ const hpc_app_t train_app = {
         "lacks a GPU, the CUDA module or cuBLAS); 75 stopped by SIGUSR1, SIGTERM or\n"
         "Ctrl-C with RUNDIR/checkpoint.h5 written: run again with --resume (a second\n"
         "Ctrl-C aborts at once).  Python: share/hpckit/python/hpckit_torch.py loads a\n"
-        "run into PyTorch and writes --init-from files.\n",
+        "run into PyTorch and writes --init-from files.\n"
+        "\nExamples:\n"
+        "  # an hpc-odegen file, 2 ranks; after a stop, the same with --resume\n"
+        "  hpc-mpiexec -n 2 hpc-train --data ode.h5 --epochs 5 --out run\n"
+        "  # your own layers and activation\n"
+        "  hpc-mpiexec -n 2 hpc-train --data ode.h5 -l 11,256,10 --act gelu --out r2\n"
+        "  # the model state divided among the ranks (ZeRO-3)\n"
+        "  hpc-mpiexec -n 4 hpc-train --data ode.h5 --shard params --out run3\n"
+        "  # a pipeline of 4 stages, 8 micro-batches a batch\n"
+        "  hpc-mpiexec -n 4 hpc-train --data ode.h5 --parallel pipe --micro 8 --out run4\n",
     .guide = "train.md"};
 
 /* "a|b|c" of the names of a table */

@@ -131,6 +131,12 @@ static void plan(const train_t *t, int rank, plan_t *p)
     p->rows_most = (int)n;
     int most = pipe_alive_most(o->pipe_sched, p->S, p->s, p->M);
     p->nslots = most + 1 < p->M ? most + 1 : p->M;
+    /* the stale stream runs the next step's first forwards before this
+     * step's backwards: min(S-s-1, M) ahead and the one in flight, which
+     * with fewer micro-batches than stages ahead (--micro 1) is more
+     * than one step's M */
+    int ahead = p->S - p->s - 1 < p->M ? p->S - p->s - 1 : p->M;
+    if (pipe_scheds[o->pipe_sched].async && p->nslots < ahead + 1) p->nslots = ahead + 1;
     p->in = (size_t)p->rows_most * m->size[p->lo];
     p->out = (size_t)p->rows_most * m->size[p->hi];
     int64_t w = 0;

@@ -495,7 +495,7 @@ struct train {
      * would take blocking (strategies set them) */
     double step_comm, step_blocking;
     /* this run's totals, for the summary and metrics */
-    double t_run, t_comm, comm_possible;
+    double t_run, t_comm, comm_possible, comm_hidden;   /* comm_hidden: the steps' hidden seconds (loop.c) */
     int64_t samples, steps_run;
 };
 

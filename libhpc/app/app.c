@@ -267,7 +267,9 @@ void hpc_app_start(const hpc_app_t *app, int *argc, char ***argv)
     if (rc < 0) {
         /* only the ranks that failed hold a reason; the lowest says it */
         int here = hpc_init_failed_here();
-        int status = rc == HPC_ERR_ARG || rc == HPC_ERR_NOGPU ? HPC_EXIT_USAGE : HPC_EXIT_DATA;
+        /* a bad setting, no GPU, the wrong launcher: usage */
+        int status = rc == HPC_ERR_ARG || rc == HPC_ERR_NOGPU || rc == HPC_ERR_MISMATCH ? HPC_EXIT_USAGE
+                                                                                       : HPC_EXIT_DATA;
         agree_or_leave(here ? status : 0, hpc_last_cause());
         agree_or_leave(HPC_EXIT_DATA, "start-up failed");   /* not reached */
     }
@@ -285,6 +287,7 @@ void hpc_app_start(const hpc_app_t *app, int *argc, char ***argv)
     if (v > 0) {
         if (hpc_rank() == 0 && v == 1) app_opts_help(app, stdout);
         if (hpc_rank() == 0 && v == 2) printf("%s (hpckit %s)\n", app->name, hpc_version());
+        if (hpc_rank() == 0 && v == 3) app_opts_list(app, stdout);
         leave(HPC_EXIT_OK);
     }
     key = app_opts_key(app);

@@ -8,7 +8,9 @@
 /* opts.c: parse argv against app->opts (and the built-ins).  0 run, 1
  * --help, 2 --version, HPC_ERR_ARG (or HPC_ERR_NOMEM) with a one-line
  * cause (hpc_last_cause). */
+/* 0, or 1 --help, 2 --version, 3 --list-options (the caller prints) */
 int app_opts_parse(const hpc_app_t *app, int argc, char **argv, int *quiet);
+void app_opts_list(const hpc_app_t *app, FILE *out);
 void app_opts_help(const hpc_app_t *app, FILE *out);
 /* The key over the HPC_OPT_KEY options (malloc'd). */
 char *app_opts_key(const hpc_app_t *app);

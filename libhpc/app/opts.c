@@ -8,6 +8,7 @@
 #include "config.h"
 #include <getopt.h>
 #include <libgen.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,7 @@
 #include <unistd.h>
 #include "app_internal.h"
 
-enum { BUILTIN_HELP = 'h', BUILTIN_QUIET = 'q', BUILTIN_VERSION = 1000, OPT_BASE = 1001 };
+enum { BUILTIN_HELP = 'h', BUILTIN_QUIET = 'q', BUILTIN_LIST = 999, BUILTIN_VERSION = 1000, OPT_BASE = 1001 };
 #define HELP_COL 25      /* where the help text of an option starts */
 #define HELP_WIDTH 79
 
@@ -151,6 +152,7 @@ static struct option *long_table(const hpc_opt_t *t, int n, char *shorts, size_t
     lo[m++] = (struct option){"help", no_argument, NULL, BUILTIN_HELP};
     lo[m++] = (struct option){"quiet", no_argument, NULL, BUILTIN_QUIET};
     lo[m++] = (struct option){"version", no_argument, NULL, BUILTIN_VERSION};
+    lo[m++] = (struct option){"list-options", no_argument, NULL, BUILTIN_LIST};
     snprintf(shorts + k, slen - k, "hq");
     return lo;
 }
@@ -182,6 +184,23 @@ static void keep_raw(int i, const hpc_opt_t *o, const char *v)
     }
 }
 
+/* The long option a misspelt one most likely meant (--epoch: epochs),
+ * at most two single-letter edits away and fewer than its length, or
+ * NULL */
+static const char *nearest_option(const char *name, const hpc_opt_t *t, int n)
+{
+    static const char *const builtin[] = {"help", "quiet", "version"};
+    const char *best = NULL;
+    size_t bestd = 3;
+    for (int i = 0; i < n + 3; i++) {
+        const char *cand = i < n ? (t[i].type == HPC_OPT_SECTION ? NULL : t[i].name) : builtin[i - n];
+        if (!cand) continue;
+        size_t d = hpc_edit_distance(name, cand);
+        if (d < bestd && d < strlen(cand)) bestd = d, best = cand;
+    }
+    return best;
+}
+
 /* The message for what getopt_long could not take. */
 static int bad_option(int c, int argc, char **argv, const hpc_opt_t *t, int n)
 {
@@ -196,6 +215,8 @@ static int bad_option(int c, int argc, char **argv, const hpc_opt_t *t, int n)
     if (optopt > 0 && optopt < 256) return HPC_ERR(HPC_ERR_ARG, "unknown option '-%c' (see --help)", optopt);
     hpc_escape(arg, esc, sizeof esc);
     esc[strcspn(esc, "=")] = '\0';
+    const char *near = !strncmp(esc, "--", 2) ? nearest_option(esc + 2, t, n) : NULL;
+    if (near) return HPC_ERR(HPC_ERR_ARG, "unknown option '%s': did you mean --%s? (see --help)", esc, near);
     return HPC_ERR(HPC_ERR_ARG, "unknown option '%s' (see --help)", esc);
 }
 
@@ -218,6 +239,7 @@ int app_opts_parse(const hpc_app_t *app, int argc, char **argv, int *quiet)
     while (rc == 0 && (c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
         if (c == BUILTIN_HELP) rc = 1;
         else if (c == BUILTIN_VERSION) rc = 2;
+        else if (c == BUILTIN_LIST) rc = 3;
         else if (c == BUILTIN_QUIET) *quiet = 1;
         else if (c == '?' || c == ':') rc = bad_option(c, argc, argv, t, n);
         else {
@@ -337,16 +359,20 @@ static void help_row(FILE *out, char letter, const char *name, const char *arg, 
 }
 
 /* Where the guide NAME is installed: beside this program's own install
- * (HPC_BIN_TO_DOC from its folder, so a moved prefix still finds it), else
- * where configure said the docs go.  A build tree names the latter. */
+ * (HPC_BIN_TO_DOC from its folder, so a moved prefix still finds it; the
+ * path resolved, not ".../bin/../share/..."), else where configure said
+ * the docs go.  A build tree names the latter. */
 static void guide_path(const char *name, char *buf, size_t len)
 {
-    char exe[4096];
+    char exe[4096], joined[8192], real[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n > 0) {
         exe[n] = '\0';
-        snprintf(buf, len, "%s/%s/%s", dirname(exe), HPC_BIN_TO_DOC, name);
-        if (access(buf, R_OK) == 0) return;
+        snprintf(joined, sizeof joined, "%s/%s/%s", dirname(exe), HPC_BIN_TO_DOC, name);
+        if (realpath(joined, real)) {
+            snprintf(buf, len, "%s", real);
+            return;
+        }
     }
     snprintf(buf, len, "%s/%s", HPC_DOCDIR, name);
 }
@@ -355,7 +381,24 @@ static void help_guide(const hpc_app_t *app, FILE *out)
 {
     char path[4200];
     guide_path(app->guide, path, sizeof path);
-    fprintf(out, "\nGuide: %s (docs/%s in the source tree); man %s.\n", path, app->guide, app->name);
+    /* the README is at the top of the source tree, the guides in docs/ */
+    fprintf(out, "\nGuide: %s (%s%s in the source tree); man %s.\n", path,
+            strcmp(app->guide, "README.md") ? "docs/" : "", app->guide, app->name);
+}
+
+/* --list-options: the option table for shell completion (docs/
+ * completion.sh makes each program's bash completion of it at build
+ * time), one option a line: --NAME, TAB, -L or nothing, TAB, its value's
+ * name (choices as a|b|c; nothing for a flag) */
+void app_opts_list(const hpc_app_t *app, FILE *out)
+{
+    for (const hpc_opt_t *o = app->opts; o->type != HPC_OPT_END; o++) {
+        if (o->type == HPC_OPT_SECTION) continue;
+        fprintf(out, "--%s\t", o->name);
+        if (o->letter) fprintf(out, "-%c", o->letter);
+        fprintf(out, "\t%s\n", takes_value(o) && o->arg ? o->arg : "");
+    }
+    fprintf(out, "--quiet\t-q\t\n--help\t-h\t\n--version\t\t\n--list-options\t\t\n");
 }
 
 void app_opts_help(const hpc_app_t *app, FILE *out)
@@ -392,6 +435,7 @@ void app_opts_help(const hpc_app_t *app, FILE *out)
     help_row(out, 'q', "quiet", NULL, "no progress line and no summary line");
     help_row(out, 'h', "help", NULL, "this text");
     help_row(out, 0, "version", NULL, "the hpckit version");
+    help_row(out, 0, "list-options", NULL, "the options, one a line, for shell completion");
     if (app->help_more) app->help_more(out);
     if (app->epilog) {
         fputc('\n', out);

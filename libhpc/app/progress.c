@@ -1,13 +1,15 @@
 /* progress.c - rank 0's progress line: count, the program's own fields,
  * rate, elapsed time and ETA.
  *
- * Where a person watches (stderr is a terminal) the line is redrawn in
- * place at most every 0.5 s.  Elsewhere - under mpiexec or srun, whose
- * ranks write into pipes, and in Slurm's output file - a redrawn line
- * would be noise, and no line at all leaves a long job silent: a new line
- * every HPC_PROGRESS seconds (default 60).  HPC_PROGRESS=0 and --quiet
- * show nothing.  (HPC_PROGRESS=1, which once forced lines into logs,
- * still does: one a second.)
+ * Where a person watches the line is redrawn in place at most every
+ * 0.5 s: stderr is a terminal, or the launcher's is (mpiexec started by
+ * hand passes its ranks' output on through pipes, so rank 0's own stderr
+ * is no terminal; the launcher's processes up the parent chain are asked
+ * instead).  Elsewhere - in a log, Slurm's output file, a launcher whose
+ * output goes to a file - a redrawn line would be noise, and no line at
+ * all leaves a long job silent: a new line every HPC_PROGRESS seconds
+ * (default 60).  HPC_PROGRESS=0 and --quiet show nothing.  (HPC_PROGRESS=1,
+ * which once forced lines into logs, still does: one a second.)
  */
 #include "config.h"
 #include <stdio.h>
@@ -30,6 +32,51 @@ struct hpc_progress {
     void *ctx;
 };
 
+/* The launchers' processes between a rank and the person who started it:
+ * MPICH's hydra (proxy, mpiexec), Open MPI's (mpirun, orted, prte) */
+static int is_launcher(const char *comm)
+{
+    static const char *const names[] = {"hydra_pmi_proxy", "mpiexec", "mpirun", "orterun", "orted",
+                                        "prterun", "prted", "prte", NULL};
+    for (int k = 0; names[k]; k++)
+        if (!strncmp(comm, names[k], strlen(names[k]))) return 1;
+    return 0;
+}
+
+/* Is the stderr of the launcher that started this process a terminal?
+ * Up the parent chain while the processes are a launcher's (at most 4),
+ * none beyond: a shell's terminal does not count when mpiexec's output
+ * goes to a file (nohup mpiexec ... > log). */
+static int launcher_on_terminal(void)
+{
+    pid_t pid = getppid();
+    for (int depth = 0; depth < 4 && pid > 1; depth++) {
+        char path[64], comm[32] = "", fd2[256];
+        snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+        FILE *f = fopen(path, "r");
+        if (!f) return 0;
+        if (!fgets(comm, sizeof comm, f)) comm[0] = '\0';
+        fclose(f);
+        if (!is_launcher(comm)) return 0;
+        snprintf(path, sizeof path, "/proc/%d/fd/2", (int)pid);
+        ssize_t n = readlink(path, fd2, sizeof fd2 - 1);
+        if (n > 0) {
+            fd2[n] = '\0';
+            if (!strncmp(fd2, "/dev/pts/", 9) || !strncmp(fd2, "/dev/tty", 8)) return 1;
+        }
+        snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+        int parent = 0;
+        if (!(f = fopen(path, "r"))) return 0;
+        /* pid (comm) state ppid: comm may hold spaces and ')' */
+        char line[512];
+        char *end = fgets(line, sizeof line, f) ? strrchr(line, ')') : NULL;
+        fclose(f);
+        if (!end || sscanf(end + 1, " %*c %d", &parent) != 1) return 0;
+        pid = parent;
+    }
+    return 0;
+}
+
 /* HPC_PROGRESS as seconds (the settings table's; the app kit refused a
  * bad value at start, a program outside the kit gets the default) */
 static double log_every(void)
@@ -49,7 +96,7 @@ hpc_progress_t *hpc_progress_start(const char *what, const char *unit, uint64_t 
     p->per_item = 1;
     p->total = total;
     p->t0 = p->last = hpc_wtime();
-    p->tty = isatty(STDERR_FILENO);
+    p->tty = isatty(STDERR_FILENO) || launcher_on_terminal();
     p->every = p->tty ? TTY_EVERY : every;
     return p;
 }
