@@ -4,6 +4,7 @@
 
 #include "hpc.h"
 #include "hpc_testing.h"
+#include <stdio.h>
 
 /* libhpc-core's private interface to libhpc.so: the few internal
  * functions the upper layers (h5.c, the app kit) call in the lower ones,
@@ -44,6 +45,17 @@ HPC_PRIVATE int hpc_init_failed_here(void);
 /* settings.c: hpc_init's warnings of unknown HPC_* names and bad values
  * (on rank 0; not where the app kit refuses them itself) */
 void settings_init_warn(void);
+/* settings.c: the file a setting names (var=path), opened for reading
+ * only if it is a regular file: a FIFO would block every rank in open
+ * for ever, a folder read as empty.  HPC_ERR_ARG "VAR=PATH: not a
+ * regular file (a FIFO)", HPC_ERR_IO where it cannot be opened. */
+int hpc_setting_fopen(const char *var, const char *path, FILE **out);
+/* "a FIFO", "a folder", ... for a st_mode that is not a regular file */
+const char *hpc_file_kind(unsigned mode);
+/* dl.c: dlopen(path, RTLD_NOW | RTLD_LOCAL) of a module by its path into
+ * *out, only if it is a regular file (a FIFO would block dlopen for
+ * ever); HPC_ERR_IO with the reason (the loader's words) */
+int hpc_dlopen_path(const char *path, void **out);
 
 /* err.c is a leaf: it never calls back into the environment.  env.c
  * tells it the rank to put in messages once it is known (the launcher's

@@ -16,11 +16,15 @@
 #include "hpc.h"
 #include "internal.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 extern char **environ;
 
@@ -336,4 +340,35 @@ int hpc_settings_warn(void)
         if (rc < 0) hpc_error_clear();     /* warned of: not this thread's error */
     }
     return n;
+}
+
+const char *hpc_file_kind(unsigned mode)
+{
+    return S_ISDIR(mode) ? "a folder" : S_ISFIFO(mode) ? "a FIFO" : S_ISSOCK(mode) ? "a socket"
+           : S_ISCHR(mode) ? "a character device" : S_ISBLK(mode) ? "a block device" : "not a file";
+}
+
+int hpc_setting_fopen(const char *var, const char *path, FILE **out)
+{
+    *out = NULL;
+    /* O_NONBLOCK: opening a FIFO returns at once, and fstat tells what
+     * was opened (no window between a check and the open) */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) return HPC_ERR(HPC_ERR_IO, "%s=%s: cannot open it (%s)", var, path, strerror(errno));
+    struct stat st = {0};
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        int rc = HPC_ERR(HPC_ERR_ARG, "%s=%s: not a regular file (%s)", var, path, hpc_file_kind(st.st_mode));
+        close(fd);
+        return rc;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    FILE *f = fdopen(fd, "r");
+    if (!f) {
+        int rc = HPC_ERR(HPC_ERR_NOMEM, "%s=%s: %s", var, path, strerror(errno));
+        close(fd);
+        return rc;
+    }
+    *out = f;
+    return 0;
 }

@@ -64,6 +64,26 @@ grep -q 'old.tune: line 2: a row of the old format' "$T/stderr" || fail "old for
 printf '\177ELF\002\001\001\000\000\000\000\000\000\000\000\000\002\000>\000\n' >bin.tune
 HPC_COLL_TUNING=bin.tune expect 2 "a binary tuning file" 2 $bench $small -a auto
 grep -q 'line 1: not a tuning file' "$T/stderr" || fail "binary file: not named as such"
+# a FIFO (once: every rank blocked in open for ever) and a folder (once:
+# an empty table) are no tuning files; refused before they are opened
+mkfifo fifo.tune
+mkdir dir.tune
+for t in fifo dir; do
+    HPC_COLL_TUNING=$t.tune HPC_TEST_TIMEOUT=20 expect 2 "HPC_COLL_TUNING naming a $t" 2 $info
+    grep -q "HPC_COLL_TUNING=$t.tune: not a regular file" "$T/stderr" || fail "$t: not named as such"
+done
+rm -r fifo.tune dir.tune
+# the same for the GPU module in HPC_MODULE_DIR (opened at start-up where
+# the build has CUDA): a FIFO there is no module, and no hang
+if [ "${HAVE_CUDA_BUILD:-no}" = yes ]; then
+    mkdir mods && mkfifo mods/libhpc-cuda.so
+    HPC_MODULE_DIR=$T/mods HPC_TEST_TIMEOUT=20 $MPIEXEC_WRAP -n 2 $info >"$T/stdout" 2>"$T/stderr" ||
+        { cat "$T/stderr"; fail "hpc-info with a FIFO for the GPU module: exit $?"; }
+    grep -q "GPU stack: none (.*libhpc-cuda.so: not a regular file (a FIFO))" "$T/stdout" ||
+        { cat "$T/stdout"; fail "a FIFO for the GPU module: not named"; }
+    rm -r mods
+    echo "ok: a FIFO for the GPU module is named, not opened"
+fi
 
 step "HPC_TIMEOUT covers collbench's own waits: a stopped rank ends the job"
 for try in 1 2 3; do

@@ -229,8 +229,8 @@ static int tune_parse(const char *path, tune_row_t **out, int *n, model_k_t *mk)
 {
     *out = NULL;
     *n = 0;
-    FILE *f = fopen(path, "r");
-    if (!f) return HPC_ERR(HPC_ERR_IO, "HPC_COLL_TUNING=%s: cannot open it", path);
+    FILE *f;
+    HPC_TRY(hpc_setting_fopen("HPC_COLL_TUNING", path, &f));
     char *line = NULL;
     size_t cap = 0;
     ssize_t got;
