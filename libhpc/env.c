@@ -193,9 +193,16 @@ int hpc_init(int *argc, char ***argv)
     int up = 0, provided;
     MPI_Initialized(&up);
     if (!up) {
-        HPC_MPI(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided));
+        /* a rank lost before MPI is up would hold every other one here */
+        hpc_startup_watch("MPI_Init");
+        int mrc = MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+        if (mrc != MPI_SUCCESS) {
+            hpc_startup_done();
+            return hpc_error_mpi(mrc, __FILE__, __LINE__, "MPI_Init_thread");
+        }
         we_started_mpi = 1;
     }
+    hpc_startup_watch("hpc_init's communicators, after MPI_Init");
     int rc = build_comms(e);
     if (rc == 0) {
         hpc_env_global = e;
@@ -211,6 +218,7 @@ int hpc_init(int *argc, char ***argv)
     if (rc == 0) rc = setup_threads(e);
     if (rc == 0) rc = held;
     rc = agree(e, rc);
+    hpc_startup_done();
     if (rc < 0) {
         hpc_env_global = NULL;
         free_comms(e);

@@ -45,6 +45,12 @@ HPC_PRIVATE int hpc_init_failed_here(void);
 /* settings.c: hpc_init's warnings of unknown HPC_* names and bad values
  * (on rank 0; not where the app kit refuses them itself) */
 void settings_init_warn(void);
+/* startup.c: HPC_TIMEOUT over the start-up, from before MPI_Init (which
+ * the collectives' watchdog cannot cover: it needs MPI) until
+ * hpc_startup_done; what names the stage for the line.  Past the
+ * limit: one line, _exit(1). */
+HPC_PRIVATE void hpc_startup_watch(const char *what);
+HPC_PRIVATE void hpc_startup_done(void);
 /* settings.c: the file a setting names (var=path), opened for reading
  * only if it is a regular file: a FIFO would block every rank in open
  * for ever, a folder read as empty.  HPC_ERR_ARG "VAR=PATH: not a

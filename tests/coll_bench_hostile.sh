@@ -108,4 +108,17 @@ for try in 1 2 3; do
     grep -q 'watchdog (HPC_TIMEOUT=3 s)' "$T/stderr" || { cat "$T/stderr"; fail "try $try: no watchdog line"; }
     echo "ok: try $try: stopped rank $victim, job ended in $took s: $(grep -m1 watchdog "$T/stderr")"
 done
+
+step "HPC_TIMEOUT covers the start-up: a rank that never reaches MPI_Init ends the job"
+# the second rank stops itself before it starts MPI (a launcher's MPMD
+# form): the first waits inside MPI_Init (once: for ever, the watchdog
+# was armed only once MPI was up)
+t0=$(date +%s)
+HPC_TIMEOUT=2 HPC_TEST_TIMEOUT=40 $MPIEXEC_WRAP -n 1 $info : -n 1 sh -c 'kill -STOP $$' >"$T/stdout" 2>"$T/stderr"
+st=$?
+took=$(($(date +%s) - t0))
+[ $st -ne 0 ] && [ $st -ne 124 ] && [ $st -ne 137 ] || { cat "$T/stderr"; fail "start-up: exit $st after $took s"; }
+grep -q 'watchdog (HPC_TIMEOUT=2 s): the start-up (MPI_Init) not finished after' "$T/stderr" ||
+    { cat "$T/stderr"; fail "start-up: no watchdog line"; }
+echo "ok: a rank lost before MPI_Init, job ended in $took s: $(grep -m1 watchdog "$T/stderr")"
 exit 0

@@ -42,3 +42,14 @@ openmpi:*"Open MPI"*|mpich:*MPICH*)
 *)
     echo "skip: no mpi4py for this build's MPI ($HPC_MPI_FLAVOR)" ;;
 esac
+
+# HPC_TIMEOUT covers the start-up under the drop-in too: the second rank
+# stops itself before it starts MPI (the launcher's MPMD form), the
+# first waits inside MPI_Init (once: for ever)
+HPC_TIMEOUT=2 HPC_TEST_TIMEOUT=40 LD_PRELOAD=$lib $MPIEXEC_WRAP -n 1 "$prog" : -n 1 sh -c 'kill -STOP $$' \
+    >"$tmp/out" 2>&1
+st=$?
+[ $st -ne 0 ] && [ $st -ne 124 ] && [ $st -ne 137 ] || fail "a rank lost before MPI_Init: exit $st"
+grep -q 'watchdog (HPC_TIMEOUT=2 s): the start-up (MPI_Init) not finished' "$tmp/out" ||
+    fail "a rank lost before MPI_Init: no watchdog line"
+echo "ok: a rank lost before MPI_Init: $(grep -m1 watchdog "$tmp/out")"

@@ -19,6 +19,7 @@
  */
 #include "config.h"
 #include "pmpi.h"
+#include "internal.h"   /* hpc_startup_watch */
 
 #include <stdio.h>
 
@@ -68,16 +69,30 @@ static int made(int e, MPI_Comm *out)
     return e;
 }
 
+/* HPC_TIMEOUT covers the start-up too (startup.c): armed before MPI is
+ * up, disarmed once MPI_COMM_WORLD is set up */
+static int init_end(int e)
+{
+    hpc_startup_done();
+    return e;
+}
+
 int MPI_Init(int *argc, char ***argv)
 {
     MPI_Comm world = MPI_COMM_WORLD;
-    return made(init_done(PMPI_Init(argc, argv)), &world);
+    hpc_startup_watch("MPI_Init");
+    int e = init_done(PMPI_Init(argc, argv));
+    hpc_startup_watch("libhpc's set-up of MPI_COMM_WORLD, after MPI_Init");
+    return init_end(made(e, &world));
 }
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     MPI_Comm world = MPI_COMM_WORLD;
-    return made(init_done(PMPI_Init_thread(argc, argv, required, provided)), &world);
+    hpc_startup_watch("MPI_Init_thread");
+    int e = init_done(PMPI_Init_thread(argc, argv, required, provided));
+    hpc_startup_watch("libhpc's set-up of MPI_COMM_WORLD, after MPI_Init");
+    return init_end(made(e, &world));
 }
 
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *out)
