@@ -51,6 +51,11 @@ for prog in $bench $info; do
         || fail "the line names neither the variable nor the valid algorithms"
     HPC_TIMEOUT=30s expect 2 "HPC_TIMEOUT=30s" 1 $prog
 done
+# a blank before a minus (once: strtoull made it 2^64 - 5, listed by
+# hpc-info --settings, then a 16 EiB scratch buffer)
+for v in ' -5' '8K ' '+64K' ' '; do
+    HPC_COLL_SEGMENT=$v expect 2 "HPC_COLL_SEGMENT='$v'" 1 $info --settings
+done
 printf 'allreduce 1 2 host 0 - ring\nbeta inf\n' >inf.tune
 HPC_COLL_TUNING=inf.tune expect 2 "a tuning file with beta inf" 2 $bench $small -a auto
 grep -q 'inf.tune: line 2' "$T/stderr" || fail "beta inf: the line does not name line 2"

@@ -48,6 +48,7 @@ expect 2 "unknown optimiser" $ok --optim lamb
 expect 2 "unknown allreduce" $ok --allreduce-alg telepathy
 expect 2 "bucket of 0 MiB" $ok --bucket-mb 0
 expect 2 "unknown option" $ok --frobnicate
+expect 2 "--mem-budget with a blank before a minus" $ok --mem-budget ' -5'
 
 # pipelines (r.h5's default model has 3 layers)
 expect2 2 "more stages than layers" $ok --parallel pipe --stages 4
