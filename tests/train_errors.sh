@@ -64,6 +64,14 @@ expect 2 "more micro-batches than samples" $ok --parallel pipe --micro 17
 expect 2 "a stale option with gpipe" $ok --parallel pipe --pipe-schedule gpipe --weight-stashing
 expect 2 "gap-aware with 1f1b" $ok --parallel pipe --gap-aware
 expect 2 "pipeline options with dp" $ok --stages 2
+# given, not only set off their default (once: --pipe-schedule with dp
+# ran, ignored)
+expect 2 "--pipe-schedule with dp" $ok --pipe-schedule gpipe
+grep -q "pipe-schedule is for --parallel pipe or hybrid" "$T/stderr" || fail "--pipe-schedule with dp: not named"
+expect 2 "--pipe-schedule 1f1b (its default) with dp" $ok --pipe-schedule 1f1b
+expect 2 "--micro 1 (its default) with dp" $ok --micro 1
+expect 2 "--step-every 1 (its default) with 1f1b" $ok --parallel pipe --step-every 1
+expect 2 "--accum 1 (its default) with a pipeline" $ok --parallel pipe --accum 1
 expect 2 "clipping with stale" $ok --parallel pipe --pipe-schedule stale --clip 1
 expect 2 "unknown schedule" $ok --parallel pipe --pipe-schedule zigzag
 expect 2 "weight prediction without momentum" $ok --parallel pipe --pipe-schedule stale --optim sgd \
