@@ -112,6 +112,11 @@ HPC_ODEGEN_TEST_KILL=1:2x expect2 2 "malformed HPC_ODEGEN_TEST_KILL" -n 64 --out
 grep -q "HPC_ODEGEN_TEST_KILL='1:2x'" "$T/stderr" || fail "the line does not name HPC_ODEGEN_TEST_KILL"
 HPC_ODEGEN_TEST_PACE=10ms expect 2 "malformed HPC_ODEGEN_TEST_PACE" -n 64 --out "$OUT"
 expect 2 "--shard with trailing junk" --shard 1/4x -n 64 --out "$OUT"
+# n x I beyond 64 bits: the real limit named (once: "this shard would
+# hold no trajectory (N larger than -n)", from an overflow)
+expect 2 "-n x N beyond 64 bits" -n 9223372036854775807 --shard 3/4 --out "$OUT"
+grep -q -- "-n 9223372036854775807 with --shard I/4: n x N must fit in 64 bits (-n at most 2305843009213693951 for 4 shards)" "$T/stderr" ||
+    fail "-n x N beyond 64 bits: the limit is not named"
 
 # --device cuda where there is no GPU (or no CUDA module): a request this
 # node cannot serve, one line naming what is missing, exit 2
