@@ -36,6 +36,7 @@ MATMUL="--gen 2048,2048,2048 --verify --out $run/c.h5:/C --force"
 
 if [ "$slurm" = 1 ]; then
     echo "=== a private Slurm for the demo"
+    # shellcheck source-path=SCRIPTDIR source=../tests/slurm/cluster.sh
     . "$top/tests/slurm/cluster.sh"
     slurm_start 4
     "$b/batch/pipeline.sh" --run "$run" --sbatch "--nodes=1 --ntasks-per-node=$np --cpus-per-task=1" \
@@ -48,10 +49,13 @@ else
     echo "=== hpc-info on $np local ranks ($mpiexec -n $np)"
     $mpiexec -n "$np" "$b/apps/info/hpc-info"
     echo "=== hpc-odegen: the classic ODE dataset"
+    # shellcheck disable=SC2086 # the options, word by word
     $mpiexec -n "$np" "$b/apps/odegen/hpc-odegen" $ODEGEN
     echo "=== hpc-train: a network learning the flow map of the dataset"
+    # shellcheck disable=SC2086
     $mpiexec -n "$np" "$b/apps/train/hpc-train" $TRAIN
     echo "=== hpc-matmul: C = A B, checked by Freivalds' method"
+    # shellcheck disable=SC2086
     $mpiexec -n "$np" "$b/apps/matmul/hpc-matmul" $MATMUL
 fi
 echo "=== done in $(( $(date +%s) - t0 )) s; outputs:"
