@@ -45,6 +45,12 @@ HPC_PRIVATE int hpc_init_failed_here(void);
 /* settings.c: hpc_init's warnings of unknown HPC_* names and bad values
  * (on rank 0; not where the app kit refuses them itself) */
 void settings_init_warn(void);
+/* coll/comm.c, for the drop-in (libhpc-mpi.so):
+ * hpc_coll_known: comm has libhpc's state (or is refused); no set-up.
+ * hpc_coll_refuse: comm gets none (MPI serves its collectives), after a
+ *   set-up that failed on MPI's side on every rank (no context id left). */
+HPC_PRIVATE int hpc_coll_known(MPI_Comm comm);
+HPC_PRIVATE int hpc_coll_refuse(MPI_Comm comm);
 /* startup.c: HPC_TIMEOUT over the start-up, from before MPI_Init (which
  * the collectives' watchdog cannot cover: it needs MPI) until
  * hpc_startup_done; what names the stage for the line.  Past the

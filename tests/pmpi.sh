@@ -43,6 +43,21 @@ openmpi:*"Open MPI"*|mpich:*MPICH*)
     echo "skip: no mpi4py for this build's MPI ($HPC_MPI_FLAVOR)" ;;
 esac
 
+probe=$top_builddir/tests/pmpi_probe
+# as many communicators as MPI gives: under the drop-in each costs MPI
+# one context id more, not three more (MPICH: 510 of 2046 once), and
+# running out is one line naming the cause, not an abort
+$MPIEXEC_WRAP -n 2 "$probe" comms >"$tmp/out" 2>&1 || fail "pmpi_probe comms without the drop-in"
+plain=$(sed -n 's/^comms //p' "$tmp/out")
+LD_PRELOAD=$lib HPC_TEST_TIMEOUT=120 $MPIEXEC_WRAP -n 2 "$probe" comms >"$tmp/out" 2>"$tmp/err" ||
+    { cat "$tmp/err" >>"$tmp/out"; fail "pmpi_probe comms under libhpc-mpi.so: exit $?"; }
+served=$(sed -n 's/^comms //p' "$tmp/out")
+[ -n "$plain" ] && [ -n "$served" ] && [ $((2 * served)) -ge $((plain - 8)) ] ||
+    { cat "$tmp/err" >>"$tmp/out"; fail "communicators: $served under the drop-in, $plain without"; }
+[ "$(grep -c . "$tmp/err")" -le 1 ] || { cat "$tmp/err" >>"$tmp/out"; fail "running out of communicators: more than one line"; }
+[ "$served" -ge 4096 ] || grep -q "context id" "$tmp/err" || { cat "$tmp/err" >>"$tmp/out"; fail "running out: no line naming the cause"; }
+echo "ok: communicators: $served under the drop-in, $plain without${served:+; $(head -c 300 "$tmp/err")}"
+
 # HPC_TIMEOUT covers the start-up under the drop-in too: the second rank
 # stops itself before it starts MPI (the launcher's MPMD form), the
 # first waits inside MPI_Init (once: for ever)

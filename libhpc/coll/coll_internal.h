@@ -77,9 +77,7 @@ typedef struct {
 
 /* The nodes of a communicator (topo.c): ranks numbered as in it. */
 typedef struct {
-    MPI_Comm node;          /* this node's ranks (HPC_NODE_SPLIT's fake nodes too) */
-    MPI_Comm leaders;       /* each node's lowest rank; MPI_COMM_NULL elsewhere */
-    int local_rank, local_size;
+    int local_rank, local_size;   /* in this node (HPC_NODE_SPLIT's fake nodes too) */
     int nnodes;
     int *node_of;           /* node of each rank, nodes numbered by lowest rank */
     int *first, *members;   /* node n's ranks: members[first[n] .. first[n+1]-1] */
@@ -100,6 +98,7 @@ typedef struct coll_comm {
     struct coll_comm *next; /* all cached states, freed at MPI_Finalize */
     MPI_Comm user;          /* the communicator this state hangs on */
     MPI_Comm comm;          /* private duplicate: our traffic never matches the user's */
+    int off;                /* not set up: MPI serves it (hpc_coll_refuse) */
     int rank, size;
     uint64_t seq;           /* collectives started on this comm (same on every rank) */
     int tag_ub;
@@ -352,7 +351,7 @@ struct coll_seg {
 };
 /* made at set-up, collective over cc's node communicator (cc->seg NULL
  * where it cannot be made on every rank of the node); freed locally */
-int coll_seg_init(coll_comm_t *cc);
+int coll_seg_init(coll_comm_t *cc, MPI_Comm node);
 void coll_seg_free(coll_comm_t *cc);
 /* rank i's line; chunk g's result entry; rank i's slot for chunk g
  * (lines, then the ring, then every rank's slots) */
@@ -376,8 +375,11 @@ int coll_seg_read(const coll_seg_t *s, int i, void *dst, uint64_t src, size_t by
 /* and the other way: bytes at src here into dst in node rank i's memory */
 int coll_seg_write(const coll_seg_t *s, int i, uint64_t dst, const void *src, size_t bytes);
 
-/* topo.c: derive t for comm (collective), and free it */
-int coll_topo_init(coll_topo_t *t, MPI_Comm comm, int rank, int p);
+/* topo.c: derive t for comm (collective), with *node the node's
+ * communicator for the rest of the set-up (the caller frees it); a copy
+ * for a communicator of the same group; free it */
+int coll_topo_init(coll_topo_t *t, MPI_Comm comm, int rank, int p, MPI_Comm *node);
+int coll_topo_copy(coll_topo_t *dst, const coll_topo_t *src, int p);
 void coll_topo_free(coll_topo_t *t);
 
 /* comm.c */

@@ -1,6 +1,7 @@
 /* comm.c - per-communicator state: a private duplicate of the user's
- * communicator (so our messages never match the user's), cached as an
- * attribute on it and freed with it; the scratch-buffer pool; and the
+ * communicator (so our messages never match the user's; the only
+ * communicator libhpc keeps for it), cached as an attribute on it and
+ * freed with it; the scratch-buffer pool; and the
  * hooks through which other files undo what they hung on a communicator
  * (requests in flight, NCCL communicator, CUDA streams), so this file
  * depends on none of them.
@@ -35,6 +36,16 @@ int coll_at_mpi_finalize(void (*fn)(void))
     return 0;
 }
 
+/* What cc holds, freed */
+static void comm_release(coll_comm_t *cc)
+{
+    coll_pool_free(cc);
+    coll_seg_free(cc);
+    coll_topo_free(&cc->topo);
+    if (cc->comm != MPI_COMM_NULL) MPI_Comm_free(&cc->comm);
+    free(cc);
+}
+
 static int comm_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
 {
     (void)comm; (void)keyval; (void)extra;
@@ -50,11 +61,7 @@ static int comm_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
         }
     for (int i = 0; i < COLL_NHOOKS; i++)
         if (cc->hook[i].fini) cc->hook[i].fini(cc);
-    coll_pool_free(cc);
-    coll_seg_free(cc);
-    coll_topo_free(&cc->topo);
-    if (cc->comm != MPI_COMM_NULL) MPI_Comm_free(&cc->comm);
-    free(cc);
+    comm_release(cc);
     return MPI_SUCCESS;
 }
 
@@ -83,18 +90,9 @@ void coll_abort_all(void)
             if (cc->hook[i].abort) cc->hook[i].abort(cc);
 }
 
-int coll_get_comm(MPI_Comm comm, coll_comm_t **out)
+/* The keyval, and the cleanups at MPI_Finalize, once */
+static int comm_keyval(void)
 {
-    int flag = 0, inter = 0;
-    void *val = NULL;
-    if (last_cc && comm == last_user && comm != MPI_COMM_NULL) {
-        *out = last_cc;
-        return 0;
-    }
-    if (comm == MPI_COMM_NULL) return HPC_ERR(HPC_ERR_ARG, "communicator is MPI_COMM_NULL");
-    int init = 0;
-    MPI_Initialized(&init);
-    if (!init) return HPC_ERR(HPC_ERR_STATE, "collective called before MPI is initialised");
     if (coll_keyval == MPI_KEYVAL_INVALID)
         HPC_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, comm_delete, &coll_keyval, NULL));
     if (!self_registered) {
@@ -108,19 +106,44 @@ int coll_get_comm(MPI_Comm comm, coll_comm_t **out)
         MPI_Comm_free_keyval(&k);             /* lives on while attached */
         self_registered = 1;
     }
-    HPC_MPI(MPI_Comm_get_attr(comm, coll_keyval, &val, &flag));
-    if (flag) {
-        last_user = comm;
-        *out = last_cc = val;
-        return 0;
-    }
-    HPC_MPI(MPI_Comm_test_inter(comm, &inter));
-    if (inter) return HPC_ERR(HPC_ERR_ARG, "intercommunicators are not supported");
-    coll_comm_t *cc = calloc(1, sizeof *cc);
-    if (!cc) return HPC_ERR(HPC_ERR_NOMEM, "communicator state");
+    return 0;
+}
+
+/* comm's state, if it has one (no set-up) */
+static coll_comm_t *comm_find(MPI_Comm comm)
+{
+    void *val = NULL;
+    int flag = 0;
+    if (last_cc && comm == last_user) return last_cc;
+    if (coll_keyval == MPI_KEYVAL_INVALID || comm == MPI_COMM_NULL ||
+        MPI_Comm_get_attr(comm, coll_keyval, &val, &flag) != MPI_SUCCESS || !flag)
+        return NULL;
+    return val;
+}
+
+/* cc hangs on comm from now on (local) */
+static int comm_attach(coll_comm_t *cc, MPI_Comm comm)
+{
+    HPC_MPI(MPI_Comm_set_attr(comm, coll_keyval, cc));
+    cc->user = comm;
+    cc->next = all_comms;
+    all_comms = cc;
+    last_user = comm;
+    last_cc = cc;
+    return 0;
+}
+
+/* The set-up of cc for comm, collective over comm: the one duplicate
+ * libhpc keeps (all its traffic on comm goes there), the nodes and the
+ * shared segment.  The node communicators it takes are freed before it
+ * returns: each communicator costs MPI a context id (MPICH has 2048 in
+ * all), and a program's communicator costs it one more under libhpc, not
+ * three.  On failure nothing is kept. */
+static int comm_setup(coll_comm_t *cc, MPI_Comm comm)
+{
     int e = MPI_Comm_dup(comm, &cc->comm);
     if (e != MPI_SUCCESS) {
-        free(cc);
+        cc->comm = MPI_COMM_NULL;
         return hpc_error_mpi(e, __FILE__, __LINE__, "MPI_Comm_dup");
     }
     MPI_Comm_rank(cc->comm, &cc->rank);
@@ -130,7 +153,7 @@ int coll_get_comm(MPI_Comm comm, coll_comm_t **out)
      * costs a scheduler time slice.  Then our wait loops yield when idle.
      * HPC_COLL_YIELD=0|1 overrides. */
     MPI_Comm node;
-    int nlocal = 1;
+    int nlocal = 1, flag = 0;
     if (MPI_Comm_split_type(cc->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
         MPI_Comm_size(node, &nlocal);
         MPI_Comm_free(&node);
@@ -141,31 +164,55 @@ int coll_get_comm(MPI_Comm comm, coll_comm_t **out)
     int *ub = NULL;
     MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
     cc->tag_ub = (flag && ub && *ub > 0) ? *ub : 32767;
-    /* its nodes, once: every hierarchical call needs them */
-    int te = coll_topo_init(&cc->topo, cc->comm, cc->rank, cc->size);
-    /* and its shared segment on the node, made now (where every rank is)
-     * rather than inside a call */
-    if (te == 0) te = coll_seg_init(cc);
+    /* its nodes, once: every hierarchical call needs them; and its shared
+     * segment on the node, made now (where every rank is) rather than
+     * inside a call */
+    node = MPI_COMM_NULL;
+    int te = coll_topo_init(&cc->topo, cc->comm, cc->rank, cc->size, &node);
+    if (te == 0) te = coll_seg_init(cc, node);
+    if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
     if (te < 0) {
         coll_seg_free(cc);
         coll_topo_free(&cc->topo);
         MPI_Comm_free(&cc->comm);
-        free(cc);
-        return te;
     }
-    e = MPI_Comm_set_attr(comm, coll_keyval, cc);
-    if (e != MPI_SUCCESS) {
-        coll_seg_free(cc);
-        coll_topo_free(&cc->topo);
-        MPI_Comm_free(&cc->comm);
-        free(cc);
-        return hpc_error_mpi(e, __FILE__, __LINE__, "MPI_Comm_set_attr");
+    return te;
+}
+
+int coll_get_comm(MPI_Comm comm, coll_comm_t **out)
+{
+    int inter = 0;
+    if (last_cc && comm == last_user && comm != MPI_COMM_NULL) {
+        *out = last_cc;
+        return 0;
     }
-    cc->user = comm;
-    cc->next = all_comms;
-    all_comms = cc;
-    last_user = comm;
-    *out = last_cc = cc;
+    if (comm == MPI_COMM_NULL) return HPC_ERR(HPC_ERR_ARG, "communicator is MPI_COMM_NULL");
+    int init = 0;
+    MPI_Initialized(&init);
+    if (!init) return HPC_ERR(HPC_ERR_STATE, "collective called before MPI is initialised");
+    HPC_TRY(comm_keyval());
+    coll_comm_t *cc = comm_find(comm);
+    if (cc) {
+        if (cc->off) return HPC_ERR(HPC_ERR_UNSUPPORTED, "libhpc could not set this communicator up");
+        last_user = comm;
+        *out = last_cc = cc;
+        return 0;
+    }
+    HPC_MPI(MPI_Comm_test_inter(comm, &inter));
+    if (inter) return HPC_ERR(HPC_ERR_ARG, "intercommunicators are not supported");
+    if (!(cc = calloc(1, sizeof *cc))) return HPC_ERR(HPC_ERR_NOMEM, "communicator state");
+    int e = comm_setup(cc, comm);
+    if (e == 0) e = comm_attach(cc, comm);
+    if (e < 0) {
+        if (cc->comm != MPI_COMM_NULL) {
+            coll_seg_free(cc);
+            coll_topo_free(&cc->topo);
+            MPI_Comm_free(&cc->comm);
+        }
+        free(cc);
+        return e;
+    }
+    *out = cc;
     return 0;
 }
 
@@ -174,6 +221,24 @@ int hpc_coll_setup(MPI_Comm comm)
     coll_comm_t *cc = NULL;
     HPC_TRY(coll_get_comm(comm, &cc));
     return 0;
+}
+
+int hpc_coll_known(MPI_Comm comm)
+{
+    return comm_find(comm) != NULL;
+}
+
+int hpc_coll_refuse(MPI_Comm comm)
+{
+    HPC_TRY(comm_keyval());
+    if (comm_find(comm)) return 0;
+    coll_comm_t *cc = calloc(1, sizeof *cc);
+    if (!cc) return HPC_ERR(HPC_ERR_NOMEM, "communicator state");
+    cc->comm = MPI_COMM_NULL;
+    cc->off = 1;
+    int e = comm_attach(cc, comm);
+    if (e < 0) free(cc);
+    return e;
 }
 
 /* ------------------------------------------------------------------ */

@@ -45,8 +45,9 @@ PM_HIDDEN int pm_view_end(pm_view_t *v, const char **why);
 /* ---- setup.c: libhpc's state for a communicator -------------------- */
 /* Set comm up (hpc_coll_setup) unless it is, at a point every rank of comm
  * reaches alike; 1: libhpc may serve calls on comm, 0: not (inside
- * libhpc, an intercommunicator or MPI_COMM_NULL), -1: set-up failed
- * (said, and comm's error handler called; *err: its code). */
+ * libhpc, an intercommunicator, MPI_COMM_NULL, or one MPI refused the
+ * set-up of), -1: set-up failed (said, and comm's error handler called;
+ * *err: its code). */
 PM_HIDDEN int pm_ready(MPI_Comm comm, int *err);
 
 #endif

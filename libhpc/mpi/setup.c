@@ -2,7 +2,8 @@
  * (libhpc-mpi.so).
  *
  * libhpc keeps a private duplicate of every communicator it serves calls
- * on, and its node layout: made by collective calls over it
+ * on (the one communicator it keeps for it: each costs MPI a context id,
+ * and MPICH has 2048), and its node layout: made by collective calls over it
  * (hpc_coll_setup).  Made inside a collective call, that is a hidden
  * collective, and it deadlocks wherever the ranks do not all make it at
  * the same point: a rank setting up comm A inside its first call on A
@@ -16,10 +17,14 @@
  * this library was loaded) is set up at the first collective call on it
  * - of any kind, served or not, before the call decides which - the first
  * point there every rank reaches in the same order on that communicator.
+ *
+ * Where MPI refuses the set-up on every rank (no context id left for the
+ * duplicate), the communicator is left to MPI, with one line from its
+ * rank 0, once: the program goes on.
  */
 #include "config.h"
 #include "pmpi.h"
-#include "internal.h"   /* hpc_startup_watch */
+#include "internal.h"   /* hpc_startup_watch, hpc_coll_refuse */
 
 #include <stdio.h>
 
@@ -28,6 +33,31 @@ static int intra(MPI_Comm comm)
     int inter = 1;
     if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS) return 0;
     return !inter;
+}
+
+/* MPI refused libhpc's set-up of comm (an MPI call failed: on every rank
+ * alike, as MPI's communicator calls agree): MPI serves its calls; one
+ * line from its rank 0, once a process */
+static void refused(MPI_Comm comm)
+{
+    static int said;
+    int rank = -1, wrank = -1;
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    if (rank == 0 && !said++) {
+        char cause[320];
+        snprintf(cause, sizeof cause, "%s", hpc_last_cause());
+        for (char *c = cause; *c; c++)
+            if (*c == '\n' || *c == '\t') *c = ' ';
+        fprintf(stderr, "hpc-mpi: rank %d: MPI refused libhpc's duplicate of a new communicator, so MPI serves its "
+                "collectives: under libhpc-mpi.so each communicator costs MPI one more context id (MPICH has 2048 "
+                "in all): free communicators no longer needed (%s)\n", wrank, cause);
+    }
+    hpc_error_clear();
+    pm_depth++;
+    hpc_coll_refuse(comm);
+    pm_depth--;
+    hpc_error_clear();
 }
 
 int pm_ready(MPI_Comm comm, int *err)
@@ -39,8 +69,12 @@ int pm_ready(MPI_Comm comm, int *err)
     int e = hpc_coll_setup(comm);
     pm_depth--;
     if (e == 0) return 1;
-    if (!intra(comm)) {
+    if (e == HPC_ERR_UNSUPPORTED || !intra(comm)) {   /* refused before, or an intercommunicator */
         hpc_error_clear();
+        return 0;
+    }
+    if (e == HPC_ERR_MPI) {
+        refused(comm);
         return 0;
     }
     int rank = -1;
