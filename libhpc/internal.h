@@ -48,15 +48,26 @@ void settings_init_warn(void);
 /* coll/comm.c, for the drop-in (libhpc-mpi.so):
  * hpc_coll_known: comm has libhpc's state (or is refused); no set-up.
  * hpc_coll_refuse: comm gets none (MPI serves its collectives), after a
- *   set-up that failed on MPI's side on every rank (no context id left). */
+ *   set-up that failed on MPI's side on every rank (no context id left).
+ * hpc_coll_idup_begin: where the program starts MPI_Comm_idup on parent,
+ *   a state for the communicator to come, its duplicate begun without
+ *   blocking (MPI_Comm_idup of parent's) and its nodes copied from
+ *   parent's; *child NULL where parent has no state (the new one is then
+ *   set up at its first collective call).  hpc_coll_idup_end: where the
+ *   program learns that the communicator is made, the state is attached
+ *   to it (local; comm MPI_COMM_NULL: never, kept until MPI_Finalize). */
 HPC_PRIVATE int hpc_coll_known(MPI_Comm comm);
 HPC_PRIVATE int hpc_coll_refuse(MPI_Comm comm);
-/* startup.c: HPC_TIMEOUT over the start-up, from before MPI_Init (which
- * the collectives' watchdog cannot cover: it needs MPI) until
- * hpc_startup_done; what names the stage for the line.  Past the
- * limit: one line, _exit(1). */
-HPC_PRIVATE void hpc_startup_watch(const char *what);
-HPC_PRIVATE void hpc_startup_done(void);
+HPC_PRIVATE int hpc_coll_idup_begin(MPI_Comm parent, void **child);
+HPC_PRIVATE int hpc_coll_idup_end(void *child, MPI_Comm comm);
+/* watch.c: HPC_TIMEOUT over a wait the collectives' watchdog cannot see
+ * (the start-up from before MPI_Init, a communicator's set-up inside a
+ * call), from hpc_watch_begin until hpc_watch_end; stage names it and
+ * hint says what may cause it, in the line.  Past the limit: that one
+ * line, _exit(1).  A begin while armed only renames the stage. */
+HPC_PRIVATE void hpc_watch_begin(const char *stage, const char *hint);
+#define HPC_STARTUP_HINT "a rank stopped, lost or not started?"
+HPC_PRIVATE void hpc_watch_end(void);
 /* settings.c: the file a setting names (var=path), opened for reading
  * only if it is a regular file: a FIFO would block every rank in open
  * for ever, a folder read as empty.  HPC_ERR_ARG "VAR=PATH: not a

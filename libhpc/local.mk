@@ -37,7 +37,7 @@ libhpc_libcore_la_SOURCES = \
 	libhpc/timer.c \
 	libhpc/parse.c \
 	libhpc/settings.c \
-	libhpc/startup.c \
+	libhpc/watch.c \
 	libhpc/dl.c \
 	libhpc/internal.h \
 	libhpc/gpu_ops.h \

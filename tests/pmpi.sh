@@ -43,7 +43,19 @@ openmpi:*"Open MPI"*|mpich:*MPICH*)
     echo "skip: no mpi4py for this build's MPI ($HPC_MPI_FLAVOR)" ;;
 esac
 
+# communicators made by MPI_Comm_idup, their first calls started in
+# another order on odd ranks: no hidden collective may order them (once:
+# each rank waited in another communicator's set-up, for ever)
 probe=$top_builddir/tests/pmpi_probe
+for np in 2 3 4; do
+    LD_PRELOAD=$lib HPC_MPI_VERBOSE=1 HPC_TIMEOUT=20 HPC_TEST_TIMEOUT=60 $MPIEXEC_WRAP -n $np "$probe" idup \
+        >"$tmp/out" 2>&1 || fail "pmpi_probe idup under libhpc-mpi.so at $np ranks: exit $?"
+    grep -q "pmpi_probe idup: $np ranks, 0 failures" "$tmp/out" || fail "pmpi_probe idup at $np ranks: no result"
+    grep '^hpc-mpi: hpckit served' "$tmp/out" | grep -Eq ' allreduce [1-9][0-9]*/0[ )]' ||
+        fail "pmpi_probe idup at $np ranks: the allreduces on idup'ed communicators were not served"
+    echo "ok: MPI_Comm_idup, first calls in another order, $np ranks"
+done
+
 # as many communicators as MPI gives: under the drop-in each costs MPI
 # one context id more, not three more (MPICH: 510 of 2046 once), and
 # running out is one line naming the cause, not an abort

@@ -98,6 +98,7 @@ typedef struct coll_comm {
     struct coll_comm *next; /* all cached states, freed at MPI_Finalize */
     MPI_Comm user;          /* the communicator this state hangs on */
     MPI_Comm comm;          /* private duplicate: our traffic never matches the user's */
+    MPI_Request dup_req;    /* comm still being made (MPI_Comm_idup), else MPI_REQUEST_NULL */
     int off;                /* not set up: MPI serves it (hpc_coll_refuse) */
     int rank, size;
     uint64_t seq;           /* collectives started on this comm (same on every rank) */

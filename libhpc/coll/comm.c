@@ -1,7 +1,9 @@
 /* comm.c - per-communicator state: a private duplicate of the user's
  * communicator (so our messages never match the user's; the only
  * communicator libhpc keeps for it), cached as an attribute on it and
- * freed with it; the scratch-buffer pool; and the
+ * freed with it, or for one made by MPI_Comm_idup begun without blocking
+ * when the program starts it (hpc_coll_idup_begin) and attached when the
+ * program learns it is made; the scratch-buffer pool; and the
  * hooks through which other files undo what they hung on a communicator
  * (requests in flight, NCCL communicator, CUDA streams), so this file
  * depends on none of them.
@@ -15,6 +17,8 @@
 
 static int coll_keyval = MPI_KEYVAL_INVALID, self_registered;
 static coll_comm_t *all_comms;
+/* states begun for a communicator made without blocking, not attached yet */
+static coll_comm_t *unattached;
 /* The communicator of the last call and its state: a program calls
  * collectives on one communicator in a loop, and MPI's attribute lookup is
  * a good part of a small call's path.  Forgotten when that state is freed
@@ -36,12 +40,14 @@ int coll_at_mpi_finalize(void (*fn)(void))
     return 0;
 }
 
-/* What cc holds, freed */
+/* What cc holds, freed (its duplicate waited for first if it is still
+ * being made: every rank started it) */
 static void comm_release(coll_comm_t *cc)
 {
     coll_pool_free(cc);
     coll_seg_free(cc);
     coll_topo_free(&cc->topo);
+    if (cc->dup_req != MPI_REQUEST_NULL) MPI_Wait(&cc->dup_req, MPI_STATUS_IGNORE);
     if (cc->comm != MPI_COMM_NULL) MPI_Comm_free(&cc->comm);
     free(cc);
 }
@@ -75,6 +81,11 @@ static int self_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
         coll_comm_t *cc = all_comms;
         if (MPI_Comm_delete_attr(cc->user, coll_keyval) != MPI_SUCCESS && all_comms == cc)
             all_comms = cc->next;    /* its comm is gone; leave it */
+    }
+    while (unattached) {
+        coll_comm_t *cc = unattached;
+        unattached = cc->next;
+        comm_release(cc);
     }
     while (nat_finalize > 0) at_finalize[--nat_finalize]();
     MPI_Comm_free_keyval(&coll_keyval);
@@ -128,8 +139,12 @@ static int comm_attach(coll_comm_t *cc, MPI_Comm comm)
     cc->user = comm;
     cc->next = all_comms;
     all_comms = cc;
-    last_user = comm;
-    last_cc = cc;
+    /* (not the last call's until its duplicate is there: the cache's path
+     * does not wait for it) */
+    if (cc->dup_req == MPI_REQUEST_NULL) {
+        last_user = comm;
+        last_cc = cc;
+    }
     return 0;
 }
 
@@ -194,6 +209,10 @@ int coll_get_comm(MPI_Comm comm, coll_comm_t **out)
     coll_comm_t *cc = comm_find(comm);
     if (cc) {
         if (cc->off) return HPC_ERR(HPC_ERR_UNSUPPORTED, "libhpc could not set this communicator up");
+        /* made without blocking (hpc_coll_idup_begin): its duplicate is
+         * there once every rank has started it, which each did when it
+         * made the communicator */
+        if (cc->dup_req != MPI_REQUEST_NULL) HPC_MPI(MPI_Wait(&cc->dup_req, MPI_STATUS_IGNORE));
         last_user = comm;
         *out = last_cc = cc;
         return 0;
@@ -201,6 +220,7 @@ int coll_get_comm(MPI_Comm comm, coll_comm_t **out)
     HPC_MPI(MPI_Comm_test_inter(comm, &inter));
     if (inter) return HPC_ERR(HPC_ERR_ARG, "intercommunicators are not supported");
     if (!(cc = calloc(1, sizeof *cc))) return HPC_ERR(HPC_ERR_NOMEM, "communicator state");
+    cc->dup_req = MPI_REQUEST_NULL;
     int e = comm_setup(cc, comm);
     if (e == 0) e = comm_attach(cc, comm);
     if (e < 0) {
@@ -235,9 +255,61 @@ int hpc_coll_refuse(MPI_Comm comm)
     coll_comm_t *cc = calloc(1, sizeof *cc);
     if (!cc) return HPC_ERR(HPC_ERR_NOMEM, "communicator state");
     cc->comm = MPI_COMM_NULL;
+    cc->dup_req = MPI_REQUEST_NULL;
     cc->off = 1;
     int e = comm_attach(cc, comm);
     if (e < 0) free(cc);
+    return e;
+}
+
+/* ---- communicators made without blocking (MPI_Comm_idup) ------------- */
+
+int hpc_coll_idup_begin(MPI_Comm parent, void **out)
+{
+    *out = NULL;
+    coll_comm_t *pc = comm_find(parent);
+    if (!pc || pc->off || pc->sim || pc->dup_req != MPI_REQUEST_NULL) return 0;   /* set up at its first call */
+    coll_comm_t *cc = calloc(1, sizeof *cc);
+    if (!cc) return HPC_ERR(HPC_ERR_NOMEM, "communicator state");
+    cc->rank = pc->rank;
+    cc->size = pc->size;
+    cc->yield = pc->yield;
+    cc->tag_ub = pc->tag_ub;
+    cc->comm = MPI_COMM_NULL;
+    /* the same group in the same order: the parent's nodes; no shared
+     * segment (making one takes a collective over the node) */
+    int e = coll_topo_copy(&cc->topo, &pc->topo, pc->size);
+    if (e < 0) {
+        free(cc);
+        return e;
+    }
+    e = MPI_Comm_idup(pc->comm, &cc->comm, &cc->dup_req);
+    if (e != MPI_SUCCESS) {
+        coll_topo_free(&cc->topo);
+        free(cc);
+        return hpc_error_mpi(e, __FILE__, __LINE__, "MPI_Comm_idup");
+    }
+    cc->next = unattached;
+    unattached = cc;
+    *out = cc;
+    return 0;
+}
+
+int hpc_coll_idup_end(void *child, MPI_Comm comm)
+{
+    coll_comm_t *cc = child;
+    if (!cc || comm == MPI_COMM_NULL) return 0;      /* stays unattached until MPI_Finalize */
+    for (coll_comm_t **q = &unattached; *q; q = &(*q)->next)
+        if (*q == cc) {
+            *q = cc->next;
+            break;
+        }
+    HPC_TRY(comm_keyval());
+    int e = comm_attach(cc, comm);
+    if (e < 0) {
+        cc->next = unattached;
+        unattached = cc;
+    }
     return e;
 }
 

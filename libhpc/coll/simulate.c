@@ -262,6 +262,7 @@ int hpc_coll_simulate(hpc_coll_t c, hpc_alg_t a, size_t count, hpc_dtype_t dt, i
     cc.size = p;
     cc.sim = 1;
     cc.comm = MPI_COMM_NULL;
+    cc.dup_req = MPI_REQUEST_NULL;
     sim_sched_t *s = calloc((size_t)p, sizeof *s);
     int rc = s ? sim_topo(&cc.topo, p, nnodes) : HPC_ERR(HPC_ERR_NOMEM, "simulating %d ranks", p);
     long total = 0;

@@ -273,7 +273,7 @@ static int ours(MPI_Comm comm, int *err)
 {
     if (pm_depth) return 0;
     if (pending) progress();
-    return pm_ready(comm, err);
+    return pm_ready(comm, err, 0);
 }
 
 /* ---- the collectives -------------------------------------------------
@@ -581,8 +581,29 @@ int MPI_Ialltoall(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_D
     return alltoall(s, sn, st, r, rn, rt, comm, R);
 }
 
-/* ---- completion: advance libhpc's calls, then ask MPI ---------------- */
-int MPI_Wait(MPI_Request *req, MPI_Status *st)
+/* ---- completion: advance libhpc's calls, then ask MPI ----------------
+ * Each also tells setup.c which MPI_Comm_idup requests it completed (the
+ * handles before the call against after: pm_idup_check). */
+enum { SNAP = 64 };
+
+/* The handles before the call, where an idup may be among them */
+static MPI_Request *snap_take(int n, const MPI_Request *reqs, MPI_Request *small)
+{
+    if (!pm_nidup || pm_depth || n <= 0) return NULL;
+    MPI_Request *b = n <= SNAP ? small : malloc((size_t)n * sizeof *b);
+    if (b) memcpy(b, reqs, (size_t)n * sizeof *b);
+    return b;
+}
+
+static int snap_check(int e, int n, MPI_Request *b, const MPI_Request *reqs, MPI_Request *small)
+{
+    if (!b) return e;
+    pm_idup_check(n, b, reqs);
+    if (b != small) free(b);
+    return e;
+}
+
+static int wait1(MPI_Request *req, MPI_Status *st)
 {
     if (!pending || pm_depth) return PMPI_Wait(req, st);
     for (;;) {
@@ -593,13 +614,20 @@ int MPI_Wait(MPI_Request *req, MPI_Status *st)
     }
 }
 
-int MPI_Test(MPI_Request *req, int *flag, MPI_Status *st)
+int MPI_Wait(MPI_Request *req, MPI_Status *st)
 {
-    if (pending && !pm_depth) progress();
-    return PMPI_Test(req, flag, st);
+    MPI_Request small[1], *b = snap_take(1, req, small);
+    return snap_check(wait1(req, st), 1, b, req, small);
 }
 
-int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status sts[])
+int MPI_Test(MPI_Request *req, int *flag, MPI_Status *st)
+{
+    MPI_Request small[1], *b = snap_take(1, req, small);
+    if (pending && !pm_depth) progress();
+    return snap_check(PMPI_Test(req, flag, st), 1, b, req, small);
+}
+
+static int waitall(int n, MPI_Request reqs[], MPI_Status sts[])
 {
     if (!pending || pm_depth) return PMPI_Waitall(n, reqs, sts);
     for (;;) {
@@ -610,13 +638,20 @@ int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status sts[])
     }
 }
 
-int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[])
+int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status sts[])
 {
-    if (pending && !pm_depth) progress();
-    return PMPI_Testall(n, reqs, flag, sts);
+    MPI_Request small[SNAP], *b = snap_take(n, reqs, small);
+    return snap_check(waitall(n, reqs, sts), n, b, reqs, small);
 }
 
-int MPI_Waitany(int n, MPI_Request reqs[], int *idx, MPI_Status *st)
+int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[])
+{
+    MPI_Request small[SNAP], *b = snap_take(n, reqs, small);
+    if (pending && !pm_depth) progress();
+    return snap_check(PMPI_Testall(n, reqs, flag, sts), n, b, reqs, small);
+}
+
+static int waitany(int n, MPI_Request reqs[], int *idx, MPI_Status *st)
 {
     if (!pending || pm_depth) return PMPI_Waitany(n, reqs, idx, st);
     for (;;) {
@@ -627,13 +662,20 @@ int MPI_Waitany(int n, MPI_Request reqs[], int *idx, MPI_Status *st)
     }
 }
 
-int MPI_Testany(int n, MPI_Request reqs[], int *idx, int *flag, MPI_Status *st)
+int MPI_Waitany(int n, MPI_Request reqs[], int *idx, MPI_Status *st)
 {
-    if (pending && !pm_depth) progress();
-    return PMPI_Testany(n, reqs, idx, flag, st);
+    MPI_Request small[SNAP], *b = snap_take(n, reqs, small);
+    return snap_check(waitany(n, reqs, idx, st), n, b, reqs, small);
 }
 
-int MPI_Waitsome(int n, MPI_Request reqs[], int *out, int idx[], MPI_Status sts[])
+int MPI_Testany(int n, MPI_Request reqs[], int *idx, int *flag, MPI_Status *st)
+{
+    MPI_Request small[SNAP], *b = snap_take(n, reqs, small);
+    if (pending && !pm_depth) progress();
+    return snap_check(PMPI_Testany(n, reqs, idx, flag, st), n, b, reqs, small);
+}
+
+static int waitsome(int n, MPI_Request reqs[], int *out, int idx[], MPI_Status sts[])
 {
     if (!pending || pm_depth) return PMPI_Waitsome(n, reqs, out, idx, sts);
     for (;;) {
@@ -643,10 +685,17 @@ int MPI_Waitsome(int n, MPI_Request reqs[], int *out, int idx[], MPI_Status sts[
     }
 }
 
+int MPI_Waitsome(int n, MPI_Request reqs[], int *out, int idx[], MPI_Status sts[])
+{
+    MPI_Request small[SNAP], *b = snap_take(n, reqs, small);
+    return snap_check(waitsome(n, reqs, out, idx, sts), n, b, reqs, small);
+}
+
 int MPI_Testsome(int n, MPI_Request reqs[], int *out, int idx[], MPI_Status sts[])
 {
+    MPI_Request small[SNAP], *b = snap_take(n, reqs, small);
     if (pending && !pm_depth) progress();
-    return PMPI_Testsome(n, reqs, out, idx, sts);
+    return snap_check(PMPI_Testsome(n, reqs, out, idx, sts), n, b, reqs, small);
 }
 
 int MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *st)
@@ -660,6 +709,7 @@ int MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *st)
  * is freed then. */
 int MPI_Request_free(MPI_Request *req)
 {
+    if (pm_nidup && !pm_depth && req) pm_idup_forget(*req);
     for (pcall_t *c = pm_depth || !req ? NULL : pending; c; c = c->next)
         if (c->greq == *req && !c->freed) {
             c->freed = 1;
