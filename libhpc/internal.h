@@ -56,6 +56,21 @@ void settings_init_warn(void);
  *   set up at its first collective call).  hpc_coll_idup_end: where the
  *   program learns that the communicator is made, the state is attached
  *   to it (local; comm MPI_COMM_NULL: never, kept until MPI_Finalize). */
+/* coll/request.c, for the drop-in: advance every request in flight once;
+ * and hpc_test without advancing anything (after hpc_coll_progress, so
+ * that n calls in flight cost n advances, not n squared); the passes. */
+struct hpc_request;
+/* coll/select.c, for the drop-in: 1 where MPI's own collective is the
+ * better choice for a small call (the caller holds it to HPC_MPI_SMALL)
+ * of c moving bytes per block on comm (one node, and a flat
+ * point-to-point schedule or a nonblocking call; never against
+ * HPC_COLL_<OP> or a tuning row) */
+HPC_PRIVATE int hpc_coll_prefers_mpi(MPI_Comm comm, int c, size_t bytes, int nonblocking);
+HPC_PRIVATE int hpc_coll_progress(void);
+/* how many times libhpc has advanced its requests in flight (each pass
+ * advances each once) */
+HPC_PRIVATE unsigned long hpc_coll_passes(void);
+HPC_PRIVATE int hpc_test_done(struct hpc_request **req, int *done);
 HPC_PRIVATE int hpc_coll_known(MPI_Comm comm);
 HPC_PRIVATE int hpc_coll_refuse(MPI_Comm comm);
 HPC_PRIVATE int hpc_coll_idup_begin(MPI_Comm parent, void **child);

@@ -106,6 +106,9 @@ static const hpc_setting_t table[] = {
      "seconds between progress lines when stderr is not a terminal (0: none)", NULL},
     {"HPC_MPI_VERBOSE", HPC_SET_FLAG, "0", 0, 1, NULL, "drop-in",
      "libhpc-mpi.so: at MPI_Finalize, the calls it served and passed on", NULL},
+    {"HPC_MPI_SMALL", HPC_SET_BYTES, "8K", 0, INFINITY, NULL, "drop-in",
+     "libhpc-mpi.so: on one node, calls of fewer bytes go to MPI's own collective where libhpc has no "
+     "shared-memory path for them (a flat point-to-point schedule, a nonblocking call; 0: never)", NULL},
     /* the batch scripts (read by the shell; listed so that they are not
      * taken for typos, and documented with the rest) */
     {"HPC_BIN", HPC_SET_TEXT, "", 0, 0, "DIR", "batch scripts",

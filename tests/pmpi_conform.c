@@ -28,7 +28,8 @@
  *    Wait and Test drawn from a generator seeded by the rank, so every
  *    rank completes them in another order; some with duplicates of their
  *    datatypes that the program frees while the calls run;
- *  - a communicator made by MPI_Comm_idup (set up at its first call);
+ *  - a communicator made by MPI_Comm_idup (its state attached where its
+ *    request completes);
  *  - MPI_BOTTOM with a struct type of absolute addresses (MPI_Get_address)
  *    on odd ranks against 12 MPI_DOUBLE on the others: bcast (as root and
  *    not), scatter's receive side, gather's and allgather's send side,
@@ -669,7 +670,7 @@ int main(int argc, char **argv)
     }
     if (CASE("storm")) storm();
     if (CASE("idup")) {
-        /* a communicator made without blocking: set up at its first call */
+        /* a communicator made without blocking: its state attached at MPI_Wait */
         MPI_Comm idc;
         MPI_Request rq;
         MPI_Comm_idup(MPI_COMM_WORLD, &idc, &rq);

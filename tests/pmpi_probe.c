@@ -11,6 +11,20 @@
  *                      once: a hang, each rank in a hidden set-up of
  *                      another communicator), checked against known
  *                      answers
+ *   pmpi_probe window  a window of 20 nonblocking allreduces kept full for
+ *                      2000 calls, completed by MPI_Testany (nonblocking3's
+ *                      pattern); pmpi.sh runs it with ring forced (so
+ *                      that libhpc serves them) and reads the drop-in's
+ *                      passes over its calls in flight (once: every one of
+ *                      them advanced each time each was tested, n squared
+ *                      per completion call)
+ *   pmpi_probe small [ITERS [NAME]]  a benchmark, not a test: microseconds per
+ *                      call of each data-movement collective and the
+ *                      reductions at 8 bytes a rank (the best of 5
+ *                      rounds of ITERS calls, default 20000), and of
+ *                      nonblocking ones started and waited for one at a
+ *                      time; run it with and without the drop-in, on a
+ *                      quiet machine
  *   pmpi_probe comms   MPI_Comm_dup until MPI says no (errors returned),
  *                      at most 4096; prints "comms N"; a collective on
  *                      the last one made still works (once: 510 under the
@@ -118,6 +132,83 @@ static void comms(void)
     if (wrank == 0) printf("comms %d\n", n);
 }
 
+/* ---- window: nonblocking calls kept in flight --------------------------- */
+enum { WIN = 20, WCALLS = 2000 };
+
+static void window(void)
+{
+    MPI_Request q[WIN];
+    long x[WIN][4], y[WIN][4];
+    int started = 0, done = 0, tests = 0;
+    for (int i = 0; i < WIN; i++, started++) {
+        for (int j = 0; j < 4; j++) x[i][j] = started + j;
+        MPI_Iallreduce(x[i], y[i], 4, MPI_LONG, MPI_SUM, MPI_COMM_WORLD, &q[i]);
+    }
+    int tag[WIN];
+    for (int i = 0; i < WIN; i++) tag[i] = i;
+    while (done < WCALLS) {
+        int idx, flag = 0;
+        MPI_Testany(WIN, q, &idx, &flag, MPI_STATUS_IGNORE);
+        tests++;
+        if (!flag || idx == MPI_UNDEFINED) continue;
+        for (int j = 0; j < 4; j++)
+            CHECK(y[idx][j] == (long)wsize * (tag[idx] + j), "window: call %d [%d] = %ld", tag[idx], j, y[idx][j]);
+        done++;
+        if (started < WCALLS) {
+            tag[idx] = started;
+            for (int j = 0; j < 4; j++) x[idx][j] = started + j;
+            MPI_Iallreduce(x[idx], y[idx], 4, MPI_LONG, MPI_SUM, MPI_COMM_WORLD, &q[idx]);
+            started++;
+        }
+    }
+    if (wrank == 0) printf("window: %d calls, %d MPI_Testany on rank 0\n", done, tests);
+}
+
+/* ---- small: microseconds per call at 8 bytes ---------------------------- */
+enum { NSMALL = 7 };
+static const char *small_name[NSMALL] = {"bcast", "allgather", "alltoall", "reduce_scatter_block", "allreduce",
+                                          "reduce", "barrier"};
+
+static void small_call(int k, int nb, long *s, long *r)
+{
+    MPI_Request q;
+    MPI_Comm w = MPI_COMM_WORLD;
+    switch (k) {
+    case 0: nb ? MPI_Ibcast(r, 1, MPI_LONG, 0, w, &q) : MPI_Bcast(r, 1, MPI_LONG, 0, w); break;
+    case 1: nb ? MPI_Iallgather(s, 1, MPI_LONG, r, 1, MPI_LONG, w, &q) : MPI_Allgather(s, 1, MPI_LONG, r, 1, MPI_LONG, w); break;
+    case 2: nb ? MPI_Ialltoall(s, 1, MPI_LONG, r, 1, MPI_LONG, w, &q) : MPI_Alltoall(s, 1, MPI_LONG, r, 1, MPI_LONG, w); break;
+    case 3:
+        nb ? MPI_Ireduce_scatter_block(s, r, 1, MPI_LONG, MPI_SUM, w, &q)
+           : MPI_Reduce_scatter_block(s, r, 1, MPI_LONG, MPI_SUM, w);
+        break;
+    case 4: nb ? MPI_Iallreduce(s, r, 1, MPI_LONG, MPI_SUM, w, &q) : MPI_Allreduce(s, r, 1, MPI_LONG, MPI_SUM, w); break;
+    case 5: nb ? MPI_Ireduce(s, r, 1, MPI_LONG, MPI_SUM, 0, w, &q) : MPI_Reduce(s, r, 1, MPI_LONG, MPI_SUM, 0, w); break;
+    default: nb ? MPI_Ibarrier(w, &q) : MPI_Barrier(w);
+    }
+    if (nb) MPI_Wait(&q, MPI_STATUS_IGNORE);
+}
+
+static void small(int iters, const char *only)
+{
+    long *s = calloc((size_t)wsize, sizeof *s), *r = calloc((size_t)wsize, sizeof *r);
+    for (int nb = 0; nb < 2; nb++)
+        for (int k = 0; k < NSMALL; k++) {
+            if (only && strcmp(only, small_name[k])) continue;
+            double best = 1e30;
+            for (int rep = 0; rep < 5; rep++) {
+                MPI_Barrier(MPI_COMM_WORLD);
+                double t0 = MPI_Wtime();
+                for (int i = 0; i < iters; i++) small_call(k, nb, s, r);
+                double t = (MPI_Wtime() - t0) / iters, most = t;
+                MPI_Allreduce(&t, &most, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+                if (most < best) best = most;
+            }
+            if (wrank == 0) printf("small %s%s %.3f us\n", nb ? "i" : "", small_name[k], best * 1e6);
+        }
+    free(s);
+    free(r);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -126,8 +217,10 @@ int main(int argc, char **argv)
     const char *what = argc > 1 ? argv[1] : "";
     if (!strcmp(what, "idup")) idup();
     else if (!strcmp(what, "comms")) comms();
+    else if (!strcmp(what, "window")) window();
+    else if (!strcmp(what, "small")) small(argc > 2 ? atoi(argv[2]) : 20000, argc > 3 ? argv[3] : NULL);
     else {
-        if (wrank == 0) fprintf(stderr, "usage: pmpi_probe idup|comms\n");
+        if (wrank == 0) fprintf(stderr, "usage: pmpi_probe idup|window|comms|small [ITERS [NAME]]\n");
         MPI_Finalize();
         return 2;
     }

@@ -389,7 +389,7 @@ int coll_tmp_kind(hpc_request_t *r, size_t bytes, int kind, void **out)
         *out = r->tmp[r->ntmp - 1];
         return 0;
     }
-    pool_trim(cc, MPI_Wtime());
+    pool_trim(cc, coll_now());
     /* the smallest pooled buffer of this kind that is big enough */
     int best = -1;
     for (int i = 0; i < COLL_POOL_SLOTS; i++)
@@ -418,7 +418,7 @@ void coll_tmp_release(hpc_request_t *r)
 {
     coll_comm_t *cc = r->cc;
     if (!r->ntmp) return;
-    double now = MPI_Wtime();
+    double now = coll_now();
     pool_trim(cc, now);
     for (int k = 0; k < r->ntmp; k++)
         if (r->tmpkind[k] >= 0) pool_put(cc, r->tmp[k], r->tmpsz[k], r->tmpkind[k], now);

@@ -466,6 +466,40 @@ int coll_select_comm(coll_comm_t *cc, hpc_coll_t c, size_t bytes, int dev, hpc_a
     return 0;
 }
 
+/* ---- the drop-in: where MPI's own collective is the better choice -----
+ * libhpc-mpi.so serves a program's call through libhpc or passes it to
+ * MPI unchanged.  On one node, a small call (below HPC_MPI_SMALL, 8 KiB
+ * by default: about the model's own latency-bound sizes, n beta below
+ * alpha) gains nothing from a flat point-to-point schedule over MPI's
+ * own collective on the same transport, and pays the drop-in's per-call
+ * work (a request, a schedule); nor does a nonblocking one (a
+ * generalized request on top).  There auto gives the call to MPI; its
+ * shared-memory algorithm (blocking, without a request) and everything
+ * the user or a tuning file chose stay libhpc's.  Local, and the same on
+ * every rank of a correct call (the collective, its bytes, blocking or
+ * not and the communicator's nodes are). */
+int hpc_coll_prefers_mpi(MPI_Comm comm, int c, size_t bytes, int nonblocking)
+{
+    coll_comm_t *cc;
+    if ((unsigned)c >= HPC_COLL_COUNT || coll_get_comm(comm, &cc) < 0) {
+        hpc_error_clear();
+        return 0;
+    }
+    prepare();
+    if (force[c] != (int)HPC_ALG_AUTO || cc->topo.nnodes != 1 || cc->sim) return 0;
+    coll_shape_t sh;
+    comm_shape(cc, 0, &sh);
+    if (tune_lookup((hpc_coll_t)c, bytes, sh.nnodes, sh.ppn, 0, NULL, NULL) != HPC_ALG_AUTO) return 0;
+    if (nonblocking) return 1;
+    hpc_alg_t a;
+    if (coll_select_comm(cc, (hpc_coll_t)c, bytes, 0, &a) < 0) {
+        hpc_error_clear();
+        return 0;
+    }
+    const coll_row_t *row = coll_row((hpc_coll_t)c, a);
+    return row && row->backend == COLL_BE_P2P && a != HPC_ALG_SHM && a != HPC_ALG_HIER;
+}
+
 /* ---- hier's phases -------------------------------------------------- */
 typedef struct { int shm; } phase_ok_t;
 
