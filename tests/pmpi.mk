@@ -18,11 +18,11 @@
 #   whose first calls start in another order on some ranks; as many
 #   communicators as MPI gives), run by pmpi.sh.
 check_PROGRAMS += tests/pmpi_known tests/pmpi_conform tests/pmpi_probe
-tests_pmpi_known_SOURCES = tests/pmpi_known.c
+tests_pmpi_known_SOURCES = tests/pmpi_known.c tests/pmpi_check.h
 tests_pmpi_known_LDADD =
-tests_pmpi_conform_SOURCES = tests/pmpi_conform.c
+tests_pmpi_conform_SOURCES = tests/pmpi_conform.c tests/pmpi_check.h
 tests_pmpi_conform_LDADD =
-tests_pmpi_probe_SOURCES = tests/pmpi_probe.c
+tests_pmpi_probe_SOURCES = tests/pmpi_probe.c tests/pmpi_check.h
 tests_pmpi_probe_LDADD =
 dist_check_SCRIPTS += tests/pmpi.sh tests/pmpi_mpi4py.py tests/pmpi_conform.sh
 TESTS += tests/pmpi.sh tests/pmpi_conform.sh

@@ -42,16 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int wrank, nerr;
-
-#define CHECK(cond, ...)                                                            \
-    do {                                                                            \
-        if (!(cond) && nerr++ < 20) {                                               \
-            fprintf(stderr, "rank %d: %s:%d: ", wrank, __FILE__, __LINE__);         \
-            fprintf(stderr, __VA_ARGS__);                                           \
-            fputc('\n', stderr);                                                    \
-        }                                                                           \
-    } while (0)
+#include "pmpi_check.h"
 
 /* ---- six ways to hold a block of 12 doubles -------------------------- */
 enum { NB = 12, NREP = 6 };

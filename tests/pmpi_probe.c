@@ -36,16 +36,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int wrank, wsize, nerr;
+#include "pmpi_check.h"
 
-#define CHECK(cond, ...)                                                            \
-    do {                                                                            \
-        if (!(cond) && nerr++ < 20) {                                               \
-            fprintf(stderr, "rank %d: %s:%d: ", wrank, __FILE__, __LINE__);         \
-            fprintf(stderr, __VA_ARGS__);                                           \
-            fputc('\n', stderr);                                                    \
-        }                                                                           \
-    } while (0)
+static int wsize;
 
 /* two communicators made by MPI_Comm_idup, completed the way way asks */
 static void make_two(MPI_Comm *a, MPI_Comm *b, int way)

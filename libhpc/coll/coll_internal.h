@@ -382,6 +382,8 @@ int coll_seg_write(const coll_seg_t *s, int i, uint64_t dst, const void *src, si
  * for a communicator of the same group; free it */
 int coll_topo_init(coll_topo_t *t, MPI_Comm comm, int rank, int p, MPI_Comm *node);
 int coll_topo_copy(coll_topo_t *dst, const coll_topo_t *src, int p);
+/* t's three arrays for p ranks, uninitialised (freed again on failure) */
+int coll_topo_alloc(coll_topo_t *t, int p);
 void coll_topo_free(coll_topo_t *t);
 
 /* comm.c */

@@ -13,13 +13,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Nodes numbered by their lowest rank; members listed node by node. */
-static int topo_map(coll_topo_t *t, const int *leader, int p)
+int coll_topo_alloc(coll_topo_t *t, int p)
 {
     t->node_of = malloc((size_t)p * sizeof *t->node_of);
     t->first = malloc((size_t)(p + 1) * sizeof *t->first);
     t->members = malloc((size_t)p * sizeof *t->members);
-    if (!t->node_of || !t->first || !t->members) return HPC_ERR(HPC_ERR_NOMEM, "node map of %d ranks", p);
+    if (t->node_of && t->first && t->members) return 0;
+    coll_topo_free(t);
+    return HPC_ERR(HPC_ERR_NOMEM, "node map of %d ranks", p);
+}
+
+/* Nodes numbered by their lowest rank; members listed node by node. */
+static int topo_map(coll_topo_t *t, const int *leader, int p)
+{
+    HPC_TRY(coll_topo_alloc(t, p));
     t->nnodes = 0;
     for (int r = 0; r < p; r++)
         if (leader[r] == r) t->node_of[r] = t->nnodes++;
@@ -55,13 +62,7 @@ int coll_topo_init(coll_topo_t *t, MPI_Comm comm, int rank, int p, MPI_Comm *nod
 int coll_topo_copy(coll_topo_t *dst, const coll_topo_t *src, int p)
 {
     *dst = *src;
-    dst->node_of = malloc((size_t)p * sizeof *dst->node_of);
-    dst->first = malloc((size_t)(p + 1) * sizeof *dst->first);
-    dst->members = malloc((size_t)p * sizeof *dst->members);
-    if (!dst->node_of || !dst->first || !dst->members) {
-        coll_topo_free(dst);
-        return HPC_ERR(HPC_ERR_NOMEM, "node map of %d ranks", p);
-    }
+    HPC_TRY(coll_topo_alloc(dst, p));
     memcpy(dst->node_of, src->node_of, (size_t)p * sizeof *dst->node_of);
     memcpy(dst->first, src->first, (size_t)(src->nnodes + 1) * sizeof *dst->first);
     memcpy(dst->members, src->members, (size_t)p * sizeof *dst->members);
