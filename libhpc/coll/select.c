@@ -487,17 +487,20 @@ int hpc_coll_prefers_mpi(MPI_Comm comm, int c, size_t bytes, int nonblocking)
     }
     prepare();
     if (force[c] != (int)HPC_ALG_AUTO || cc->topo.nnodes != 1 || cc->sim) return 0;
+    if (!nonblocking) {
+        /* auto's choice (cached per size on cc): first, as a blocking
+         * call on shared memory - the common small call - ends here */
+        hpc_alg_t a;
+        if (coll_select_comm(cc, (hpc_coll_t)c, bytes, 0, &a) < 0) {
+            hpc_error_clear();
+            return 0;
+        }
+        const coll_row_t *row = coll_row((hpc_coll_t)c, a);
+        if (!row || row->backend != COLL_BE_P2P || a == HPC_ALG_SHM || a == HPC_ALG_HIER) return 0;
+    }
     coll_shape_t sh;
     comm_shape(cc, 0, &sh);
-    if (tune_lookup((hpc_coll_t)c, bytes, sh.nnodes, sh.ppn, 0, NULL, NULL) != HPC_ALG_AUTO) return 0;
-    if (nonblocking) return 1;
-    hpc_alg_t a;
-    if (coll_select_comm(cc, (hpc_coll_t)c, bytes, 0, &a) < 0) {
-        hpc_error_clear();
-        return 0;
-    }
-    const coll_row_t *row = coll_row((hpc_coll_t)c, a);
-    return row && row->backend == COLL_BE_P2P && a != HPC_ALG_SHM && a != HPC_ALG_HIER;
+    return tune_lookup((hpc_coll_t)c, bytes, sh.nnodes, sh.ppn, 0, NULL, NULL) == HPC_ALG_AUTO;
 }
 
 /* ---- hier's phases -------------------------------------------------- */
