@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # common.sh - shared by the Slurm scripts in batch/: where the programs
 # are, how ranks are started (srun inside an allocation, mpiexec on local
 # cores outside one), the run folder, and stopping and requeueing before
@@ -34,10 +35,11 @@ export HPC_PROGRESS
 
 # hpc_prog NAME: the path of hpc-NAME
 hpc_prog() {
-    for d in "${HPC_BIN:-}" "$hpc_bin_default" "$hpc_top/_build/mpich"; do
-        [ -n "$d" ] || continue
-        [ -x "$d/hpc-$1" ] && { echo "$d/hpc-$1"; return; }
-        [ -x "$d/apps/$1/hpc-$1" ] && { echo "$d/apps/$1/hpc-$1"; return; }
+    local dir
+    for dir in "${HPC_BIN:-}" "$hpc_bin_default" "$hpc_top/_build/mpich"; do
+        [ -n "$dir" ] || continue
+        [ -x "$dir/hpc-$1" ] && { echo "$dir/hpc-$1"; return; }
+        [ -x "$dir/apps/$1/hpc-$1" ] && { echo "$dir/apps/$1/hpc-$1"; return; }
     done
     command -v "hpc-$1" 2>/dev/null && return
     echo "batch: hpc-$1 not found: set HPC_BIN to an install's bin/ or a build folder" >&2
@@ -66,7 +68,7 @@ hpc_option() {
     while [ $# -gt 0 ]; do
         case $1 in
         "--$_name"|"-$_short") _val=${2:-}; shift ;;
-        "--$_name="*) _val=${1#--$_name=} ;;
+        "--$_name="*) _val=${1#--"$_name"=} ;;
         esac
         shift
     done
@@ -151,7 +153,7 @@ hpc_srun_stoppable() {
         kill -0 "$hpc_pid" 2>/dev/null || break
     done
     trap - USR1 TERM
-    return $hpc_rc
+    return "$hpc_rc"
 }
 
 # hpc_requeue_if_stopped RC STATE [COMMAND...]: after a stop with a

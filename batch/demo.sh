@@ -54,6 +54,7 @@ MATMUL="--gen 2048,2048,2048 --verify --out $run/c.h5:/C --force"
 
 if [ "$slurm" = 1 ]; then
     echo "=== a private Slurm for the demo"
+    # shellcheck source-path=SCRIPTDIR source=../tests/slurm/cluster.sh
     . "$top/tests/slurm/cluster.sh"
     slurm_start 4
     pipeline=$b/batch/pipeline.sh
@@ -67,10 +68,13 @@ else
     echo "=== hpc-info on $np local ranks (hpc-mpiexec -n $np)"
     "$mpiexec" -n "$np" "$info"
     echo "=== hpc-odegen: the classic ODE dataset"
+    # shellcheck disable=SC2086 # the options, word by word
     "$mpiexec" -n "$np" "$odegen" $ODEGEN
     echo "=== hpc-train: a network learning the flow map of the dataset"
+    # shellcheck disable=SC2086
     "$mpiexec" -n "$np" "$train" $TRAIN
     echo "=== hpc-matmul: C = A B, checked by Freivalds' method"
+    # shellcheck disable=SC2086
     "$mpiexec" -n "$np" "$matmul" $MATMUL
 fi
 echo "=== done in $(( $(date +%s) - t0 )) s; outputs:"

@@ -18,6 +18,7 @@
 # where the ranks ran; the job's log is %x-%j.out.
 set -u
 HPC_BATCH_DIR=${HPC_BATCH_DIR:-}
+# shellcheck source-path=SCRIPTDIR source=common.sh # (found at run time: the loop)
 for d in "$HPC_BATCH_DIR" "$(dirname "$0")" "${SLURM_SUBMIT_DIR:-.}/batch"; do [ -f "$d/common.sh" ] && . "$d/common.sh" && break; done
 type hpc_prog >/dev/null 2>&1 || { echo "batch: common.sh not found: submit BUILD/batch/matmul.sh or PREFIX/share/hpckit/batch/matmul.sh, or set HPC_BATCH_DIR" >&2; exit 1; }
 

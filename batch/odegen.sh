@@ -38,6 +38,7 @@
 # next step can depend on it).
 set -u
 HPC_BATCH_DIR=${HPC_BATCH_DIR:-}
+# shellcheck source-path=SCRIPTDIR source=common.sh # (found at run time: the loop)
 for d in "$HPC_BATCH_DIR" "$(dirname "$0")" "${SLURM_SUBMIT_DIR:-.}/batch"; do [ -f "$d/common.sh" ] && . "$d/common.sh" && break; done
 type hpc_prog >/dev/null 2>&1 || { echo "batch: common.sh not found: submit BUILD/batch/odegen.sh or PREFIX/share/hpckit/batch/odegen.sh, or set HPC_BATCH_DIR" >&2; exit 1; }
 
@@ -63,12 +64,19 @@ join=0
 case " ${args[*]} " in *" --join "*) join=1 ;; esac
 # (the join job inherits the array's variables from the task that submitted it)
 if [ "$join" = 0 ] && [ -n "${SLURM_ARRAY_TASK_COUNT:-}" ] && [ "${SLURM_ARRAY_TASK_COUNT}" -gt 1 ]; then
+    # the array's variables without the job's: a copied environment
+    if [ -z "${SLURM_JOB_ID:-}" ] || [ -z "${SLURM_ARRAY_JOB_ID:-}" ] || [ -z "${SLURM_ARRAY_TASK_ID:-}" ]; then
+        echo "batch/odegen.sh: SLURM_ARRAY_TASK_COUNT=$SLURM_ARRAY_TASK_COUNT, but this is not a task of a Slurm job" \
+             "array (no SLURM_JOB_ID, SLURM_ARRAY_JOB_ID or SLURM_ARRAY_TASK_ID): submit it with sbatch --array, or" \
+             "run one shard with --shard I/N" >&2
+        exit 2
+    fi
     sn=$(array_shard) || exit 2
     shard=${sn% *} n=${sn#* }
     args+=(--shard "$shard/$n")
     if [ "$shard" = 0 ] && [ "${SLURM_RESTART_COUNT:-0}" = 0 ] && [ "${HPC_ODEGEN_JOIN:-1}" != 0 ]; then
-        jid=$(sbatch --parsable --dependency=afterok:$SLURM_ARRAY_JOB_ID --job-name="${SLURM_JOB_NAME}-join" \
-               --nodes=1 --ntasks-per-node=1 --cpus-per-task=1 --time=00:10:00 --output="${SLURM_JOB_NAME}-join-%j.out" \
+        jid=$(sbatch --parsable --dependency="afterok:$SLURM_ARRAY_JOB_ID" --job-name="${SLURM_JOB_NAME:-hpc-odegen}-join" \
+               --nodes=1 --ntasks-per-node=1 --cpus-per-task=1 --time=00:10:00 --output="${SLURM_JOB_NAME:-hpc-odegen}-join-%j.out" \
                --chdir="$hpc_top" "${HPC_BATCH_DIR:-$hpc_top/batch}/odegen.sh" --join "$n" --out "$out") &&
             echo "== join job $jid writes $out once every shard is done"
     fi

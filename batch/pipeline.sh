@@ -26,33 +26,44 @@
 # Slurm would otherwise keep them pending for ever, DependencyNeverSatisfied).
 set -u
 HPC_BATCH_DIR=${HPC_BATCH_DIR:-}
+# shellcheck source-path=SCRIPTDIR source=common.sh # (found at run time: the loop)
 for d in "$HPC_BATCH_DIR" "$(dirname "$0")" "./batch"; do [ -f "$d/common.sh" ] && . "$d/common.sh" && here=$d && break; done
 type hpc_prog >/dev/null 2>&1 || { echo "batch: common.sh not found: run BUILD/batch/pipeline.sh or PREFIX/share/hpckit/batch/pipeline.sh, or set HPC_BATCH_DIR" >&2; exit 1; }
 here=$(cd "$here" && pwd)
 
 run=runs/pipeline-$(date +%Y%m%d-%H%M%S) chain=odegen,train,matmul local=0
-odegen_args= train_args= matmul_args= sbatch_args= odegen_array=0
+odegen_args='' train_args='' matmul_args='' sbatch_args='' odegen_array=0
+# value OPTION ARGS...: OPTION has its value, or one line and exit 2
+value() { [ $# -ge 2 ] || { echo "pipeline.sh: $1 needs a value (see --help)" >&2; exit 2; }; }
 while [ $# -gt 0 ]; do
     case $1 in
-    --run) run=$2; shift ;;
-    --chain) chain=$2; shift ;;
+    --run) value "$@"; run=$2; shift ;;
+    --chain) value "$@"; chain=$2; shift ;;
     --local) local=1 ;;
-    --odegen) odegen_args=$2; shift ;;
-    --odegen-array) odegen_array=$2; shift ;;
-    --train) train_args=$2; shift ;;
-    --matmul) matmul_args=$2; shift ;;
-    --sbatch) sbatch_args=$2; shift ;;
+    --odegen) value "$@"; odegen_args=$2; shift ;;
+    --odegen-array) value "$@"; odegen_array=$2; shift ;;
+    --train) value "$@"; train_args=$2; shift ;;
+    --matmul) value "$@"; matmul_args=$2; shift ;;
+    --sbatch) value "$@"; sbatch_args=$2; shift ;;
     -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     *) echo "pipeline.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
     shift
 done
+# the whole chain checked before any step runs or is submitted
+[ -n "${chain//[ ,]/}" ] || { echo "pipeline.sh: --chain names no step (odegen, train, matmul)" >&2; exit 2; }
+for step in ${chain//,/ }; do
+    case $step in
+    odegen | train | matmul) ;;
+    *) echo "pipeline.sh: unknown step '$step' in --chain $chain (odegen, train, matmul); nothing was run" >&2; exit 2 ;;
+    esac
+done
 command -v sbatch >/dev/null 2>&1 || local=1
-[[ $odegen_array =~ ^[0-9]{1,4}$ ]] && [ "$odegen_array" -ge 0 ] ||
+[[ $odegen_array =~ ^[0-9]{1,4}$ ]] ||
     { echo "pipeline.sh: --odegen-array takes a number of shards, not '$odegen_array'" >&2; exit 2; }
 [ "$odegen_array" -le 1 ] || [ "$local" = 0 ] ||
     { echo "pipeline.sh: --odegen-array needs Slurm (a job array); without it run odegen whole" >&2; exit 2; }
-mkdir -p "$run" && run=$(cd "$run" && pwd) || { echo "pipeline.sh: cannot make $run" >&2; exit 1; }
+if ! mkdir -p "$run" || ! run=$(cd "$run" && pwd); then echo "pipeline.sh: cannot make $run" >&2; exit 1; fi
 : "${odegen_args:=--out $run/ode.h5 -n 20000}"
 : "${train_args:=--data $run/ode.h5 --out $run/train --epochs 2}"
 : "${matmul_args:=--gen 1024,1024,1024 --verify --out $run/c.h5:/C}"
@@ -63,8 +74,7 @@ for step in ${chain//,/ }; do
     case $step in
     odegen) args=$odegen_args ;;
     train) args=$train_args ;;
-    matmul) args=$matmul_args ;;
-    *) echo "pipeline.sh: unknown step '$step' (odegen, train, matmul)" >&2; exit 2 ;;
+    *) args=$matmul_args ;;
     esac
     if [ "$local" = 1 ]; then
         echo "== $step: $args"
@@ -78,6 +88,7 @@ for step in ${chain//,/ }; do
                $sbatch_args --array=0-$((odegen_array - 1)) ${prev:+--dependency=afterok:$prev --kill-on-invalid-dep=yes} --job-name="hpc-$step" \
                "$here/$step.sh" $args) || { echo "pipeline.sh: sbatch of $step failed" >&2; exit 1; }
         echo "== $step: job array $prev, $odegen_array shards${args:+ ($args)}"
+        # shellcheck disable=SC2086 # the step's options, word by word
         out=$(hpc_option out o $args)
         # shellcheck disable=SC2086
         prev=$(RUN_DIR=$run/$step-join sbatch --parsable --chdir="$run" --output="$run/$step-join-%j.out" $sbatch_args \

@@ -26,6 +26,7 @@
 # Without --out the run folder is runs/JOBNAME-JOBID.
 set -u
 HPC_BATCH_DIR=${HPC_BATCH_DIR:-}
+# shellcheck source-path=SCRIPTDIR source=common.sh # (found at run time: the loop)
 for d in "$HPC_BATCH_DIR" "$(dirname "$0")" "${SLURM_SUBMIT_DIR:-.}/batch"; do [ -f "$d/common.sh" ] && . "$d/common.sh" && break; done
 type hpc_prog >/dev/null 2>&1 || { echo "batch: common.sh not found: submit BUILD/batch/train.sh or PREFIX/share/hpckit/batch/train.sh, or set HPC_BATCH_DIR" >&2; exit 1; }
 

@@ -6,8 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "hpc.h"
 #include "hpc_dl.h"
+#include "internal.h"
 
 /* Where hpc_dl_module_dir looks, relative to the folder of the loaded
  * libhpc-core: configure's pkglibdir seen from its libdir ("hpckit"). */
@@ -70,6 +72,18 @@ int hpc_dl_module_dir(char *dir, unsigned long len)
     return 0;
 }
 
+int hpc_dlopen_path(const char *path, void **out)
+{
+    /* a FIFO there would block dlopen's open for ever (the folder comes
+     * from a setting, HPC_MODULE_DIR: anything may be there) */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return HPC_ERR(HPC_ERR_IO, "%s: not a regular file (%s)", path, hpc_file_kind(st.st_mode));
+    *out = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!*out) return HPC_ERR(HPC_ERR_IO, "%s", dlerror());
+    return 0;
+}
+
 int hpc_dlmodule(const char *module, const char *const *symbols, void **fns, int n, char *why,
                  unsigned long len)
 {
@@ -79,9 +93,10 @@ int hpc_dlmodule(const char *module, const char *const *symbols, void **fns, int
         return -1;
     }
     snprintf(path, sizeof path, "%s/%s.so", dir, module);
-    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-        snprintf(why, len, "%s", dlerror());
+    void *h;
+    if (hpc_dlopen_path(path, &h) < 0) {
+        snprintf(why, len, "%s", hpc_last_cause());
+        hpc_error_clear();
         return -1;
     }
     if (syms_from(h, path, symbols, fns, n, why, len) < 0) {

@@ -241,9 +241,16 @@ int hpc_init(int *argc, char ***argv)
     int up = 0, provided;
     MPI_Initialized(&up);
     if (!up) {
-        HPC_MPI(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided));
+        /* a rank lost before MPI is up would hold every other one here */
+        hpc_watch_begin("the start-up (MPI_Init)", HPC_STARTUP_HINT);
+        int mrc = MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+        if (mrc != MPI_SUCCESS) {
+            hpc_watch_end();
+            return hpc_error_mpi(mrc, __FILE__, __LINE__, "MPI_Init_thread");
+        }
         we_started_mpi = 1;
     }
+    hpc_watch_begin("the start-up (hpc_init's communicators, after MPI_Init)", HPC_STARTUP_HINT);
     int rc = build_comms(e);
     if (rc == 0) {
         hpc_env_global = e;
@@ -260,6 +267,7 @@ int hpc_init(int *argc, char ***argv)
     if (rc == 0) rc = setup_threads(e);
     if (rc == 0) rc = held;
     rc = agree(e, rc);
+    hpc_watch_end();
     if (rc < 0) {
         hpc_env_global = NULL;
         free_comms(e);

@@ -19,10 +19,20 @@ static int parse_list(const char *s, hpc_gpu_policy_t *p)
 {
     p->nlist = 0;
     while (*s) {
-        char *end;
-        long v = strtol(s, &end, 10);
-        if (end == s || v < 0 || v > 1023 || (*end && *end != ','))
+        /* a device index: digits only, no blank, no sign */
+        size_t w = strcspn(s, ",");
+        const char *end = s + w;
+        char num[8];
+        int64_t v = -1;
+        if (w > 0 && w < sizeof num && strspn(s, "0123456789") >= w) {
+            memcpy(num, s, w);
+            num[w] = '\0';
+            if (hpc_parse_int64(num, &v) < 0) v = -1;
+        }
+        if (v < 0 || v > 1023) {
+            hpc_error_clear();
             return HPC_ERR(HPC_ERR_ARG, "HPC_GPU_BIND list: bad device '%s'", s);
+        }
         if (p->nlist == HPC_GPU_LIST_MAX)
             return HPC_ERR(HPC_ERR_ARG, "HPC_GPU_BIND list: more than %d devices", HPC_GPU_LIST_MAX);
         p->list[p->nlist++] = (int)v;

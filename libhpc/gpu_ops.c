@@ -36,11 +36,12 @@ static void load(void)
         return;
     }
     snprintf(path, sizeof path, "%s/%s.so", dir, HPC_GPU_MODULE_NAME);
-    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
+    void *h;
+    if (hpc_dlopen_path(path, &h) < 0) {
         /* the module itself missing (a CPU-only build or install) or
          * what it needs (libcudart, libnccl): dlerror names which */
-        snprintf(why, sizeof why, "the CUDA module cannot be loaded: %s", dlerror());
+        snprintf(why, sizeof why, "the CUDA module cannot be loaded: %s", hpc_last_cause());
+        hpc_error_clear();
         path[0] = '\0';
         return;
     }

@@ -32,6 +32,7 @@ struct hpc_h5file {
     int lockfd;           /* rank 0's hold on PATH.lock, -1 = none */
     int datafd;           /* for hpc_h5_sync_data, opened on first use */
     int reserved;         /* disk reserved beyond the end: trimmed on finish */
+    int setup;            /* open as PATH.setup until hpc_h5_setup_done */
     char *path;           /* final name */
     char *open_path;      /* the name actually open (.partial or not) */
     char *lock_path;
@@ -286,6 +287,19 @@ static int reserve_agreed(hpc_h5file_t *f, double bytes, int create)
     return err;
 }
 
+/* fsync of a file, then of its folder (so the rename is durable too) */
+static int sync_path(const char *path, int dir)
+{
+    char *copy = strdup(path);
+    if (!copy) return ENOMEM;
+    int fd = open(dir ? dirname(copy) : path, O_RDONLY | O_CLOEXEC | (dir ? O_DIRECTORY : 0));
+    int err = fd < 0 ? errno : 0;
+    if (fd >= 0 && fsync(fd) != 0 && errno != EINVAL) err = errno;
+    if (fd >= 0) close(fd);
+    free(copy);
+    return err;
+}
+
 int hpc_h5_create(const char *path, MPI_Comm comm, int flags, hpc_h5file_t **out)
 {
     return hpc_h5_create_reserved(path, comm, flags, 0, out);
@@ -295,7 +309,8 @@ int hpc_h5_create_reserved(const char *path, MPI_Comm comm, int flags, double by
 {
     QUIET;
     hpc_h5file_t *f;
-    HPC_TRY(file_new(path, comm, 1, ".partial", &f));
+    HPC_TRY(file_new(path, comm, 1, flags & HPC_H5_SETUP ? ".setup" : ".partial", &f));
+    f->setup = (flags & HPC_H5_SETUP) != 0;
     int rc = 0;
     if (agreed_errno(f->comm, f->rank, probe_regular, path) ||
         agreed_errno(f->comm, f->rank, probe_own, f->open_path))
@@ -330,6 +345,30 @@ int hpc_h5_create_reserved(const char *path, MPI_Comm comm, int flags, double by
         return rc;
     }
     *out = f;
+    return 0;
+}
+
+int hpc_h5_setup_done(hpc_h5file_t *f)
+{
+    if (!f) return HPC_ERR(HPC_ERR_ARG, "NULL file");
+    if (!f->setup) return 0;
+    char *partial = cat(f->path, ".partial");
+    if (!partial) return HPC_ERR(HPC_ERR_NOMEM, "file name");
+    /* the layout on disk before the name says so: a crash in between
+     * leaves a .setup, which is started afresh (it holds no data) */
+    int err = 0;
+    if (f->rank == 0) err = sync_path(f->open_path, 0);
+    if (f->rank == 0 && !err && rename(f->open_path, partial) != 0) err = errno;
+    if (f->rank == 0 && !err) err = sync_path(partial, 1);
+    MPI_Bcast(&err, 1, MPI_INT, 0, f->comm);
+    if (err) {
+        int rc = HPC_ERR(HPC_ERR_IO, "'%s' -> '%s': %s", f->open_path, partial, strerror(err));
+        free(partial);
+        return rc;
+    }
+    free(f->open_path);
+    f->open_path = partial;   /* the open descriptors follow the rename */
+    f->setup = 0;
     return 0;
 }
 
@@ -432,19 +471,6 @@ int hpc_h5_sync_data(hpc_h5file_t *f)
     return 0;
 }
 
-/* fsync of a file, then of its folder (so the rename is durable too) */
-static int sync_path(const char *path, int dir)
-{
-    char *copy = strdup(path);
-    if (!copy) return ENOMEM;
-    int fd = open(dir ? dirname(copy) : path, O_RDONLY | O_CLOEXEC | (dir ? O_DIRECTORY : 0));
-    int err = fd < 0 ? errno : 0;
-    if (fd >= 0 && fsync(fd) != 0 && errno != EINVAL) err = errno;
-    if (fd >= 0) close(fd);
-    free(copy);
-    return err;
-}
-
 int hpc_h5_finish(hpc_h5file_t *f, int ok)
 {
     QUIET;
@@ -464,10 +490,12 @@ int hpc_h5_finish(hpc_h5file_t *f, int ok)
         MPI_Bcast(&err, 1, MPI_INT, 0, f->comm);
     }
     if (!all && f->writing && f->reserved && f->rank == 0) hpc_reserve_trim(f->open_path);
+    /* a layout never completed holds nothing worth keeping */
+    if (!all && f->setup && f->rank == 0) unlink(f->open_path);
     int rc = 0;
     if (!all)
         rc = HPC_ERR(HPC_ERR_IO, "not every rank succeeded: '%s' not completed%s", f->path,
-                     f->writing ? " (partial output kept as .partial)" : "");
+                     f->writing && !f->setup ? " (partial output kept as .partial)" : "");
     else if (err)
         rc = HPC_ERR(HPC_ERR_IO, "completing '%s' -> '%s': %s", f->open_path, f->path, strerror(err));
     file_free(f);

@@ -137,6 +137,11 @@ HPC_EXPORT int hpc_app_quiet(void);
  * what else shapes their data (hpc_app_key_add). */
 HPC_EXPORT const char *hpc_app_key(void);
 HPC_EXPORT void hpc_app_key_add(const char *fmt, ...) HPC_PRINTF(1, 2);
+/* 1 if option name (the long name, without "--") was on the command
+ * line, whatever its value (its default given explicitly too), else 0:
+ * an option that only some modes take is refused where it was given,
+ * not only where it differs from its default. */
+HPC_EXPORT int hpc_app_opt_given(const char *name);
 /* The first field where two keys differ: "rtol: 0.001 in the file, 1e-06
  * now".  For one-line messages. */
 HPC_EXPORT void hpc_app_key_diff(const char *was, const char *now, char *out, size_t len);

@@ -24,7 +24,7 @@ extern "C" {
 
 typedef struct hpc_h5file hpc_h5file_t;
 
-enum { HPC_H5_FAIL_IF_EXISTS = 0, HPC_H5_OVERWRITE = 1 };
+enum { HPC_H5_FAIL_IF_EXISTS = 0, HPC_H5_OVERWRITE = 1, HPC_H5_SETUP = 2 };
 
 /* Collective.  Creates PATH.partial (truncating any old .partial no live
  * run holds).  With HPC_H5_FAIL_IF_EXISTS an existing PATH is an
@@ -39,6 +39,15 @@ HPC_EXPORT int hpc_h5_create(const char *path, MPI_Comm comm, int flags, hpc_h5f
  * involved.  The blocks beyond the end are given back by hpc_h5_finish. */
 HPC_EXPORT int hpc_h5_create_reserved(const char *path, MPI_Comm comm, int flags, double bytes,
                                       hpc_h5file_t **out);
+/* With HPC_H5_SETUP in flags, the file is created as PATH.setup instead,
+ * and becomes PATH.partial at hpc_h5_setup_done: a resumable output lays
+ * out its datasets under that name, so that a PATH.partial always holds
+ * a complete layout, and a PATH.setup (a run killed while laying out)
+ * provably holds no data. */
+/* Collective.  PATH.setup -> PATH.partial once the layout is on disk
+ * (HDF5's metadata flushed by the caller): the file synced, renamed,
+ * its folder synced.  A no-op for a file not created with HPC_H5_SETUP. */
+HPC_EXPORT int hpc_h5_setup_done(hpc_h5file_t *f);
 /* Collective.  Reserve bytes for a file being written (PATH.partial,
  * resumed): the same reservation for what is still to be written. */
 HPC_EXPORT int hpc_h5_reserve(hpc_h5file_t *f, double bytes);

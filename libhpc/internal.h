@@ -4,6 +4,7 @@
 
 #include "hpc.h"
 #include "hpc_testing.h"
+#include <stdio.h>
 
 /* libhpc-core's private interface to libhpc.so: the few internal
  * functions the upper layers (h5.c, the app kit) call in the lower ones,
@@ -44,6 +45,55 @@ HPC_PRIVATE int hpc_init_failed_here(void);
 /* settings.c: hpc_init's warnings of unknown HPC_* names and bad values
  * (on rank 0; not where the app kit refuses them itself) */
 void settings_init_warn(void);
+/* coll/comm.c, for the drop-in (libhpc-mpi.so):
+ * hpc_coll_known: comm has libhpc's state (or is refused); no set-up.
+ * hpc_coll_refuse: comm gets none (MPI serves its collectives), after a
+ *   set-up that failed on MPI's side on every rank (no context id left).
+ * hpc_coll_idup_begin: where the program starts MPI_Comm_idup on parent,
+ *   a state for the communicator to come, its duplicate begun without
+ *   blocking (MPI_Comm_idup of parent's) and its nodes copied from
+ *   parent's; *child NULL where parent has no state (the new one is then
+ *   set up at its first collective call).  hpc_coll_idup_end: where the
+ *   program learns that the communicator is made, the state is attached
+ *   to it (local; comm MPI_COMM_NULL: never, kept until MPI_Finalize). */
+/* coll/request.c, for the drop-in: advance every request in flight once;
+ * and hpc_test without advancing anything (after hpc_coll_progress, so
+ * that n calls in flight cost n advances, not n squared); the passes. */
+struct hpc_request;
+/* coll/select.c, for the drop-in: 1 where MPI's own collective is the
+ * better choice for a small call (the caller holds it to HPC_MPI_SMALL)
+ * of c moving bytes per block on comm (one node, and a flat
+ * point-to-point schedule or a nonblocking call; never against
+ * HPC_COLL_<OP> or a tuning row) */
+HPC_PRIVATE int hpc_coll_prefers_mpi(MPI_Comm comm, int c, size_t bytes, int nonblocking);
+HPC_PRIVATE int hpc_coll_progress(void);
+/* how many times libhpc has advanced its requests in flight (each pass
+ * advances each once) */
+HPC_PRIVATE unsigned long hpc_coll_passes(void);
+HPC_PRIVATE int hpc_test_done(struct hpc_request **req, int *done);
+HPC_PRIVATE int hpc_coll_known(MPI_Comm comm);
+HPC_PRIVATE int hpc_coll_refuse(MPI_Comm comm);
+HPC_PRIVATE int hpc_coll_idup_begin(MPI_Comm parent, void **child);
+HPC_PRIVATE int hpc_coll_idup_end(void *child, MPI_Comm comm);
+/* watch.c: HPC_TIMEOUT over a wait the collectives' watchdog cannot see
+ * (the start-up from before MPI_Init, a communicator's set-up inside a
+ * call), from hpc_watch_begin until hpc_watch_end; stage names it and
+ * hint says what may cause it, in the line.  Past the limit: that one
+ * line, _exit(1).  A begin while armed only renames the stage. */
+HPC_PRIVATE void hpc_watch_begin(const char *stage, const char *hint);
+#define HPC_STARTUP_HINT "a rank stopped, lost or not started?"
+HPC_PRIVATE void hpc_watch_end(void);
+/* settings.c: the file a setting names (var=path), opened for reading
+ * only if it is a regular file: a FIFO would block every rank in open
+ * for ever, a folder read as empty.  HPC_ERR_ARG "VAR=PATH: not a
+ * regular file (a FIFO)", HPC_ERR_IO where it cannot be opened. */
+int hpc_setting_fopen(const char *var, const char *path, FILE **out);
+/* "a FIFO", "a folder", ... for a st_mode that is not a regular file */
+const char *hpc_file_kind(unsigned mode);
+/* dl.c: dlopen(path, RTLD_NOW | RTLD_LOCAL) of a module by its path into
+ * *out, only if it is a regular file (a FIFO would block dlopen for
+ * ever); HPC_ERR_IO with the reason (the loader's words) */
+int hpc_dlopen_path(const char *path, void **out);
 
 /* err.c is a leaf: it never calls back into the environment.  env.c
  * tells it the rank to put in messages once it is known (the launcher's

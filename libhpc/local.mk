@@ -38,6 +38,7 @@ libhpc_libcore_la_SOURCES = \
 	libhpc/parse.c \
 	libhpc/settings.c \
 	libhpc/blas.c \
+	libhpc/watch.c \
 	libhpc/dl.c \
 	libhpc/internal.h \
 	libhpc/gpu_ops.h \

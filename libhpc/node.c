@@ -13,6 +13,7 @@
  * works (and is what the shared-memory algorithms use).
  */
 #include "config.h"
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,10 +26,10 @@ int hpc_node_split_parse(const char *s, hpc_node_split_t *out)
         if (!strcmp(s, "odd-even") || !strcmp(s, "odd_even")) {
             r.mode = HPC_NODE_SPLIT_ODD_EVEN;
         } else if (!strncmp(s, "blocks:", 7)) {
-            char *end = NULL;
-            errno = 0;
-            long k = strtol(s + 7, &end, 10);
-            if (errno || end == s + 7 || *end || k < 1 || k > 1 << 24)
+            int64_t k = 0;
+            int bad = hpc_parse_int64(s + 7, &k) < 0 || !isdigit((unsigned char)s[7]);
+            if (bad) hpc_error_clear();
+            if (bad || k < 1 || k > 1 << 24)
                 return HPC_ERR(HPC_ERR_ARG, "HPC_NODE_SPLIT='%s': blocks:K needs K, ranks per node, >= 1", s);
             r.mode = HPC_NODE_SPLIT_BLOCKS;
             r.k = (int)k;

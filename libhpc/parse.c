@@ -1,5 +1,6 @@
 /* parse.c - strict parsing of numbers from the command line and the
- * environment: the whole string, no overflow, one clear error; and the
+ * environment: the whole string, no overflow, one clear error; no blank
+ * before or after, no sign where the type has none (a size); and the
  * reverse, a command line joined back into one string (the HDF5
  * provenance and the app kit record it). */
 #include "config.h"
@@ -41,7 +42,9 @@ int hpc_parse_double(const char *s, int allow_inf, double *out)
 
 int hpc_parse_size(const char *s, size_t *out)
 {
-    if (!s || !*s || *s == '-') return HPC_ERR(HPC_ERR_ARG, "'%s' is not a size", s ? s : "");
+    /* a digit first: strtoull would skip blanks and take a sign, so that
+     * " -5" read as 2^64 - 5 */
+    if (!s || !isdigit((unsigned char)*s)) return HPC_ERR(HPC_ERR_ARG, "'%s' is not a size", s ? s : "");
     char *end;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);

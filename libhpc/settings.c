@@ -16,11 +16,15 @@
 #include "hpc.h"
 #include "internal.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 extern char **environ;
 
@@ -113,6 +117,9 @@ static const hpc_setting_t table[] = {
      "seconds between progress lines where neither stderr nor the launcher's is a terminal (0: none)", NULL},
     {"HPC_MPI_VERBOSE", HPC_SET_FLAG, "0", 0, 1, NULL, "drop-in",
      "libhpc-mpi.so: at MPI_Finalize, the calls it served and passed on", NULL},
+    {"HPC_MPI_SMALL", HPC_SET_BYTES, "8K", 0, INFINITY, NULL, "drop-in",
+     "libhpc-mpi.so: on one node, calls of fewer bytes go to MPI's own collective where libhpc has no "
+     "shared-memory path for them (a flat point-to-point schedule, a nonblocking call; 0: never)", NULL},
     /* the batch scripts (read by the shell; listed so that they are not
      * taken for typos, and documented with the rest) */
     {"HPC_BIN", HPC_SET_TEXT, "", 0, 0, "DIR", "batch scripts",
@@ -336,4 +343,35 @@ int hpc_settings_warn(void)
         if (rc < 0) hpc_error_clear();     /* warned of: not this thread's error */
     }
     return n;
+}
+
+const char *hpc_file_kind(unsigned mode)
+{
+    return S_ISDIR(mode) ? "a folder" : S_ISFIFO(mode) ? "a FIFO" : S_ISSOCK(mode) ? "a socket"
+           : S_ISCHR(mode) ? "a character device" : S_ISBLK(mode) ? "a block device" : "not a file";
+}
+
+int hpc_setting_fopen(const char *var, const char *path, FILE **out)
+{
+    *out = NULL;
+    /* O_NONBLOCK: opening a FIFO returns at once, and fstat tells what
+     * was opened (no window between a check and the open) */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) return HPC_ERR(HPC_ERR_IO, "%s=%s: cannot open it (%s)", var, path, strerror(errno));
+    struct stat st = {0};
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        int rc = HPC_ERR(HPC_ERR_ARG, "%s=%s: not a regular file (%s)", var, path, hpc_file_kind(st.st_mode));
+        close(fd);
+        return rc;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    FILE *f = fdopen(fd, "r");
+    if (!f) {
+        int rc = HPC_ERR(HPC_ERR_NOMEM, "%s=%s: %s", var, path, strerror(errno));
+        close(fd);
+        return rc;
+    }
+    *out = f;
+    return 0;
 }

@@ -87,4 +87,29 @@ grep -q "resuming .*checkpoint.h5 at step" "$T/log" || fail "the advised command
 grep -q "hpc-train: 40 steps" "$T/log" || fail "the advised command did not finish the 40 steps"
 echo "ok: train.sh stopped outside Slurm advises '$cont', which resumes and finishes"
 
+# bad arguments of the scripts: one line from the script, exit 2, and
+# nothing run (once: "unbound variable" from the shell; a typo in the
+# last step of a chain found after the earlier steps ran)
+script_refuses() {   # script_refuses WHAT PATTERN COMMAND...
+    what=$1 pattern=$2
+    shift 2
+    ( cd "$T" && "$@" ) > "$T/out" 2> "$T/err"
+    rc=$?
+    [ $rc = 2 ] && [ "$(grep -c . "$T/err")" = 1 ] && grep -q "$pattern" "$T/err" && ! grep -q unbound "$T/err" ||
+        { cat "$T/out" "$T/err"; fail "$what: exit $rc, expected 2 and one line '$pattern'"; }
+    echo "ok: $what -> $(cat "$T/err")"
+}
+script_refuses "pipeline.sh --chain with a typo in its last step" "unknown step 'matmull'" \
+    bash "$B/batch/pipeline.sh" --local --run "$T/pipe" --chain odegen,matmull --odegen "--out $T/pipe/ode.h5 -n 8"
+[ ! -e "$T/pipe/ode.h5" ] && [ ! -e "$T/pipe/odegen" ] || fail "pipeline.sh ran odegen before refusing the chain"
+for opt in --run --chain --odegen --odegen-array --train --matmul --sbatch; do
+    script_refuses "pipeline.sh $opt without a value" "pipeline.sh: $opt needs a value" bash "$B/batch/pipeline.sh" $opt
+done
+script_refuses "odegen.sh as an array task outside a Slurm job" "not a task of a Slurm job array" \
+    env SLURM_ARRAY_TASK_COUNT=2 bash "$B/batch/odegen.sh" --out "$T/arr.h5" -n 8
+script_refuses "odegen.sh as an array task 0 outside a Slurm job" "not a task of a Slurm job array" \
+    env SLURM_ARRAY_TASK_COUNT=2 SLURM_ARRAY_TASK_ID=0 SLURM_ARRAY_TASK_MIN=0 SLURM_ARRAY_TASK_MAX=1 \
+    bash "$B/batch/odegen.sh" --out "$T/arr.h5" -n 8
+[ ! -e "$T/arr-shard0000-of0002.h5" ] || fail "odegen.sh ran a shard outside a job array"
+
 echo "batch_local: the scripts bind local ranks and set the progress interval"

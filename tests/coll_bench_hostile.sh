@@ -51,6 +51,11 @@ for prog in $bench $info; do
         || fail "the line names neither the variable nor the valid algorithms"
     HPC_TIMEOUT=30s expect 2 "HPC_TIMEOUT=30s" 1 $prog
 done
+# a blank before a minus (once: strtoull made it 2^64 - 5, listed by
+# hpc-info --settings, then a 16 EiB scratch buffer)
+for v in ' -5' '8K ' '+64K' ' '; do
+    HPC_COLL_SEGMENT=$v expect 2 "HPC_COLL_SEGMENT='$v'" 1 $info --settings
+done
 printf 'allreduce 1 2 host 0 - ring\nbeta inf\n' >inf.tune
 HPC_COLL_TUNING=inf.tune expect 2 "a tuning file with beta inf" 2 $bench $small -a auto
 grep -q 'inf.tune: line 2' "$T/stderr" || fail "beta inf: the line does not name line 2"
@@ -64,6 +69,26 @@ grep -q 'old.tune: line 2: a row of the old format' "$T/stderr" || fail "old for
 printf '\177ELF\002\001\001\000\000\000\000\000\000\000\000\000\002\000>\000\n' >bin.tune
 HPC_COLL_TUNING=bin.tune expect 2 "a binary tuning file" 2 $bench $small -a auto
 grep -q 'line 1: not a tuning file' "$T/stderr" || fail "binary file: not named as such"
+# a FIFO (once: every rank blocked in open for ever) and a folder (once:
+# an empty table) are no tuning files; refused before they are opened
+mkfifo fifo.tune
+mkdir dir.tune
+for t in fifo dir; do
+    HPC_COLL_TUNING=$t.tune HPC_TEST_TIMEOUT=20 expect 2 "HPC_COLL_TUNING naming a $t" 2 $info
+    grep -q "HPC_COLL_TUNING=$t.tune: not a regular file" "$T/stderr" || fail "$t: not named as such"
+done
+rm -r fifo.tune dir.tune
+# the same for the GPU module in HPC_MODULE_DIR (opened at start-up where
+# the build has CUDA): a FIFO there is no module, and no hang
+if [ "${HAVE_CUDA_BUILD:-no}" = yes ]; then
+    mkdir mods && mkfifo mods/libhpc-cuda.so
+    HPC_MODULE_DIR=$T/mods HPC_TEST_TIMEOUT=20 $MPIEXEC_WRAP -n 2 $info >"$T/stdout" 2>"$T/stderr" ||
+        { cat "$T/stderr"; fail "hpc-info with a FIFO for the GPU module: exit $?"; }
+    grep -q "GPU stack: none (.*libhpc-cuda.so: not a regular file (a FIFO))" "$T/stdout" ||
+        { cat "$T/stdout"; fail "a FIFO for the GPU module: not named"; }
+    rm -r mods
+    echo "ok: a FIFO for the GPU module is named, not opened"
+fi
 
 step "HPC_TIMEOUT covers collbench's own waits: a stopped rank ends the job"
 for try in 1 2 3; do
@@ -88,4 +113,17 @@ for try in 1 2 3; do
     grep -q 'watchdog (HPC_TIMEOUT=3 s)' "$T/stderr" || { cat "$T/stderr"; fail "try $try: no watchdog line"; }
     echo "ok: try $try: stopped rank $victim, job ended in $took s: $(grep -m1 watchdog "$T/stderr")"
 done
+
+step "HPC_TIMEOUT covers the start-up: a rank that never reaches MPI_Init ends the job"
+# the second rank stops itself before it starts MPI (a launcher's MPMD
+# form): the first waits inside MPI_Init (once: for ever, the watchdog
+# was armed only once MPI was up)
+t0=$(date +%s)
+HPC_TIMEOUT=2 HPC_TEST_TIMEOUT=40 $MPIEXEC_WRAP -n 1 $info : -n 1 sh -c 'kill -STOP $$' >"$T/stdout" 2>"$T/stderr"
+st=$?
+took=$(($(date +%s) - t0))
+[ $st -ne 0 ] && [ $st -ne 124 ] && [ $st -ne 137 ] || { cat "$T/stderr"; fail "start-up: exit $st after $took s"; }
+grep -q 'watchdog (HPC_TIMEOUT=2 s): the start-up (MPI_Init) not finished after' "$T/stderr" ||
+    { cat "$T/stderr"; fail "start-up: no watchdog line"; }
+echo "ok: a rank lost before MPI_Init, job ended in $took s: $(grep -m1 watchdog "$T/stderr")"
 exit 0

@@ -83,8 +83,8 @@ int main(int argc, char **argv)
         MPI_Comm_free(&rev);
     }
     /* strict: a bad value fails the first collective on a new comm */
-    const char *bad[] = {"odd", "blocks:", "blocks:0", "blocks:2x", "blocks:-1"};
-    for (int i = 0; i < 5; i++) {
+    const char *bad[] = {"odd", "blocks:", "blocks:0", "blocks:2x", "blocks:-1", "blocks: 2", "blocks:\t2"};
+    for (int i = 0; i < (int)(sizeof bad / sizeof *bad); i++) {
         setenv("HPC_NODE_SPLIT", bad[i], 1);
         MPI_Comm a;
         MPI_Comm_dup(MPI_COMM_WORLD, &a);

@@ -94,4 +94,19 @@ rc=$?
 [ $rc = 0 ] || { cat "$T/stderr"; fail "odegen with the disk filled mid-run: exit $rc"; }
 "$H5DIFF" -q "$T/ref.h5" "$FULL/ode.h5" /y || fail "odegen: /y differs from the run with room"
 echo "ok: hpc-odegen finishes on its reserved space while the disk fills, /y equal to a run with room"
+rm -f "$FULL/ode.h5" "$FULL/hog"
+
+# 5. hpc-odegen --join on a full disk: one line, exit 1, nothing left
+# behind (once: a segfault inside HDF5, exit 139, an empty .partial and a
+# .lock left)
+for i in 0 1; do "$ODEGEN" -q -n 16 --nt 5 --shard $i/2 --out "$FULL/j.h5" || fail "odegen: shard $i"; done
+fill
+for np in 1 2; do
+    "$MPIEXEC_WRAP" -n $np "$ODEGEN" -q --join 2 --out "$FULL/j.h5" > /dev/null 2> "$T/stderr"
+    one_line $? 1 "$np ranks: --join on a full disk" "odegen:no room for '.*j.h5.partial'"
+    [ ! -e "$FULL/j.h5" ] && [ ! -e "$FULL/j.h5.partial" ] && [ ! -e "$FULL/j.h5.lock" ] ||
+        { ls "$FULL"; fail "--join on a full disk: a file left behind"; }
+done
+rm -f "$FULL/hog"
+"$ODEGEN" -q --join 2 --out "$FULL/j.h5" || fail "--join with room"
 echo "full_disk: all checks passed"

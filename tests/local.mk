@@ -131,9 +131,10 @@ EXTRA_DIST += tests/install_user.c
 TESTS += tests/info.sh tests/gpu.sh
 
 # The batch scripts outside Slurm: local ranks bound to cores (no
-# hpc-info warning), the progress interval set for logs.
-dist_check_SCRIPTS += tests/batch_local.sh
-TESTS += tests/batch_local.sh
+# hpc-info warning), the progress interval set for logs, bad arguments
+# one line and exit 2; every installed script clean under shellcheck.
+dist_check_SCRIPTS += tests/batch_local.sh tests/shellcheck.sh
+TESTS += tests/batch_local.sh tests/shellcheck.sh
 
 # The README's first command, twice in a row (issue 28.1)
 dist_check_SCRIPTS += tests/demo_twice.sh

@@ -76,4 +76,32 @@ EOF
 else
     echo "(no numpy/h5py: the fill values are not looked at)"
 fi
+# the Python helper refuses it too, naming the shard, where it once
+# returned the 200 rows of the other shards as the whole split; with the
+# shard back it reads the split hpc-train trained on
+if "$PYTHON" -c 'import torch, numpy, h5py' > /dev/null 2>&1; then
+    "$PYTHON" - "$top_srcdir/apps/train" "$T/joined1" "$T/away/ode-shard0001-of0003.h5" "$T/sh/" <<'EOF' ||
+import sys, shutil
+sys.path.insert(0, sys.argv[1])
+import hpckit_torch as hk
+model, norm, meta = hk.load(sys.argv[2])
+for split in ("val", "train"):
+    try:
+        x, y = hk.samples(meta, split)
+    except ValueError as e:
+        assert "ode-shard0001-of0003.h5" in str(e) and "missing" in str(e), str(e)
+        print("ok: hpckit_torch.samples(meta, %r): %s" % (split, e))
+    else:
+        raise SystemExit("samples(meta, %r) returned %d samples of a file missing a shard" % (split, len(x)))
+shutil.move(sys.argv[3], sys.argv[4])
+x, y = hk.samples(meta, "train")
+assert len(x) == meta["train_samples"], (len(x), meta["train_samples"])
+x, y = hk.samples(meta, "val")
+assert len(x) == meta["val_samples"], (len(x), meta["val_samples"])
+print("ok: hpckit_torch.samples with the shard back: %d validation samples" % len(x))
+EOF
+        fail "hpckit_torch.samples on a file missing a shard"
+else
+    echo "(no torch: hpckit_torch is not tried)"
+fi
 echo "odegen_join_read: a joined file reads like a plain one, and not at all without its shards"

@@ -14,10 +14,15 @@
 #   turn at 2, 3 and 5 ranks and with auto at 1-7 ranks, each run under a
 #   timeout; every data-movement call must have been served by hpckit.
 #   `tests/pmpi_conform.sh --full` (by hand): every algorithm at 1-7 ranks.
-check_PROGRAMS += tests/pmpi_known tests/pmpi_conform
-tests_pmpi_known_SOURCES = tests/pmpi_known.c
+# pmpi_probe: the probes of issue 32 (communicators made by MPI_Comm_idup
+#   whose first calls start in another order on some ranks; as many
+#   communicators as MPI gives), run by pmpi.sh.
+check_PROGRAMS += tests/pmpi_known tests/pmpi_conform tests/pmpi_probe
+tests_pmpi_known_SOURCES = tests/pmpi_known.c tests/pmpi_check.h
 tests_pmpi_known_LDADD =
-tests_pmpi_conform_SOURCES = tests/pmpi_conform.c
+tests_pmpi_conform_SOURCES = tests/pmpi_conform.c tests/pmpi_check.h
 tests_pmpi_conform_LDADD =
+tests_pmpi_probe_SOURCES = tests/pmpi_probe.c tests/pmpi_check.h
+tests_pmpi_probe_LDADD =
 dist_check_SCRIPTS += tests/pmpi.sh tests/pmpi_mpi4py.py tests/pmpi_conform.sh
 TESTS += tests/pmpi.sh tests/pmpi_conform.sh

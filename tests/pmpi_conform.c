@@ -28,7 +28,13 @@
  *    Wait and Test drawn from a generator seeded by the rank, so every
  *    rank completes them in another order; some with duplicates of their
  *    datatypes that the program frees while the calls run;
- *  - a communicator made by MPI_Comm_idup (set up at its first call).
+ *  - a communicator made by MPI_Comm_idup (its state attached where its
+ *    request completes);
+ *  - MPI_BOTTOM with a struct type of absolute addresses (MPI_Get_address)
+ *    on odd ranks against 12 MPI_DOUBLE on the others: bcast (as root and
+ *    not), scatter's receive side, gather's and allgather's send side,
+ *    blocking and nonblocking (once: the MPICH build aborted, MPI_Unpack
+ *    refusing a NULL buffer).
  */
 #include <mpi.h>
 #include <stddef.h>
@@ -36,16 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int wrank, nerr;
-
-#define CHECK(cond, ...)                                                            \
-    do {                                                                            \
-        if (!(cond) && nerr++ < 20) {                                               \
-            fprintf(stderr, "rank %d: %s:%d: ", wrank, __FILE__, __LINE__);         \
-            fprintf(stderr, __VA_ARGS__);                                           \
-            fputc('\n', stderr);                                                    \
-        }                                                                           \
-    } while (0)
+#include "pmpi_check.h"
 
 /* ---- six ways to hold a block of 12 doubles -------------------------- */
 enum { NB = 12, NREP = 6 };
@@ -444,6 +441,81 @@ static void reductions(MPI_Comm comm, int k)
         CHECK(y[j] == p * (p - 1) / 2 + p * (3 * me + j), "reduce_scatter_block [%d] = %d", j, y[j]);
 }
 
+/* ---- MPI_BOTTOM and absolute addresses ---------------------------------- */
+/* 12 doubles in two pieces of a struct, described by their addresses */
+typedef struct {
+    double a[4];
+    int pad;
+    double b[8];
+} split12_t;
+
+static MPI_Datatype absolute_type(split12_t *x)
+{
+    MPI_Datatype t;
+    int len[2] = {4, 8};
+    MPI_Aint disp[2];
+    MPI_Datatype tys[2] = {MPI_DOUBLE, MPI_DOUBLE};
+    MPI_Get_address(x->a, &disp[0]);
+    MPI_Get_address(x->b, &disp[1]);
+    MPI_Type_create_struct(2, len, disp, tys, &t);
+    MPI_Type_commit(&t);
+    return t;
+}
+
+static double *split_at(split12_t *x, int j) { return j < 4 ? &x->a[j] : &x->b[j - 4]; }
+
+static void bottom(MPI_Comm comm, int k0)
+{
+    int me, p;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &p);
+    int odd = me % 2;
+    split12_t x;
+    MPI_Datatype at = absolute_type(&x);
+    double *plain = malloc((size_t)(NB * p) * sizeof *plain);
+    for (int k = k0; k < k0 + 4; k++) {
+        int root = k % p, nb = k % 2;
+        MPI_Request rq;
+        /* bcast: odd ranks' block is x, at MPI_BOTTOM */
+        for (int j = 0; j < NB; j++) {
+            *split_at(&x, j) = me == root ? val(root, 0, j, k) : -1;
+            plain[j] = me == root ? val(root, 0, j, k) : -1;
+        }
+        x.pad = 77;
+        void *buf = odd ? MPI_BOTTOM : (void *)plain;
+        MPI_Datatype t = odd ? at : MPI_DOUBLE;
+        int n = odd ? 1 : NB;
+        if (nb) MPI_Ibcast(buf, n, t, root, comm, &rq), MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        else MPI_Bcast(buf, n, t, root, comm);
+        for (int j = 0; j < NB; j++)
+            CHECK((odd ? *split_at(&x, j) : plain[j]) == val(root, 0, j, k), "MPI_BOTTOM bcast #%d [%d]", k, j);
+        CHECK(x.pad == 77, "MPI_BOTTOM bcast #%d: the gap was written", k);
+        /* scatter: the receive side */
+        double *all = malloc((size_t)(NB * p) * sizeof *all);
+        for (int b = 0; me == root && b < p; b++)
+            for (int j = 0; j < NB; j++) all[b * NB + j] = val(root, b, j, k);
+        for (int j = 0; j < NB; j++) *split_at(&x, j) = plain[j] = -1;
+        if (nb) MPI_Iscatter(all, NB, MPI_DOUBLE, buf, n, t, root, comm, &rq), MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        else MPI_Scatter(all, NB, MPI_DOUBLE, buf, n, t, root, comm);
+        for (int j = 0; j < NB; j++)
+            CHECK((odd ? *split_at(&x, j) : plain[j]) == val(root, me, j, k), "MPI_BOTTOM scatter #%d [%d]", k, j);
+        /* gather and allgather: the send side */
+        for (int j = 0; j < NB; j++) *split_at(&x, j) = plain[j] = val(me, 0, j, k);
+        for (int i = 0; i < NB * p; i++) all[i] = -1;
+        if (nb) MPI_Igather(buf, n, t, all, NB, MPI_DOUBLE, root, comm, &rq), MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        else MPI_Gather(buf, n, t, all, NB, MPI_DOUBLE, root, comm);
+        for (int b = 0; me == root && b < p; b++)
+            for (int j = 0; j < NB; j++) CHECK(all[b * NB + j] == val(b, 0, j, k), "MPI_BOTTOM gather #%d %d[%d]", k, b, j);
+        for (int i = 0; i < NB * p; i++) all[i] = -1;
+        MPI_Allgather(buf, n, t, all, NB, MPI_DOUBLE, comm);
+        for (int b = 0; b < p; b++)
+            for (int j = 0; j < NB; j++) CHECK(all[b * NB + j] == val(b, 0, j, k), "MPI_BOTTOM allgather #%d %d[%d]", k, b, j);
+        free(all);
+    }
+    free(plain);
+    MPI_Type_free(&at);
+}
+
 /* ---- many nonblocking calls on duplicated communicators ----------------- */
 enum { NCOMM = 4, PER = 5, ROUNDS = 2 };
 typedef struct {
@@ -574,7 +646,7 @@ int main(int argc, char **argv)
     MPI_Comm rev;
     MPI_Comm_split(MPI_COMM_WORLD, 0, p - wrank, &rev);
     MPI_Comm comms[2] = {MPI_COMM_WORLD, rev};
-    /* one case only: pmpi_conform movement|zero|pairs|reductions|storm|idup */
+    /* one case only: pmpi_conform movement|zero|pairs|reductions|bottom|storm|idup */
     const char *only = argc > 1 ? argv[1] : "";
 #define CASE(name) (!*only || !strcmp(only, name))
     for (int c = 0; c < 2; c++) {
@@ -585,10 +657,11 @@ int main(int argc, char **argv)
         }
         if (CASE("pairs")) pairs(comms[c], c * 3, c == 0);
         if (CASE("reductions")) reductions(comms[c], c);
+        if (CASE("bottom")) bottom(comms[c], 60 + 10 * c);
     }
     if (CASE("storm")) storm();
     if (CASE("idup")) {
-        /* a communicator made without blocking: set up at its first call */
+        /* a communicator made without blocking: its state attached at MPI_Wait */
         MPI_Comm idc;
         MPI_Request rq;
         MPI_Comm_idup(MPI_COMM_WORLD, &idc, &rq);

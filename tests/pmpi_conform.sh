@@ -18,8 +18,10 @@
 # hier runs on two fake nodes (HPC_NODE_SPLIT=odd-even).  Each run: the
 # program's known answers, exit 0 within the time limit (timeout(1) via
 # the test launcher, HPC_TIMEOUT for libhpc's own waits), and every
-# data-movement call served by hpckit (HPC_MPI_VERBOSE: none fell through
-# to MPI - every rank must make the same choice, whatever its datatypes).
+# data-movement call decided by hpckit (HPC_MPI_VERBOSE: served, or under
+# auto given to MPI's own collective by its choice, none fell through to
+# MPI - every rank must make the same choice, whatever its datatypes; a
+# forced algorithm always served).
 top_builddir=${top_builddir:-.}
 MPIEXEC_WRAP=${MPIEXEC_WRAP:-$top_builddir/tests/mpiexec-wrap}
 lib=${PMPI_CONFORM_LIB:-$top_builddir/libhpc/mpi/.libs/libhpc-mpi.so}
@@ -62,8 +64,15 @@ run() {   # run NP ALG
     elif ! grep -q "pmpi_conform: $np ranks, 0 failures" "$tmp/out"; then why="no result line"
     elif [ -z "$line" ]; then why="no HPC_MPI_VERBOSE line"
     else
+        # served/given/fell: none fell through; one forced is never given
         for c in bcast gather scatter allgather alltoall; do
-            echo "$line" | grep -Eq " $c [1-9][0-9]*/0( |\))" || why="$why $c not all served;"
+            tri=$(echo "$line" | grep -Eo " $c [0-9]+/[0-9]+/[0-9]+" | awk '{print $2}')
+            sv=${tri%%/*} rest=${tri#*/}
+            gv=${rest%%/*} fl=${rest#*/}
+            if [ -z "$tri" ] || [ "$fl" != 0 ] || [ $((sv + gv)) -eq 0 ]; then why="$why $c not all decided by hpckit;"
+            else
+                case " $vars " in *" HPC_COLL_$(echo "$c" | tr a-z A-Z)="*) [ "$gv" = 0 ] || why="$why $c forced, but given to MPI;" ;; esac
+            fi
         done
     fi
     if [ -n "$why" ]; then

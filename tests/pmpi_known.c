@@ -13,16 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int wrank, nerr;
-
-#define CHECK(cond, ...)                                                            \
-    do {                                                                            \
-        if (!(cond) && nerr++ < 20) {                                               \
-            fprintf(stderr, "rank %d: %s:%d: ", wrank, __FILE__, __LINE__);         \
-            fprintf(stderr, __VA_ARGS__);                                           \
-            fputc('\n', stderr);                                                    \
-        }                                                                           \
-    } while (0)
+#include "pmpi_check.h"
 
 typedef struct { MPI_Datatype t; const char *name; int size, isfloat, isunsigned; } ty_t;
 

@@ -44,6 +44,16 @@ HPC_TIMEUOT=5 $MPIEXEC_WRAP -n 2 "$info" >"$tmp/out" 2>"$tmp/err" || fail "hpc-i
 [ "$(grep -c . "$tmp/err")" = 1 ] && grep -q 'HPC_TIMEUOT is not a setting of hpckit: did you mean HPC_TIMEOUT?' "$tmp/err" ||
     fail "HPC_TIMEUOT: expected one warning naming HPC_TIMEOUT"
 echo "ok: program: $(cat "$tmp/err")"
+# one rule for every unknown name, HPC_COLL_* included (once: refused,
+# exit 2): a warning with the nearest name; an invalid value is refused
+for typo in HPC_COLL_ALLREDUC=ring:HPC_COLL_ALLREDUCE HPC_COLL_SEGMENTT=8K:HPC_COLL_SEGMENT; do
+    env "${typo%:*}" $MPIEXEC_WRAP -n 2 "$info" >"$tmp/out" 2>"$tmp/err" || fail "hpc-info with ${typo%:*}: exit $?"
+    [ "$(grep -c . "$tmp/err")" = 1 ] && grep -q "${typo%%=*} is not a setting of hpckit: did you mean ${typo#*:}?" "$tmp/err" ||
+        fail "${typo%:*}: expected one warning naming ${typo#*:}"
+    echo "ok: program: $(cat "$tmp/err")"
+done
+HPC_COLL_ALLREDUCE=rign "$info" >"$tmp/out" 2>"$tmp/err"
+[ $? = 2 ] && [ "$(grep -c . "$tmp/err")" = 1 ] || fail "HPC_COLL_ALLREDUCE=rign: not refused with one line, exit 2"
 
 # the drop-in: unknown names and invalid values warn once (rank 0)
 prog=$top_builddir/tests/pmpi_known

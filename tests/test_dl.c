@@ -9,6 +9,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "hpc_dl.h"
 #include "testlib.h"
 
@@ -48,6 +50,23 @@ int main(void)
     EXPECT(hpc_dl_module_dir(dir, sizeof dir) == 0 && !strcmp(dir, "/nonexistent/hpckit"), "HPC_MODULE_DIR: %s", dir);
     EXPECT(hpc_dlmodule("hpc-nothing-cuda", two, keep, 2, why, sizeof why) == -1 &&
                strstr(why, "/nonexistent/hpckit/hpc-nothing-cuda.so"), "a missing module: %s", why);
+    /* a module that is a FIFO (once: dlopen blocked for ever in open) or
+     * a folder: refused at once, naming what it is */
+    char tmp[] = "/tmp/test_dl.XXXXXX", fifo[64];
+    EXPECT(mkdtemp(tmp) != NULL, "mkdtemp");
+    snprintf(fifo, sizeof fifo, "%s/hpc-fifo-cuda.so", tmp);
+    EXPECT(mkfifo(fifo, 0600) == 0, "mkfifo %s", fifo);
+    setenv("HPC_MODULE_DIR", tmp, 1);
+    alarm(30);   /* a hang fails the test instead of blocking it */
+    EXPECT(hpc_dlmodule("hpc-fifo-cuda", two, keep, 2, why, sizeof why) == -1 && strstr(why, "not a regular file (a FIFO)"),
+           "a FIFO as a module: %s", why);
+    alarm(0);
+    unlink(fifo);
+    EXPECT(mkdir(fifo, 0700) == 0, "mkdir %s", fifo);
+    EXPECT(hpc_dlmodule("hpc-fifo-cuda", two, keep, 2, why, sizeof why) == -1 && strstr(why, "not a regular file (a folder)"),
+           "a folder as a module: %s", why);
+    rmdir(fifo);
+    rmdir(tmp);
     unsetenv("HPC_MODULE_DIR");
     EXPECT(hpc_dl_module_dir(dir, sizeof dir) == 0 && strstr(dir, "/hpckit"), "beside libhpc-core: %s", dir);
     return test_result();

@@ -124,7 +124,7 @@ int main(int argc, char **argv)
            hpc_last_error());
 
     /* strict parsing */
-    int64_t l;
+    int64_t l, two[2] = {-5, -5};
     double d;
     size_t s;
     EXPECT(hpc_parse_int64("123", &l) == 0 && l == 123, "int64");
@@ -147,7 +147,23 @@ int main(int argc, char **argv)
     EXPECT(hpc_parse_size("1GB", &s) == 0 && s == 1u << 30, "1GB");
     EXPECT(hpc_parse_size("-1", &s) == HPC_ERR_ARG, "negative size");
     EXPECT(hpc_parse_size("3Q", &s) == HPC_ERR_ARG, "bad suffix");
-    int64_t two[2] = {-5, -5};
+    /* blanks, signs where the type has none, empty strings: refused by
+     * every parser (once: ' -5' was a size of 2^64 - 5, strtoull skips
+     * blanks and negates) */
+    static const char *const blanks[] = {" 5", "5 ", "\t5", "5\n", " ", "", " -5", "- 5", "5 K"};
+    for (size_t i = 0; i < sizeof blanks / sizeof blanks[0]; i++) {
+        char two_s[32];
+        snprintf(two_s, sizeof two_s, "%s:1", blanks[i]);
+        EXPECT(hpc_parse_int64(blanks[i], &l) == HPC_ERR_ARG, "int64 '%s' accepted", blanks[i]);
+        EXPECT(hpc_parse_double(blanks[i], 1, &d) == HPC_ERR_ARG, "double '%s' accepted", blanks[i]);
+        EXPECT(hpc_parse_size(blanks[i], &s) == HPC_ERR_ARG, "size '%s' accepted", blanks[i]);
+        EXPECT(hpc_parse_int64s(two_s, ":", two, 2) == HPC_ERR_ARG, "int64s '%s' accepted", two_s);
+    }
+    static const char *const signed_size[] = {"-5", "+5", " -5", "\t-1K", "-0", "+0", "5-", "5+"};
+    for (size_t i = 0; i < sizeof signed_size / sizeof signed_size[0]; i++)
+        EXPECT(hpc_parse_size(signed_size[i], &s) == HPC_ERR_ARG, "size '%s' accepted", signed_size[i]);
+    EXPECT(hpc_parse_size(NULL, &s) == HPC_ERR_ARG && hpc_parse_int64(NULL, &l) == HPC_ERR_ARG &&
+               hpc_parse_double(NULL, 0, &d) == HPC_ERR_ARG, "NULL accepted");
     EXPECT(hpc_parse_int64s("3:250", ":,", two, 2) == 0 && two[0] == 3 && two[1] == 250, "3:250");
     EXPECT(hpc_parse_int64s("4/-16", "/", two, 2) == 0 && two[0] == 4 && two[1] == -16, "4/-16");
     two[0] = two[1] = 7;

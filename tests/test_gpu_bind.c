@@ -36,7 +36,8 @@ int main(void)
     EXPECT(choose("list:3,1", 0, 4, 2) == HPC_ERR_ARG, "list names a missing device");
     EXPECT(choose("list:0", 0, 1, 0) == HPC_ERR_NOGPU, "list without GPUs");
     /* bad policies */
-    const char *bad[] = {"foo", "list:", "list:a", "list:1,", "list:-1", "list:1,,2", "LOCAL", "exclusive2"};
+    const char *bad[] = {"foo",       "list:",      "list:a", "list:1,",   "list:-1",  "list:1,,2",
+                         "LOCAL",     "exclusive2", "list: 1", "list:1 ,2", "list:1, 2", "list:+1"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         hpc_gpu_policy_t p;
         memset(&p, 0x5a, sizeof p);

@@ -48,6 +48,7 @@ expect 2 "unknown optimiser" $ok --optim lamb
 expect 2 "unknown allreduce" $ok --allreduce-alg telepathy
 expect 2 "bucket of 0 MiB" $ok --bucket-mb 0
 expect 2 "unknown option" $ok --frobnicate
+expect 2 "--mem-budget with a blank before a minus" $ok --mem-budget ' -5'
 
 # pipelines (r.h5's default model has 3 layers)
 expect2 2 "more stages than layers" $ok --parallel pipe --stages 4
@@ -63,6 +64,14 @@ expect 2 "more micro-batches than samples" $ok --parallel pipe --micro 17
 expect 2 "a stale option with gpipe" $ok --parallel pipe --pipe-schedule gpipe --weight-stashing
 expect 2 "gap-aware with 1f1b" $ok --parallel pipe --gap-aware
 expect 2 "pipeline options with dp" $ok --stages 2
+# given, not only set off their default (once: --pipe-schedule with dp
+# ran, ignored)
+expect 2 "--pipe-schedule with dp" $ok --pipe-schedule gpipe
+grep -q "pipe-schedule is for --parallel pipe or hybrid" "$T/stderr" || fail "--pipe-schedule with dp: not named"
+expect 2 "--pipe-schedule 1f1b (its default) with dp" $ok --pipe-schedule 1f1b
+expect 2 "--micro 1 (its default) with dp" $ok --micro 1
+expect 2 "--step-every 1 (its default) with 1f1b" $ok --parallel pipe --step-every 1
+expect 2 "--accum 1 (its default) with a pipeline" $ok --parallel pipe --accum 1
 expect 2 "clipping with stale" $ok --parallel pipe --pipe-schedule stale --clip 1
 expect 2 "unknown schedule" $ok --parallel pipe --pipe-schedule zigzag
 expect 2 "weight prediction without momentum" $ok --parallel pipe --pipe-schedule stale --optim sgd \
@@ -160,6 +169,35 @@ train 2 -q --data "$T/r32.h5" --out "$RUN" --steps 6 --batch 16 --ckpt-every 1 -
 echo "ok: --resume: a copy of the data continues, other data only with --data-changed-ok"
 KEEP=
 rm -rf "$RUN"
+
+# --resume checks the data as a fresh start does: one value of validation
+# row 595 of 600 (none of the 64 rows a sampled checksum would read)
+# changed in place is other data; set to NaN it is bad data, with
+# --data-changed-ok too (once: resumed with exit 0, "val loss" dropped
+# from the summary, a checkpoint with val_loss NaN)
+if [ -n "$H5DUMP" ]; then
+    "$MKDATA" regress "$T/r600.h5" 600 || fail "making r600.h5"
+    big="--data $T/r600.h5 --out $RUN --steps 6 --batch 16 --ckpt-every 1"
+    HPC_TRAIN_TEST_STOP=0:2 train 2 -q $big 2> /dev/null
+    [ $? = 75 ] || fail "in-place edit: the run did not stop at step 2"
+    KEEP=1
+    off=$("$H5DUMP" -p -H -d /X "$T/r600.h5" | sed -n 's/.*OFFSET \([0-9]*\).*/\1/p')
+    [ -n "$off" ] || fail "no offset of /X in r600.h5"
+    poke() {   # poke BYTES: the 8 bytes of /X[595, 0]
+        printf "$1" | dd of="$T/r600.h5" bs=1 seek=$((off + 595 * 4 * 8)) conv=notrunc 2> /dev/null
+    }
+    poke '\000\000\000\000\000\000\370\077'   # 1.5
+    expect2 1 "--resume on data changed in place away from sampled rows" $big --resume
+    grep -q "is not the data the checkpoint was trained on" "$T/stderr" || fail "in-place edit: not named"
+    poke '\000\000\000\000\000\000\370\177'   # NaN
+    expect2 1 "--resume on data with a NaN in a validation row" $big --resume
+    grep -q "r600.h5: validation sample 595 (row 595 of /X, /Y) holds NaN or infinite values" "$T/stderr" ||
+        fail "--resume: the NaN is not named"
+    expect 1 "--resume --data-changed-ok on data with a NaN" $big --resume --data-changed-ok
+    grep -q "validation sample 595 .* holds NaN" "$T/stderr" || fail "--data-changed-ok: the NaN is not named"
+    KEEP=
+    rm -rf "$RUN"
+fi
 
 if ! nvidia-smi -L > /dev/null 2>&1; then
     expect2 2 "--device cuda without a GPU" $ok --device cuda

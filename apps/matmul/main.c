@@ -5,6 +5,7 @@
  * optionally Freivalds' check, writing C, the report.
  */
 #include "config.h"
+#include <ctype.h>
 #include <cblas.h>
 #include <math.h>
 #include <stdio.h>
@@ -102,7 +103,7 @@ static void test_corrupt(const mm_dist_t *d, int dtype, void *c)
     double v = 1.0;
     int set = third != NULL;
     if (set) v = strtod(third + 1, &end);
-    if (hpc_parse_int64s(ijs, ",", ij, 2) < 0 || (set && (end == third + 1 || *end))) {
+    if (hpc_parse_int64s(ijs, ",", ij, 2) < 0 || (set && (end == third + 1 || *end || isspace((unsigned char)third[1])))) {
         char esc[128];
         hpc_app_exit(HPC_EXIT_USAGE, "HPC_MATMUL_TEST_CORRUPT='%s': expected I,J or I,J,VALUE",
                      hpc_escape(s, esc, sizeof esc));

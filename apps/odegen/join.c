@@ -213,6 +213,27 @@ static int scales(hid_t file)
     return rc;
 }
 
+/* What OUT will take, at most: shard 0's /t and /component copied (twice
+ * over, for HDF5's own slack), a generous 1 KiB per mapping of each
+ * virtual dataset (a file name, a dataset name and two selections),
+ * and the root's attributes and metadata.  Reserved before HDF5 writes a
+ * byte, as every other output: on a full disk HDF5 1.10 crashes inside
+ * its own calls (hpc_h5_create_reserved); what is not used is given back
+ * at the end. */
+static double join_bytes(const char *shard0, int64_t n)
+{
+    double small = 0;
+    hid_t src = H5Fopen(shard0, H5F_ACC_RDONLY, H5P_DEFAULT);
+    for (int k = 0; src >= 0 && k < 2; k++) {
+        hid_t d = H5Dopen2(src, k ? "component" : "t", H5P_DEFAULT);
+        if (d >= 0) small += (double)H5Dget_storage_size(d) + 4096;
+        if (d >= 0) H5Dclose(d);
+    }
+    if (src >= 0) H5Fclose(src);
+    H5Eclear2(H5E_DEFAULT);
+    return 262144.0 + 2 * small + (double)n * NROWS * 1024.0;
+}
+
 /* rank 0: check the shards, write OUT (finished only if whole); 0 or an
  * HPC_ERR_* with the cause */
 static int join(const ode_opts_t *o, int argc, char **argv)
@@ -236,8 +257,9 @@ static int join(const ode_opts_t *o, int argc, char **argv)
     if (sh[n - 1].first + sh[n - 1].rows != sh[0].n_total)
         HPC_ERR_GOTO(rc, out, HPC_ERR_DATA, "the shards hold %lld of %lld trajectories",
                      (long long)(sh[n - 1].first + sh[n - 1].rows), (long long)sh[0].n_total);
-    HPC_TRY_GOTO(hpc_h5_create(o->out, MPI_COMM_SELF, o->force ? HPC_H5_OVERWRITE : HPC_H5_FAIL_IF_EXISTS, &f), rc,
-                 out);
+    HPC_TRY_GOTO(hpc_h5_create_reserved(o->out, MPI_COMM_SELF, o->force ? HPC_H5_OVERWRITE : HPC_H5_FAIL_IF_EXISTS,
+                                        join_bytes(files[0], n), &f),
+                 rc, out);
     rc = copy_common(hpc_h5_id(f), files[0], sh[0].n_total, n);
     for (int k = 0; rc == 0 && k < NROWS; k++)
         rc = virtual_rows(hpc_h5_id(f), ROWS[k].name, ROWS[k].fill, sh, n, (const char *const *)files);

@@ -298,6 +298,11 @@ int ode_opts_finish(ode_opts_t *o)
     for (int i = 0; i < a.nparams; i++)
         HPC_TRY(apply_param(o->sys, a.params[i], o->par));
     o->n_total = a.n;
+    /* the shard's range is n I / N and n (I + 1) / N: n N must fit */
+    if (a.shards > 1 && a.n > INT64_MAX / a.shards)
+        return HPC_ERR(HPC_ERR_ARG, "-n %lld with --shard I/%lld: n x N must fit in 64 bits (-n at most %lld for %lld "
+                       "shards)", (long long)a.n, (long long)a.shards, (long long)(INT64_MAX / a.shards),
+                       (long long)a.shards);
     o->shards = a.shards ? a.shards : 1;
     o->shard = a.shard;
     o->first = a.n * a.shard / o->shards;

@@ -15,7 +15,7 @@
  *       units), layers, activation, loss, optimizer, lr, data, samples,
  *       target ("Y", "next", "delta"), train_samples, val_samples,
  *       val_from_row (validation: the samples of rows >= it), init_from,
- *       data_bytes, data_mtime, data_checksum (the data's fingerprint:
+ *       data_bytes, data_mtime, data_digest (the data's fingerprint:
  *       --resume refuses other data unless --data-changed-ok),
  *       "options" (the key --resume compares) and the provenance
  *
@@ -42,45 +42,26 @@
 /* ---- the data's fingerprint ----
  * --data is not part of the options key (the same data may move), so a
  * resume on another file of the same shape would continue on it
- * silently.  The checkpoint keeps the file's size and time and a
- * checksum (FNV-1a) of FP_SAMPLES samples spread evenly over it, their
- * raw values as read: cheap (that many rows), and any regenerated or
- * other data set differs there.  A resume compares size and checksum (the
- * time and path are shown, not compared: a copy is the same data). */
-#define FP_SAMPLES 64
-
+ * silently.  The checkpoint keeps the file's size and time and the data's
+ * digest (d->digest: a hash of every value of every sample, taken by the
+ * statistics pass that reads the whole file at every start anyway, so an
+ * edit of one value anywhere is seen).  A resume compares size and digest
+ * (the time and path are shown, not compared: a copy is the same data).
+ * Checkpoints of hpckit 0.2 kept a "data_checksum" of 64 samples
+ * instead: of those only the size is compared. */
 typedef struct {
     int64_t bytes, mtime;
     uint64_t sum;
 } fingerprint_t;
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ull;
-    return h;
-}
-
-/* Independent: every rank reads the same samples and gets the same sum */
 static int fingerprint(const train_t *t, fingerprint_t *fp)
 {
-    const data_t *d = &t->data;
     struct stat st;
     if (stat(t->o->data, &st) != 0) return HPC_ERR(HPC_ERR_IO, "%s: %s", t->o->data, strerror(errno));
     fp->bytes = (int64_t)st.st_size;
     fp->mtime = (int64_t)st.st_mtime;
-    int64_t n = d->nsamples < FP_SAMPLES ? d->nsamples : FP_SAMPLES, ids[FP_SAMPLES];
-    for (int64_t i = 0; i < n; i++) ids[i] = n > 1 ? i * (d->nsamples - 1) / (n - 1) : 0;
-    double *X = malloc((size_t)(n * d->nin + 1) * sizeof *X), *Y = malloc((size_t)(n * d->ydim + 1) * sizeof *Y);
-    int rc = X && Y ? data_read_raw(d, (size_t)n, ids, X, Y) : HPC_ERR(HPC_ERR_NOMEM, "fingerprint");
-    uint64_t h = 14695981039346656037ull;
-    int64_t shape[3] = {d->nsamples, d->nin, d->ydim};
-    h = fnv(h, shape, sizeof shape);
-    if (!rc) h = fnv(fnv(h, X, (size_t)(n * d->nin) * sizeof *X), Y, (size_t)(n * d->ydim) * sizeof *Y);
-    fp->sum = h;
-    free(X);
-    free(Y);
-    return rc;
+    fp->sum = t->data.digest;
+    return 0;
 }
 
 /* the attributes are collective: written on every rank whatever its
@@ -93,7 +74,7 @@ static int put_fingerprint(hid_t id, const train_t *t)
     snprintf(sum, sizeof sum, "%016" PRIx64, fp.sum);
     int rc2 = hpc_h5_attr_set_int64(id, "data_bytes", fp.bytes);
     if (!rc2) rc2 = hpc_h5_attr_set_int64(id, "data_mtime", fp.mtime);
-    if (!rc2) rc2 = hpc_h5_attr_set_string(id, "data_checksum", sum);
+    if (!rc2) rc2 = hpc_h5_attr_set_string(id, "data_digest", sum);
     return rc ? rc : rc2;
 }
 
@@ -106,16 +87,22 @@ static void when(int64_t t, char *buf, size_t len)
 
 /* --resume: the data against the checkpoint's fingerprint; HPC_ERR_DATA
  * naming both unless they match or --data-changed-ok (a checkpoint
- * without one, from before: not checked) */
+ * without one, from before: not checked; with the 64-sample checksum of
+ * hpckit 0.2: the size only) */
 static int same_data(hid_t id, const train_t *t)
 {
     int64_t bytes, mtime;
     char *sum = NULL, *was = NULL;
-    if (hpc_h5_attr_get_string(id, "data_checksum", &sum) < 0) {
+    int old = 0;
+    if (hpc_h5_attr_get_string(id, "data_digest", &sum) < 0) {
         hpc_error_clear();
-        return 0;
+        if (hpc_h5_attr_get_string(id, "data_checksum", &sum) < 0) {
+            hpc_error_clear();
+            return 0;
+        }
+        old = 1;
     }
-    /* the attributes first (collective reads), then the data (local) */
+    /* the attributes first (collective reads), then the file's size */
     fingerprint_t fp = {0, 0, 0};
     int rc = hpc_h5_attr_get_int64(id, "data_bytes", &bytes);
     if (!rc) rc = hpc_h5_attr_get_int64(id, "data_mtime", &mtime);
@@ -123,7 +110,7 @@ static int same_data(hid_t id, const train_t *t)
     if (!rc) rc = fingerprint(t, &fp);
     char now[32], then[32], tnow[40], tthen[40];
     snprintf(now, sizeof now, "%016" PRIx64, fp.sum);
-    if (!rc && (strcmp(now, sum) || bytes != fp.bytes) && !t->o->data_changed_ok) {
+    if (!rc && ((!old && strcmp(now, sum)) || bytes != fp.bytes) && !t->o->data_changed_ok) {
         when(mtime, tthen, sizeof tthen);
         when(fp.mtime, tnow, sizeof tnow);
         snprintf(then, sizeof then, "%s", sum);

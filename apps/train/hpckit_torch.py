@@ -23,7 +23,8 @@ import h5py
 import numpy as np
 import torch
 
-__all__ = ["load", "save_init", "build_model", "samples", "load_optimizer_state", "Normaliser"]
+__all__ = ["load", "save_init", "build_model", "samples", "usable_trajectories", "load_optimizer_state",
+           "Normaliser"]
 
 ACTIVATIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU, "gelu": torch.nn.GELU}
 
@@ -150,10 +151,40 @@ def load_optimizer_state(path, model, optimizer):
                 optimizer.state[p] = st
 
 
+MISSING, NOT_COMPUTED = -127, -128   # hpc-odegen's statuses of rows that hold no result
+
+
+def usable_trajectories(f, path):
+    """The mask of an hpc-odegen file's trajectories with status 0 (the
+    failed ones, status > 0 or -1, are left out, as hpc-train leaves them);
+    ValueError if any row holds no result at all: a joined file whose
+    shard is gone or incomplete reads as status -127 there (the shard is
+    named), a file still being written as -128.  Missing is never failed."""
+    status = f["stats/status"][()]
+    gone = np.flatnonzero((status == MISSING) | (status == NOT_COMPUTED))
+    if len(gone) == 0:
+        return status == 0
+    first = int(gone[0])
+    where = ""
+    dset = f["stats/status"]
+    if dset.is_virtual:
+        for m in dset.virtual_sources():
+            lo, hi = m.vspace.get_select_bounds()
+            if lo[0] <= first <= hi[0]:
+                where = ": its rows %d..%d come from '%s', which is missing or incomplete" % (
+                    lo[0], hi[0], m.file_name)
+                break
+    what = "hold no result (status %d)" % status[first]
+    raise ValueError("%s: %d of its %d trajectories %s, from row %d%s (keep a joined file beside its shards)"
+                     % (path, len(gone), len(status), what, first, where))
+
+
 def samples(meta, split="val", data=None):
     """The run's samples of split ("train" or "val") in the data's units:
     (x [N, in], y [N, out] float64, or labels [N] int64), in hpc-train's
-    sample order.  data: the data file (default: the one the run read)."""
+    sample order.  data: the data file (default: the one the run read).
+    ValueError where an hpc-odegen file has rows without a result (a
+    joined file missing a shard), as hpc-train refuses it."""
     data = data or meta["data"]
     lo_row = int(meta["val_from_row"])
     with h5py.File(data, "r") as f:
@@ -162,9 +193,10 @@ def samples(meta, split="val", data=None):
             sel = slice(lo_row, None) if split == "val" else slice(0, lo_row)
             x, y = x[sel].astype(np.float64), y[sel]
             return x, (y.reshape(-1).astype(np.int64) if y.dtype.kind in "iu" else y.astype(np.float64))
-        traj, t, status = f["y"][()], f["t"][()], f["stats/status"][()]
-    rows = np.arange(len(status))
-    keep = (status == 0) & ((rows >= lo_row) if split == "val" else (rows < lo_row))
+        good = usable_trajectories(f, data)
+        traj, t = f["y"][()], f["t"][()]
+    rows = np.arange(len(good))
+    keep = good & ((rows >= lo_row) if split == "val" else (rows < lo_row))
     traj = traj[keep]
     n, nt, d = traj.shape
     x = np.concatenate([traj[:, :-1, :], np.broadcast_to(t[:-1, None], (n, nt - 1, 1))], axis=2)

@@ -91,9 +91,13 @@ static void open_run(train_t *t)
         hpc_app_exit(HPC_EXIT_DATA, "%s exists: continue it with --resume, or start over with --force", path);
 }
 
-/* Fresh: statistics (they also refuse NaN in the data) and initial weights */
+/* The data checked (NaN, infinity) and its digest taken on every start,
+ * fresh or resumed: a file edited since the first run is refused as
+ * a fresh start would refuse it.  Then, fresh: the statistics and the
+ * initial weights; resumed: the checkpoint's (its normalisation wins). */
 static void start(train_t *t)
 {
+    hpc_app_agree_rc(stats_compute(&t->data), HPC_EXIT_DATA, NULL);
     if (t->o->resume) {
         hpc_app_agree_rc(ckpt_load(t), HPC_EXIT_DATA, NULL);
         if (hpc_rank() == 0 && !hpc_app_quiet())
@@ -101,7 +105,6 @@ static void start(train_t *t)
                    (long long)t->step, (long long)t->total);
         return;
     }
-    hpc_app_agree_rc(stats_compute(&t->data), HPC_EXIT_DATA, NULL);
     if (!t->o->normalize) {   /* checked, but the identity */
         for (int64_t i = 0; i < t->data.nin; i++) t->data.x_mean[i] = 0, t->data.x_std[i] = 1;
         for (int i = 0; i < t->data.ydim; i++) t->data.y_mean[i] = 0, t->data.y_std[i] = 1;

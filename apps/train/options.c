@@ -219,7 +219,7 @@ static const hpc_opt_t options[] = {
     HPC_FLAG("force", 0, &a.force, 0, "start afresh over an existing RUNDIR/checkpoint.h5"),
     HPC_FLAG("data-changed-ok", 0, &a.data_changed_ok, 0,
              "with --resume: continue even if --data is not the data the checkpoint was trained on "
-             "(its size or a checksum of 64 of its samples differ; refused by default)"),
+             "(its size or a hash of all its values differ; refused by default)"),
     HPC_INT("ckpt-every", 0, &a.ckpt_every, "N", 0, INT64_MAX / 2, 0,
             "checkpoint every N steps (default 1000; 0: only at the end and when stopped)"),
     HPC_OPTS_END};

@@ -32,16 +32,17 @@
 static int check(const train_opts_t *o)
 {
     const pipe_sched_t *row = &pipe_scheds[o->pipe_sched];
-    const char *what = o->stash ? "--weight-stashing" : o->predict ? "--weight-prediction"
-                     : o->gap_just_lost ? "--gap-aware-just-lost" : o->gap_aware ? "--gap-aware"
-                     : o->step_every > 1 ? "--step-every" : NULL;
-    if (what && !row->async)
-        return HPC_ERR(HPC_ERR_ARG, "%s is for --pipe-schedule stale, not %s", what, row->name);
+    /* refused where given, their defaults given explicitly too */
+    static const char *const stale_only[] = {"weight-stashing", "weight-prediction", "gap-aware-just-lost",
+                                             "gap-aware", "step-every"};
+    for (size_t i = 0; !row->async && i < sizeof stale_only / sizeof *stale_only; i++)
+        if (hpc_app_opt_given(stale_only[i]))
+            return HPC_ERR(HPC_ERR_ARG, "--%s is for --pipe-schedule stale, not %s", stale_only[i], row->name);
     if (o->parallel == PAR_HYBRID && !o->stages)
         return HPC_ERR(HPC_ERR_ARG, "--parallel hybrid needs --stages S (replicas: the ranks / S)");
     if (o->parallel == PAR_HYBRID && row->async)
         return HPC_ERR(HPC_ERR_ARG, "--pipe-schedule %s is not for --parallel hybrid (its stages step alone)", row->name);
-    if (o->accum > 1)
+    if (hpc_app_opt_given("accum"))
         return HPC_ERR(HPC_ERR_ARG, "--accum is for --parallel dp; a pipeline splits the batch with --micro");
     if (row->async && o->clip > 0)
         return HPC_ERR(HPC_ERR_ARG, "--clip is not for --pipe-schedule %s (its stages step alone: no global norm)", row->name);

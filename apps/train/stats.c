@@ -9,7 +9,11 @@
  * then combines the chunks in chunk order with Chan's formula.  The same
  * pass refuses NaN and infinite values, in the validation samples too
  * (chunks of their own, checked but not counted): a NaN there would
- * drop the validation loss from every report without a word.  Returns -1 where this rank failed
+ * drop the validation loss from every report without a word.  It also
+ * hashes every chunk's raw values (hpc_hash64), and the chunks' hashes
+ * in chunk order give the data's digest (d->digest): every value of
+ * every sample, the same for any rank count, for --resume to tell an
+ * edit anywhere in the file.  Returns -1 where this rank failed
  * (the caller's hpc_app_agree ends every rank), or on every rank for bad
  * values.  std is the population standard
  * deviation; a constant feature keeps std 1 (no scaling).
@@ -29,6 +33,7 @@ typedef struct {
     int64_t nall;                    /* and of the validation samples after them */
     int nf;                          /* features: inputs, then MSE targets */
     double *part;                    /* [nchunks][1 + 2 nf]: n, means, M2s */
+    uint64_t *sum;                   /* [nall]: each chunk's hash (this rank's, 0 elsewhere) */
 } stats_t;
 
 /* mean and M2 of column c of the chunk's values v [n, stride] */
@@ -54,6 +59,8 @@ static int chunk_stats(const data_t *d, stats_t *s, int64_t k, double *X, double
     int64_t end = val ? d->nsamples : d->ntrain, n = end - first < s->chunk ? end - first : s->chunk;
     for (int64_t i = 0; i < n; i++) ids[i] = first + i;
     HPC_TRY(data_read_raw(d, (size_t)n, ids, X, Y));
+    s->sum[k] = hpc_hash64(Y, (size_t)n * (size_t)d->ydim * sizeof *Y,
+                           hpc_hash64(X, (size_t)(n * d->nin) * sizeof *X, (uint64_t)k));
     int ny = d->loss == LOSS_CE ? 0 : d->ydim;
     for (int64_t i = 0; i < n; i++) {
         int finite = 1;
@@ -130,11 +137,12 @@ int stats_compute(data_t *d)
     hpc_block_range(s.nall, hpc_size(), hpc_rank(), &k0, &nk);
     size_t per = (size_t)(1 + 2 * s.nf);
     s.part = calloc((size_t)s.nchunks * per, sizeof *s.part);
+    s.sum = calloc((size_t)s.nall, sizeof *s.sum);
     double *all = calloc((size_t)s.nchunks * per, sizeof *all);
     double *X = malloc((size_t)(s.chunk * d->nin + 1) * sizeof *X);
     double *Y = malloc((size_t)(s.chunk * d->ydim + 1) * sizeof *Y);
     int64_t *ids = malloc((size_t)s.chunk * sizeof *ids);
-    int rc = s.part && all && X && Y && ids ? 0 : HPC_ERR(HPC_ERR_NOMEM, "statistics buffers");
+    int rc = s.part && s.sum && all && X && Y && ids ? 0 : HPC_ERR(HPC_ERR_NOMEM, "statistics buffers");
     for (int64_t k = k0; !rc && k < k0 + nk; k++) rc = chunk_stats(d, &s, k, X, Y, ids, &badrow);
     /* the verdict first: a rank that failed takes no further part */
     int64_t mine[2] = {rc < 0 && badrow < 0, badrow < 0 ? INT64_MAX : badrow}, got[2];
@@ -153,8 +161,13 @@ int stats_compute(data_t *d)
         s.part = all;
         all = NULL;
         combine(d, &s);
+        /* one contributor per chunk: the XOR is that rank's hash */
+        MPI_Allreduce(MPI_IN_PLACE, s.sum, (int)s.nall, MPI_UINT64_T, MPI_BXOR, hpc_comm_world());
+        int64_t shape[3] = {d->nsamples, d->nin, d->ydim};
+        d->digest = hpc_hash64(s.sum, (size_t)s.nall * sizeof *s.sum, hpc_hash64(shape, sizeof shape, 0));
     }
     free(s.part);
+    free(s.sum);
     free(all);
     free(X);
     free(Y);

@@ -37,14 +37,17 @@ static dps_t *st(const train_t *t)
     return (dps_t *)t->s;
 }
 
+/* The pipeline's options, refused where given (their defaults given
+ * explicitly too: a --pipe-schedule that dp ignores is a mistake) */
 static int check(const train_opts_t *o)
 {
-    const char *what = o->stages ? "--stages" : o->npart ? "--partition" : o->micro > 1 ? "--micro"
-                     : o->recompute ? "--recompute" : o->stash ? "--weight-stashing"
-                     : o->predict ? "--weight-prediction" : o->gap_just_lost ? "--gap-aware-just-lost"
-                     : o->gap_aware ? "--gap-aware" : o->step_every > 1 ? "--step-every" : NULL;
-    if (what)
-        return HPC_ERR(HPC_ERR_ARG, "%s is for --parallel pipe or hybrid", what);
+    static const char *const pipe_only[] = {"stages", "partition", "micro", "pipe-schedule",
+                                            "weight-stashing", "weight-prediction", "gap-aware",
+                                            "gap-aware-just-lost", "recompute", "step-every"};
+    (void)o;
+    for (size_t i = 0; i < sizeof pipe_only / sizeof *pipe_only; i++)
+        if (hpc_app_opt_given(pipe_only[i]))
+            return HPC_ERR(HPC_ERR_ARG, "--%s is for --parallel pipe or hybrid", pipe_only[i]);
     return 0;
 }
 

@@ -32,6 +32,8 @@ import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
 
+from hpckit_torch import usable_trajectories   # beside this file
+
 
 def args():
     a = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -48,8 +50,9 @@ def args():
 
 def data(path):
     with h5py.File(path, "r") as f:
-        y, t, st = f["y"][()], f["t"][()], f["stats/status"][()]
-    y = y[st == 0]
+        good = usable_trajectories(f, path)   # a row without a result is refused, not skipped
+        y, t = f["y"][()], f["t"][()]
+    y = y[good]
     n, nt, d = y.shape
     x = np.concatenate([y[:, :-1], np.broadcast_to(t[:-1, None], (n, nt - 1, 1))], axis=2).reshape(-1, d + 1)
     tg = y[:, 1:].reshape(-1, d)

@@ -126,6 +126,7 @@ typedef struct {
     /* normalisation x' = (x - mean) / std; identity when off */
     double *x_mean, *x_std, *y_mean, *y_std;
     const char *describe;       /* one line: what a sample is */
+    uint64_t digest;            /* a hash of every sample's values (stats_compute) */
 } data_t;
 
 /* Collective.  Open and check --data; the split; 0, or an HPC_ERR_* with
@@ -141,7 +142,8 @@ int data_read_raw(const data_t *d, size_t n, const int64_t *ids, double *X, doub
 /* Collective.  Means and standard deviations over the training samples,
  * computed in fixed chunks and combined in chunk order (Chan's formula),
  * so they are the same bits for any rank count; cross-entropy labels are
- * checked against the classes on the way.  0, or an HPC_ERR_* with the
+ * checked against the classes on the way, every value (validation too)
+ * against NaN and infinity, and d->digest set (the data's fingerprint).  0, or an HPC_ERR_* with the
  * cause (a failed read: on the ranks it failed on only). */
 int stats_compute(data_t *d);
 

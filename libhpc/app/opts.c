@@ -166,9 +166,17 @@ static int find(const hpc_opt_t *t, int n, int val)
 }
 
 /* Raw text of the last value of each option (CALL: all, comma-joined),
- * for the options key. */
+ * for the options key; NULL where the option was not given. */
 static char **raw;
 static int nraw;
+static const hpc_opt_t *parsed;   /* the table raw is of */
+
+int hpc_app_opt_given(const char *name)
+{
+    for (int i = 0; parsed && raw && i < nraw; i++)
+        if (parsed[i].type != HPC_OPT_SECTION && parsed[i].name && !strcmp(parsed[i].name, name)) return raw[i] != NULL;
+    return 0;
+}
 
 static void keep_raw(int i, const hpc_opt_t *o, const char *v)
 {
@@ -229,6 +237,7 @@ int app_opts_parse(const hpc_app_t *app, int argc, char **argv, int *quiet)
     app_opts_free();
     raw = calloc((size_t)n + 1, sizeof *raw);
     nraw = n;
+    parsed = t;
     if (!lo || !raw) {
         free(lo);
         return HPC_ERR(HPC_ERR_NOMEM, "out of memory");
@@ -309,6 +318,7 @@ void app_opts_free(void)
     free(raw);
     raw = NULL;
     nraw = 0;
+    parsed = NULL;
 }
 
 /* ---- --help ---- */

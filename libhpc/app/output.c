@@ -10,6 +10,12 @@
  * parts not done; the final name appears when all are (hpc_h5_finish).
  * Beside the done flags, "written" holds the checksum of each part written
  * by the background writer (writer.c) and not yet known to be on disk.
+ *
+ * The layout is made under PATH.setup and renamed PATH.partial by
+ * hpc_out_ready once it is on disk (hpc_h5_setup_done), before any part
+ * is computed: a PATH.setup provably holds no data and is started afresh;
+ * a PATH.partial that HDF5 cannot open holds computed parts and is
+ * refused, kept as it is for inspection.
  */
 #include "config.h"
 #include <errno.h>
@@ -17,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 #include "app_internal.h"
@@ -24,7 +31,7 @@
 
 /* What rank 0 finds on disk, shared with every rank. */
 typedef struct {
-    int final, partial;        /* PATH, PATH.partial exist */
+    int final, partial, setup; /* PATH, PATH.partial, PATH.setup exist */
     int dir_err;               /* errno of the folder's writability, 0 ok */
     double free_bytes;         /* free space of the folder, -1 unknown */
 } look_t;
@@ -35,11 +42,13 @@ static void look(const char *path, MPI_Comm comm, look_t *l)
     MPI_Comm_rank(comm, &rank);
     memset(l, 0, sizeof *l);
     if (rank == 0) {
-        char partial[4200], dir[4200];
+        char partial[4200], setup[4200], dir[4200];
         snprintf(partial, sizeof partial, "%s.partial", path);
+        snprintf(setup, sizeof setup, "%s.setup", path);
         snprintf(dir, sizeof dir, "%s", path);
         l->final = access(path, F_OK) == 0;
         l->partial = access(partial, F_OK) == 0;
+        l->setup = access(setup, F_OK) == 0;
         const char *d = dirname(dir);
         l->dir_err = access(d, W_OK | X_OK) == 0 ? 0 : errno;
         struct statvfs vs;
@@ -102,27 +111,19 @@ static int open_done(hpc_out_t *o, const char *done_name)
     return 0;
 }
 
-/* A .partial HDF5 cannot open: left by a run killed inside its set-up
- * (empty; zeros where the superblock goes, which HDF5 writes at its first
- * flush, after the datasets' early allocation; or HDF5's signature with
- * metadata never flushed: no data was written before hpc_out_ready), or
- * something else - damaged, or not ours - which stays for inspection. */
-static int torn_setup(const char *partial)
+/* An empty .partial (an older hpckit made the layout under that name:
+ * killed at once) holds no data; any other that HDF5 cannot open may
+ * hold computed parts, whatever its first bytes say. */
+static int empty_file(const char *partial)
 {
-    static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
-    unsigned char head[8];
-    FILE *f = fopen(partial, "rb");
-    if (!f) return 0;
-    size_t n = fread(head, 1, sizeof head, f);
-    fclose(f);
-    static const unsigned char zero[8];
-    return n == 0 || (n == sizeof head && (!memcmp(head, sig, sizeof sig) || !memcmp(head, zero, sizeof zero)));
+    struct stat st;
+    return stat(partial, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0;
 }
 
 /* --resume: continue PATH.partial, or confirm PATH is complete.  1: a
- * .partial left before its set-up was done (killed before hpc_out_ready
- * put the key and the layout on disk: an HDF5 file not complete yet, or
- * without the key), which holds no data - the caller starts afresh. */
+ * .partial of an older hpckit left before its set-up was done (empty, or
+ * an HDF5 file without the key, which hpc_out_ready writes before any
+ * data), which holds no data - the caller starts afresh. */
 static int reopen(hpc_out_t *o, const look_t *l, const char *key, const char *done_name, double bytes)
 {
     char shown[4300];
@@ -131,11 +132,13 @@ static int reopen(hpc_out_t *o, const look_t *l, const char *key, const char *do
     if (rc == HPC_ERR_HDF5 && l->partial) {
         char part[4200];
         snprintf(part, sizeof part, "%s.partial", o->path);
-        /* every rank reads the same bytes: the same verdict */
-        if (torn_setup(part)) {
+        /* every rank sees the same file: the same verdict */
+        if (empty_file(part)) {
             hpc_error_clear();
             return 1;
         }
+        return HPC_ERR(rc, "--resume: %s; it may hold computed parts, so it is kept as it is (start over "
+                       "with --force)", hpc_last_cause());
     }
     HPC_TRY(rc);
     if (l->partial && H5Aexists(hpc_h5_id(o->f), "options") <= 0) {
@@ -167,8 +170,8 @@ static int create(hpc_out_t *o, const look_t *l, int mode, const char *done_name
     /* the whole file's disk reserved now: another writer filling the
      * disk mid-run cannot take it (hpc_h5_create_reserved) */
     HPC_TRY(hpc_h5_create_reserved(o->path, hpc_comm_world(),
-                                   mode == HPC_OUT_FORCE ? HPC_H5_OVERWRITE : HPC_H5_FAIL_IF_EXISTS, bytes,
-                                   &o->f));
+                                   HPC_H5_SETUP | (mode == HPC_OUT_FORCE ? HPC_H5_OVERWRITE : HPC_H5_FAIL_IF_EXISTS),
+                                   bytes, &o->f));
     const uint8_t zero = 0;
     hsize_t n = (hsize_t)o->nparts;
     HPC_TRY(hpc_h5_dataset_create(o->f, done_name, H5T_STD_U8LE, 1, &n, NULL, HPC_H5_ALLOC_EARLY,
@@ -229,6 +232,8 @@ int hpc_out_open(const char *path, MPI_Comm comm, int mode, const char *key, int
         hpc_error_clear();
         if (hpc_rank() == 0)
             hpc_warn("%s.partial was left before its set-up was complete (it holds no data): starting afresh", path);
+    } else if (rc == 2 && mode == HPC_OUT_RESUME && l.setup && hpc_rank() == 0) {
+        hpc_warn("%s.setup was left before its set-up was complete (it holds no data): starting afresh", path);
     }
     if (rc > 0) rc = create(o, &l, mode, done_dataset, bytes);
     if (rc < 0) {
@@ -258,7 +263,7 @@ int hpc_out_ready(hpc_out_t *o, int argc, char **argv)
     HPC_TRY(hpc_h5_provenance(o->f, fid, hpc_app_name(), argc, argv));
     /* metadata on disk now: from here on only raw data is written */
     if (H5Fflush(fid, H5F_SCOPE_GLOBAL) < 0) return hpc_error_hdf5(__FILE__, __LINE__, "H5Fflush");
-    return 0;
+    return hpc_h5_setup_done(o->f);
 }
 
 int hpc_out_part_done(hpc_out_t *o, int64_t part)

@@ -6,7 +6,8 @@
  * values count as unset.  The forms are the settings table's
  * (libhpc/settings.c); here is what needs the layers above the core: an
  * algorithm's name (HPC_COLL_<OP>), a tuning file.  Names that are not
- * settings are warned of once, after the values passed.
+ * settings (HPC_COLL_* ones too) are warned of once, with the nearest
+ * name, after the values passed.
  */
 #include "config.h"
 #include <ctype.h>
@@ -35,18 +36,10 @@ const char *app_settings_nccl_var(void)
     return nccl_var[0] ? nccl_var : NULL;
 }
 
-/* HPC_COLL_<OP>=ALG: OP a collective, ALG one it has */
-static int check_coll_override(const char *var, const char *val)
+/* HPC_COLL_<OP>=ALG: ALG one that collective c has */
+static int check_coll_override(const char *var, const char *val, hpc_coll_t c)
 {
-    char name[64];
-    size_t i = 0;
-    for (const char *p = var + strlen("HPC_COLL_"); *p && i + 1 < sizeof name; p++)
-        name[i++] = (char)tolower((unsigned char)*p);
-    name[i] = '\0';
-    hpc_coll_t c;
     hpc_alg_t a;
-    if (hpc_coll_parse(name, &c) < 0)
-        return bad(var, val, "not a setting of libhpc (no collective by that name)");
     if (hpc_alg_parse(val, &a) < 0 || !hpc_coll_has_alg(c, a)) {
         char why[384], names[256];
         snprintf(why, sizeof why, "%s has no algorithm by that name (it has %s)", hpc_coll_name(c),
@@ -58,30 +51,28 @@ static int check_coll_override(const char *var, const char *val)
 }
 
 /* One variable: the table's check (libhpc/settings.c), and what only
- * the layers above the core know: an algorithm's name, a tuning file. */
+ * the layers above the core know: an algorithm's name, a tuning file.
+ * One rule for every name: one that is not a setting is warned of with
+ * the nearest (hpc_settings_warn), an invalid value of one that is is
+ * refused - HPC_COLL_<OP> too: a forced algorithm that does not exist
+ * is refused, a misspelt HPC_COLL_ALLREDUC warned of. */
 static int check_one(const char *var, const char *val)
 {
     if (!strcmp(var, "HPC_COLL_TUNING")) return hpc_coll_tuning_check(val);
     int rc = hpc_setting_check(var, val);
     if (rc == HPC_ERR_ARG) return rc;
-    char cause[1024];     /* the table's line, past hpc_coll_parse's error */
-    snprintf(cause, sizeof cause, "%s", rc < 0 ? hpc_last_cause() : "");
-    /* HPC_COLL_<OP> of a collective the table has, or a misspelt one: a
-     * forced algorithm is the run's meaning, so a typo is refused, not
-     * warned of (the table's line says which it meant) */
-    if (!strncmp(var, "HPC_COLL_", 9) &&
-        (rc == HPC_ERR_UNSUPPORTED || hpc_setting_find(var)->type == HPC_SET_TEXT)) {
+    hpc_error_clear();
+    if (rc == HPC_ERR_UNSUPPORTED) return 0;   /* unknown names: warned of (hpc_settings_warn) */
+    if (!strncmp(var, "HPC_COLL_", 9) && hpc_setting_find(var)->type == HPC_SET_TEXT) {
         hpc_coll_t c;
         char name[64];
         size_t i = 0;
         for (const char *p = var + 9; *p && i + 1 < sizeof name; p++) name[i++] = (char)tolower((unsigned char)*p);
         name[i] = 0;
-        if (hpc_coll_parse(name, &c) == 0) return check_coll_override(var, val);
+        if (hpc_coll_parse(name, &c) == 0) return check_coll_override(var, val, c);
         hpc_error_clear();
-        if (rc == HPC_ERR_UNSUPPORTED) return HPC_ERR(HPC_ERR_ARG, "%s", cause);
     }
-    hpc_error_clear();
-    return 0;   /* unknown names: warned of (hpc_settings_warn) */
+    return 0;
 }
 
 int app_settings_check(void)

@@ -173,7 +173,7 @@ static int coll_start(const hpc_coll_args_t *a0, MPI_Comm comm, int blocking, hp
     r->ustream = streamed ? *stream : NULL;
     r->sendbuf = a.sendbuf;
     r->recvbuf = a.recvbuf;
-    r->t0 = r->t_round = MPI_Wtime();
+    r->t0 = r->t_round = coll_now();
     coll_sched_init(&r->s);
     int e = coll_build(r, &a);
     if (e < 0) {

@@ -51,6 +51,7 @@
 #include <math.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <time.h>
 #include "hpc_coll.h"
 #include "internal.h"
 
@@ -72,14 +73,12 @@ typedef struct {
     void *p;
     size_t size;
     int kind;
-    double last;            /* MPI_Wtime when it was given back */
+    double last;            /* coll_now() when it was given back */
 } coll_pooled_t;
 
 /* The nodes of a communicator (topo.c): ranks numbered as in it. */
 typedef struct {
-    MPI_Comm node;          /* this node's ranks (HPC_NODE_SPLIT's fake nodes too) */
-    MPI_Comm leaders;       /* each node's lowest rank; MPI_COMM_NULL elsewhere */
-    int local_rank, local_size;
+    int local_rank, local_size;   /* in this node (HPC_NODE_SPLIT's fake nodes too) */
     int nnodes;
     int *node_of;           /* node of each rank, nodes numbered by lowest rank */
     int *first, *members;   /* node n's ranks: members[first[n] .. first[n+1]-1] */
@@ -100,6 +99,8 @@ typedef struct coll_comm {
     struct coll_comm *next; /* all cached states, freed at MPI_Finalize */
     MPI_Comm user;          /* the communicator this state hangs on */
     MPI_Comm comm;          /* private duplicate: our traffic never matches the user's */
+    MPI_Request dup_req;    /* comm still being made (MPI_Comm_idup), else MPI_REQUEST_NULL */
+    int off;                /* not set up: MPI serves it (hpc_coll_refuse) */
     int rank, size;
     uint64_t seq;           /* collectives started on this comm (same on every rank) */
     int tag_ub;
@@ -360,7 +361,7 @@ struct coll_seg {
 };
 /* made at set-up, collective over cc's node communicator (cc->seg NULL
  * where it cannot be made on every rank of the node); freed locally */
-int coll_seg_init(coll_comm_t *cc);
+int coll_seg_init(coll_comm_t *cc, MPI_Comm node);
 void coll_seg_free(coll_comm_t *cc);
 /* rank i's line; chunk g's result entry; rank i's slot for chunk g
  * (lines, then the ring, then every rank's slots) */
@@ -386,8 +387,13 @@ long coll_seg_moves(void);
 /* and the other way: bytes at src here into dst in node rank i's memory */
 int coll_seg_write(const coll_seg_t *s, int i, uint64_t dst, const void *src, size_t bytes);
 
-/* topo.c: derive t for comm (collective), and free it */
-int coll_topo_init(coll_topo_t *t, MPI_Comm comm, int rank, int p);
+/* topo.c: derive t for comm (collective), with *node the node's
+ * communicator for the rest of the set-up (the caller frees it); a copy
+ * for a communicator of the same group; free it */
+int coll_topo_init(coll_topo_t *t, MPI_Comm comm, int rank, int p, MPI_Comm *node);
+int coll_topo_copy(coll_topo_t *dst, const coll_topo_t *src, int p);
+/* t's three arrays for p ranks, uninitialised (freed again on failure) */
+int coll_topo_alloc(coll_topo_t *t, int p);
 void coll_topo_free(coll_topo_t *t);
 
 /* comm.c */
@@ -467,6 +473,19 @@ int coll_nccl_broken(coll_comm_t *cc, int result, const char *what);
  * row of the registry, declared from it */
 typedef int (*coll_builder_fn)(coll_build_t *b);
 #include "registry.h"
+
+/* Seconds on the coarse monotonic clock (a few milliseconds apart): all
+ * the watchdog, the stall check, a dead node mate's check and the pool's
+ * idle time need.  Not MPI_Wtime: a small call's loop reads the clock on
+ * every turn, and where the fine clock cannot be read in user space (a
+ * VM without a stable TSC) each read is a system call - a third of an
+ * 8-byte allgather's time under the drop-in, measured with perf. */
+static inline double coll_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 #define COLL_ROW_PROTO(C_, A_, FN_, MEM_, BE_, COST_) int coll_##FN_(coll_build_t *b);
 COLL_REGISTRY(COLL_ROW_PROTO)
 #undef COLL_ROW_PROTO

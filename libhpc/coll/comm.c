@@ -1,6 +1,9 @@
 /* comm.c - per-communicator state: a private duplicate of the user's
- * communicator (so our messages never match the user's), cached as an
- * attribute on it and freed with it; the scratch-buffer pool; and the
+ * communicator (so our messages never match the user's; the only
+ * communicator libhpc keeps for it), cached as an attribute on it and
+ * freed with it, or for one made by MPI_Comm_idup begun without blocking
+ * when the program starts it (hpc_coll_idup_begin) and attached when the
+ * program learns it is made; the scratch-buffer pool; and the
  * hooks through which other files undo what they hung on a communicator
  * (requests in flight, NCCL communicator, CUDA streams), so this file
  * depends on none of them.
@@ -14,6 +17,8 @@
 
 static int coll_keyval = MPI_KEYVAL_INVALID, self_registered;
 static coll_comm_t *all_comms;
+/* states begun for a communicator made without blocking, not attached yet */
+static coll_comm_t *unattached;
 /* The communicator of the last call and its state: a program calls
  * collectives on one communicator in a loop, and MPI's attribute lookup is
  * a good part of a small call's path.  Forgotten when that state is freed
@@ -35,6 +40,18 @@ int coll_at_mpi_finalize(void (*fn)(void))
     return 0;
 }
 
+/* What cc holds, freed (its duplicate waited for first if it is still
+ * being made: every rank started it) */
+static void comm_release(coll_comm_t *cc)
+{
+    coll_pool_free(cc);
+    coll_seg_free(cc);
+    coll_topo_free(&cc->topo);
+    if (cc->dup_req != MPI_REQUEST_NULL) MPI_Wait(&cc->dup_req, MPI_STATUS_IGNORE);
+    if (cc->comm != MPI_COMM_NULL) MPI_Comm_free(&cc->comm);
+    free(cc);
+}
+
 static int comm_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
 {
     (void)comm; (void)keyval; (void)extra;
@@ -50,11 +67,7 @@ static int comm_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
         }
     for (int i = 0; i < COLL_NHOOKS; i++)
         if (cc->hook[i].fini) cc->hook[i].fini(cc);
-    coll_pool_free(cc);
-    coll_seg_free(cc);
-    coll_topo_free(&cc->topo);
-    if (cc->comm != MPI_COMM_NULL) MPI_Comm_free(&cc->comm);
-    free(cc);
+    comm_release(cc);
     return MPI_SUCCESS;
 }
 
@@ -68,6 +81,11 @@ static int self_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
         coll_comm_t *cc = all_comms;
         if (MPI_Comm_delete_attr(cc->user, coll_keyval) != MPI_SUCCESS && all_comms == cc)
             all_comms = cc->next;    /* its comm is gone; leave it */
+    }
+    while (unattached) {
+        coll_comm_t *cc = unattached;
+        unattached = cc->next;
+        comm_release(cc);
     }
     while (nat_finalize > 0) at_finalize[--nat_finalize]();
     MPI_Comm_free_keyval(&coll_keyval);
@@ -83,18 +101,9 @@ void coll_abort_all(void)
             if (cc->hook[i].abort) cc->hook[i].abort(cc);
 }
 
-int coll_get_comm(MPI_Comm comm, coll_comm_t **out)
+/* The keyval, and the cleanups at MPI_Finalize, once */
+static int comm_keyval(void)
 {
-    int flag = 0, inter = 0;
-    void *val = NULL;
-    if (last_cc && comm == last_user && comm != MPI_COMM_NULL) {
-        *out = last_cc;
-        return 0;
-    }
-    if (comm == MPI_COMM_NULL) return HPC_ERR(HPC_ERR_ARG, "communicator is MPI_COMM_NULL");
-    int init = 0;
-    MPI_Initialized(&init);
-    if (!init) return HPC_ERR(HPC_ERR_STATE, "collective called before MPI is initialised");
     if (coll_keyval == MPI_KEYVAL_INVALID)
         HPC_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, comm_delete, &coll_keyval, NULL));
     if (!self_registered) {
@@ -108,19 +117,48 @@ int coll_get_comm(MPI_Comm comm, coll_comm_t **out)
         MPI_Comm_free_keyval(&k);             /* lives on while attached */
         self_registered = 1;
     }
-    HPC_MPI(MPI_Comm_get_attr(comm, coll_keyval, &val, &flag));
-    if (flag) {
+    return 0;
+}
+
+/* comm's state, if it has one (no set-up) */
+static coll_comm_t *comm_find(MPI_Comm comm)
+{
+    void *val = NULL;
+    int flag = 0;
+    if (last_cc && comm == last_user) return last_cc;
+    if (coll_keyval == MPI_KEYVAL_INVALID || comm == MPI_COMM_NULL ||
+        MPI_Comm_get_attr(comm, coll_keyval, &val, &flag) != MPI_SUCCESS || !flag)
+        return NULL;
+    return val;
+}
+
+/* cc hangs on comm from now on (local) */
+static int comm_attach(coll_comm_t *cc, MPI_Comm comm)
+{
+    HPC_MPI(MPI_Comm_set_attr(comm, coll_keyval, cc));
+    cc->user = comm;
+    cc->next = all_comms;
+    all_comms = cc;
+    /* (not the last call's until its duplicate is there: the cache's path
+     * does not wait for it) */
+    if (cc->dup_req == MPI_REQUEST_NULL) {
         last_user = comm;
-        *out = last_cc = val;
-        return 0;
+        last_cc = cc;
     }
-    HPC_MPI(MPI_Comm_test_inter(comm, &inter));
-    if (inter) return HPC_ERR(HPC_ERR_ARG, "intercommunicators are not supported");
-    coll_comm_t *cc = calloc(1, sizeof *cc);
-    if (!cc) return HPC_ERR(HPC_ERR_NOMEM, "communicator state");
+    return 0;
+}
+
+/* The set-up of cc for comm, collective over comm: the one duplicate
+ * libhpc keeps (all its traffic on comm goes there), the nodes and the
+ * shared segment.  The node communicators it takes are freed before it
+ * returns: each communicator costs MPI a context id (MPICH has 2048 in
+ * all), and a program's communicator costs it one more under libhpc, not
+ * three.  On failure nothing is kept. */
+static int comm_setup(coll_comm_t *cc, MPI_Comm comm)
+{
     int e = MPI_Comm_dup(comm, &cc->comm);
     if (e != MPI_SUCCESS) {
-        free(cc);
+        cc->comm = MPI_COMM_NULL;
         return hpc_error_mpi(e, __FILE__, __LINE__, "MPI_Comm_dup");
     }
     MPI_Comm_rank(cc->comm, &cc->rank);
@@ -130,7 +168,7 @@ int coll_get_comm(MPI_Comm comm, coll_comm_t **out)
      * costs a scheduler time slice.  Then our wait loops yield when idle.
      * HPC_COLL_YIELD=0|1 overrides. */
     MPI_Comm node;
-    int nlocal = 1;
+    int nlocal = 1, flag = 0;
     if (MPI_Comm_split_type(cc->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
         MPI_Comm_size(node, &nlocal);
         MPI_Comm_free(&node);
@@ -141,31 +179,60 @@ int coll_get_comm(MPI_Comm comm, coll_comm_t **out)
     int *ub = NULL;
     MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
     cc->tag_ub = (flag && ub && *ub > 0) ? *ub : 32767;
-    /* its nodes, once: every hierarchical call needs them */
-    int te = coll_topo_init(&cc->topo, cc->comm, cc->rank, cc->size);
-    /* and its shared segment on the node, made now (where every rank is)
-     * rather than inside a call */
-    if (te == 0) te = coll_seg_init(cc);
+    /* its nodes, once: every hierarchical call needs them; and its shared
+     * segment on the node, made now (where every rank is) rather than
+     * inside a call */
+    node = MPI_COMM_NULL;
+    int te = coll_topo_init(&cc->topo, cc->comm, cc->rank, cc->size, &node);
+    if (te == 0) te = coll_seg_init(cc, node);
+    if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
     if (te < 0) {
         coll_seg_free(cc);
         coll_topo_free(&cc->topo);
         MPI_Comm_free(&cc->comm);
-        free(cc);
-        return te;
     }
-    e = MPI_Comm_set_attr(comm, coll_keyval, cc);
-    if (e != MPI_SUCCESS) {
-        coll_seg_free(cc);
-        coll_topo_free(&cc->topo);
-        MPI_Comm_free(&cc->comm);
-        free(cc);
-        return hpc_error_mpi(e, __FILE__, __LINE__, "MPI_Comm_set_attr");
+    return te;
+}
+
+int coll_get_comm(MPI_Comm comm, coll_comm_t **out)
+{
+    int inter = 0;
+    if (last_cc && comm == last_user && comm != MPI_COMM_NULL) {
+        *out = last_cc;
+        return 0;
     }
-    cc->user = comm;
-    cc->next = all_comms;
-    all_comms = cc;
-    last_user = comm;
-    *out = last_cc = cc;
+    if (comm == MPI_COMM_NULL) return HPC_ERR(HPC_ERR_ARG, "communicator is MPI_COMM_NULL");
+    int init = 0;
+    MPI_Initialized(&init);
+    if (!init) return HPC_ERR(HPC_ERR_STATE, "collective called before MPI is initialised");
+    HPC_TRY(comm_keyval());
+    coll_comm_t *cc = comm_find(comm);
+    if (cc) {
+        if (cc->off) return HPC_ERR(HPC_ERR_UNSUPPORTED, "libhpc could not set this communicator up");
+        /* made without blocking (hpc_coll_idup_begin): its duplicate is
+         * there once every rank has started it, which each did when it
+         * made the communicator */
+        if (cc->dup_req != MPI_REQUEST_NULL) HPC_MPI(MPI_Wait(&cc->dup_req, MPI_STATUS_IGNORE));
+        last_user = comm;
+        *out = last_cc = cc;
+        return 0;
+    }
+    HPC_MPI(MPI_Comm_test_inter(comm, &inter));
+    if (inter) return HPC_ERR(HPC_ERR_ARG, "intercommunicators are not supported");
+    if (!(cc = calloc(1, sizeof *cc))) return HPC_ERR(HPC_ERR_NOMEM, "communicator state");
+    cc->dup_req = MPI_REQUEST_NULL;
+    int e = comm_setup(cc, comm);
+    if (e == 0) e = comm_attach(cc, comm);
+    if (e < 0) {
+        if (cc->comm != MPI_COMM_NULL) {
+            coll_seg_free(cc);
+            coll_topo_free(&cc->topo);
+            MPI_Comm_free(&cc->comm);
+        }
+        free(cc);
+        return e;
+    }
+    *out = cc;
     return 0;
 }
 
@@ -174,6 +241,76 @@ int hpc_coll_setup(MPI_Comm comm)
     coll_comm_t *cc = NULL;
     HPC_TRY(coll_get_comm(comm, &cc));
     return 0;
+}
+
+int hpc_coll_known(MPI_Comm comm)
+{
+    return comm_find(comm) != NULL;
+}
+
+int hpc_coll_refuse(MPI_Comm comm)
+{
+    HPC_TRY(comm_keyval());
+    if (comm_find(comm)) return 0;
+    coll_comm_t *cc = calloc(1, sizeof *cc);
+    if (!cc) return HPC_ERR(HPC_ERR_NOMEM, "communicator state");
+    cc->comm = MPI_COMM_NULL;
+    cc->dup_req = MPI_REQUEST_NULL;
+    cc->off = 1;
+    int e = comm_attach(cc, comm);
+    if (e < 0) free(cc);
+    return e;
+}
+
+/* ---- communicators made without blocking (MPI_Comm_idup) ------------- */
+
+int hpc_coll_idup_begin(MPI_Comm parent, void **out)
+{
+    *out = NULL;
+    coll_comm_t *pc = comm_find(parent);
+    if (!pc || pc->off || pc->sim || pc->dup_req != MPI_REQUEST_NULL) return 0;   /* set up at its first call */
+    coll_comm_t *cc = calloc(1, sizeof *cc);
+    if (!cc) return HPC_ERR(HPC_ERR_NOMEM, "communicator state");
+    cc->rank = pc->rank;
+    cc->size = pc->size;
+    cc->yield = pc->yield;
+    cc->tag_ub = pc->tag_ub;
+    cc->comm = MPI_COMM_NULL;
+    /* the same group in the same order: the parent's nodes; no shared
+     * segment (making one takes a collective over the node) */
+    int e = coll_topo_copy(&cc->topo, &pc->topo, pc->size);
+    if (e < 0) {
+        free(cc);
+        return e;
+    }
+    e = MPI_Comm_idup(pc->comm, &cc->comm, &cc->dup_req);
+    if (e != MPI_SUCCESS) {
+        coll_topo_free(&cc->topo);
+        free(cc);
+        return hpc_error_mpi(e, __FILE__, __LINE__, "MPI_Comm_idup");
+    }
+    cc->next = unattached;
+    unattached = cc;
+    *out = cc;
+    return 0;
+}
+
+int hpc_coll_idup_end(void *child, MPI_Comm comm)
+{
+    coll_comm_t *cc = child;
+    if (!cc || comm == MPI_COMM_NULL) return 0;      /* stays unattached until MPI_Finalize */
+    for (coll_comm_t **q = &unattached; *q; q = &(*q)->next)
+        if (*q == cc) {
+            *q = cc->next;
+            break;
+        }
+    HPC_TRY(comm_keyval());
+    int e = comm_attach(cc, comm);
+    if (e < 0) {
+        cc->next = unattached;
+        unattached = cc;
+    }
+    return e;
 }
 
 /* ------------------------------------------------------------------ */
@@ -252,7 +389,7 @@ int coll_tmp_kind(hpc_request_t *r, size_t bytes, int kind, void **out)
         *out = r->tmp[r->ntmp - 1];
         return 0;
     }
-    pool_trim(cc, MPI_Wtime());
+    pool_trim(cc, coll_now());
     /* the smallest pooled buffer of this kind that is big enough */
     int best = -1;
     for (int i = 0; i < COLL_POOL_SLOTS; i++)
@@ -284,7 +421,7 @@ void coll_tmp_release(hpc_request_t *r)
 {
     coll_comm_t *cc = r->cc;
     if (!r->ntmp) return;
-    double now = MPI_Wtime();
+    double now = coll_now();
     pool_trim(cc, now);
     for (int k = 0; k < r->ntmp; k++)
         if (r->tmpkind[k] >= 0) pool_put(cc, r->tmp[k], r->tmpsz[k], r->tmpkind[k], now);

@@ -174,10 +174,18 @@ static void waiting(hpc_request_t *r, double now)
     coll_mismatch_check(r, now);
 }
 
+static unsigned long passes;     /* progress_all's, for the drop-in's summary */
+
+unsigned long hpc_coll_passes(void)
+{
+    return passes;
+}
+
 /* Advance every request in flight once.  Errors stay with their request. */
 static void progress_all(void)
 {
-    double now = MPI_Wtime();
+    passes++;
+    double now = coll_now();
     for (hpc_request_t *q = active, *nx; q; q = nx) {
         nx = q->next;
         int done = 0;
@@ -217,7 +225,7 @@ void coll_request_wait_tick(hpc_request_t *r, int spins)
 {
     if (active) progress_all();
     idle(r->cc, spins);
-    if ((spins & 63) == 0) waiting(r, MPI_Wtime());
+    if ((spins & 63) == 0) waiting(r, coll_now());
 }
 
 /* Run r: to its end (blocking; r is freed) or post its first round and
@@ -236,7 +244,7 @@ int coll_request_run(hpc_request_t *r, int blocking, hpc_request_t **out)
             if (done) break;
             spins = r->s.cur == cur ? spins + 1 : 0;
             idle(r->cc, spins);
-            waiting(r, MPI_Wtime());
+            waiting(r, coll_now());
         }
         coll_request_free(r);
         if (e < 0) return hpc_error_push(e, __FILE__, __LINE__, __func__);
@@ -253,13 +261,25 @@ int coll_request_run(hpc_request_t *r, int blocking, hpc_request_t **out)
      * communicator sets NCCL up; that is waited for here, in our loop) */
     while (r->streamed && r->alg == HPC_ALG_NCCL && !r->enqueued && !r->completed) {
         progress_all();
-        if (!r->completed) waiting(r, MPI_Wtime());
+        if (!r->completed) waiting(r, coll_now());
     }
     *out = r;
     return 0;
 }
 
+int hpc_coll_progress(void)
+{
+    progress_all();
+    return 0;
+}
+
 int hpc_test(hpc_request_t **req, int *done)
+{
+    if (req && *req) progress_all();
+    return hpc_test_done(req, done);
+}
+
+int hpc_test_done(hpc_request_t **req, int *done)
 {
     if (!req || !done) return HPC_ERR(HPC_ERR_ARG, "NULL request or flag");
     *done = 0;
@@ -268,7 +288,6 @@ int hpc_test(hpc_request_t **req, int *done)
         *done = 1;
         return 0;
     }
-    progress_all();
     if (!r->completed) return 0;
     int e = r->err;
     coll_request_free(r);
@@ -311,7 +330,7 @@ int hpc_request_stream_wait(hpc_request_t *req, hpc_stream_t stream)
     }
     while (!req->completed) {
         progress_all();
-        if (!req->completed) waiting(req, MPI_Wtime());
+        if (!req->completed) waiting(req, coll_now());
     }
     return 0;
 }

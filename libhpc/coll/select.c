@@ -229,8 +229,8 @@ static int tune_parse(const char *path, tune_row_t **out, int *n, model_k_t *mk)
 {
     *out = NULL;
     *n = 0;
-    FILE *f = fopen(path, "r");
-    if (!f) return HPC_ERR(HPC_ERR_IO, "HPC_COLL_TUNING=%s: cannot open it", path);
+    FILE *f;
+    HPC_TRY(hpc_setting_fopen("HPC_COLL_TUNING", path, &f));
     char *line = NULL;
     size_t cap = 0;
     ssize_t got;
@@ -464,6 +464,43 @@ int coll_select_comm(coll_comm_t *cc, hpc_coll_t c, size_t bytes, int dev, hpc_a
     HPC_TRY(coll_select_shape(c, bytes, &sh, out));
     *e = (coll_sel_t){.key = cd, .bytes = (uint64_t)bytes, .gen = st->generation, .alg = *out};
     return 0;
+}
+
+/* ---- the drop-in: where MPI's own collective is the better choice -----
+ * libhpc-mpi.so serves a program's call through libhpc or passes it to
+ * MPI unchanged.  On one node, a small call (below HPC_MPI_SMALL, 8 KiB
+ * by default: about the model's own latency-bound sizes, n beta below
+ * alpha) gains nothing from a flat point-to-point schedule over MPI's
+ * own collective on the same transport, and pays the drop-in's per-call
+ * work (a request, a schedule); nor does a nonblocking one (a
+ * generalized request on top).  There auto gives the call to MPI; its
+ * shared-memory algorithm (blocking, without a request) and everything
+ * the user or a tuning file chose stay libhpc's.  Local, and the same on
+ * every rank of a correct call (the collective, its bytes, blocking or
+ * not and the communicator's nodes are). */
+int hpc_coll_prefers_mpi(MPI_Comm comm, int c, size_t bytes, int nonblocking)
+{
+    coll_comm_t *cc;
+    if ((unsigned)c >= HPC_COLL_COUNT || coll_get_comm(comm, &cc) < 0) {
+        hpc_error_clear();
+        return 0;
+    }
+    prepare();
+    if (force[c] != (int)HPC_ALG_AUTO || cc->topo.nnodes != 1 || cc->sim) return 0;
+    if (!nonblocking) {
+        /* auto's choice (cached per size on cc): first, as a blocking
+         * call on shared memory - the common small call - ends here */
+        hpc_alg_t a;
+        if (coll_select_comm(cc, (hpc_coll_t)c, bytes, 0, &a) < 0) {
+            hpc_error_clear();
+            return 0;
+        }
+        const coll_row_t *row = coll_row((hpc_coll_t)c, a);
+        if (!row || row->backend != COLL_BE_P2P || a == HPC_ALG_SHM || a == HPC_ALG_HIER) return 0;
+    }
+    coll_shape_t sh;
+    comm_shape(cc, 0, &sh);
+    return tune_lookup((hpc_coll_t)c, bytes, sh.nnodes, sh.ppn, 0, NULL, NULL) == HPC_ALG_AUTO;
 }
 
 /* ---- hier's phases -------------------------------------------------- */

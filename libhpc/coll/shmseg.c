@@ -1,8 +1,9 @@
 /* shmseg.c - a communicator's shared segment on its node, made once when
  * libhpc first sets the communicator up (comm.c), never inside a call.
  *
- * The node's ranks (topo.c's node communicator: a real node, or one of
- * HPC_NODE_SPLIT's fake ones) map one POSIX shared-memory object: a
+ * The node's ranks (topo.c's node communicator, which lives only through
+ * the set-up: a real node, or one of HPC_NODE_SPLIT's fake ones) map one
+ * POSIX shared-memory object: a
  * control line per rank (the counters its calls publish, the addresses
  * of its buffers, its pid), then the result ring and every rank's slots
  * (alg/shm.c says what they hold).  Node rank 0 creates it under a name
@@ -107,7 +108,7 @@ static void seg_unmap(coll_seg_t *s)
     s->base = NULL;
 }
 
-int coll_seg_init(coll_comm_t *cc)
+int coll_seg_init(coll_comm_t *cc, MPI_Comm node)
 {
     const coll_topo_t *t = &cc->topo;
     cc->seg = NULL;
@@ -136,7 +137,7 @@ int coll_seg_init(coll_comm_t *cc)
         if (ok) memset(s->base, 0, (size_t)s->m * COLL_SEG_LINE);
         else name[0] = 0;
     }
-    HPC_MPI(MPI_Bcast(name, (int)sizeof name, MPI_CHAR, 0, t->node));
+    HPC_MPI(MPI_Bcast(name, (int)sizeof name, MPI_CHAR, 0, node));
     if (s->me != 0) ok = name[0] && seg_map(name, s->bytes, 0, &s->base) == 0;
     if (ok) {
         coll_seg_line_t *l = coll_seg_line(s, s->me);
@@ -145,7 +146,7 @@ int coll_seg_init(coll_comm_t *cc)
     }
     int all = 0;
     /* (also the barrier after which every line's pid and probe address are there) */
-    int e = MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, t->node);
+    int e = MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, node);
     if (s->me == 0 && name[0]) shm_unlink(name);
     if (e != MPI_SUCCESS || !all) {
         seg_unmap(s);
@@ -156,7 +157,7 @@ int coll_seg_init(coll_comm_t *cc)
         return 0;
     }
     int mine = cma_works(s), cma = 0;
-    HPC_MPI(MPI_Allreduce(&mine, &cma, 1, MPI_INT, MPI_MIN, t->node));
+    HPC_MPI(MPI_Allreduce(&mine, &cma, 1, MPI_INT, MPI_MIN, node));
     s->cma = cma;
     s->pids = pids_visible(s);
     s->ppid = (int64_t)getppid();

@@ -62,22 +62,13 @@ typedef struct {
 static int sim_topo(coll_topo_t *t, int p, int nnodes)
 {
     int per = (p + nnodes - 1) / nnodes;
-    int *leader = malloc((size_t)p * sizeof *leader);
-    if (!leader) return HPC_ERR(HPC_ERR_NOMEM, "simulating %d ranks", p);
-    t->node_of = malloc((size_t)p * sizeof *t->node_of);
-    t->first = malloc((size_t)(p + 1) * sizeof *t->first);
-    t->members = malloc((size_t)p * sizeof *t->members);
-    if (!t->node_of || !t->first || !t->members) {
-        free(leader);
-        return HPC_ERR(HPC_ERR_NOMEM, "simulating %d ranks", p);
-    }
+    HPC_TRY(coll_topo_alloc(t, p));
     t->nnodes = (p + per - 1) / per;
     for (int r = 0; r < p; r++) {
         t->node_of[r] = r / per;
         t->members[r] = r;
     }
     for (int n = 0; n <= t->nnodes; n++) t->first[n] = n * per < p ? n * per : p;
-    free(leader);
     return 0;
 }
 
@@ -262,6 +253,7 @@ int hpc_coll_simulate(hpc_coll_t c, hpc_alg_t a, size_t count, hpc_dtype_t dt, i
     cc.size = p;
     cc.sim = 1;
     cc.comm = MPI_COMM_NULL;
+    cc.dup_req = MPI_REQUEST_NULL;
     sim_sched_t *s = calloc((size_t)p, sizeof *s);
     int rc = s ? sim_topo(&cc.topo, p, nnodes) : HPC_ERR(HPC_ERR_NOMEM, "simulating %d ranks", p);
     long total = 0;
@@ -285,8 +277,6 @@ int hpc_coll_simulate(hpc_coll_t c, hpc_alg_t a, size_t count, hpc_dtype_t dt, i
     }
     free(s);
     coll_pool_free(&cc);
-    free(cc.topo.node_of);
-    free(cc.topo.first);
-    free(cc.topo.members);
+    coll_topo_free(&cc.topo);
     return rc;
 }

@@ -12,7 +12,8 @@
  * no gaps, or duplicates and contiguous runs of one - and otherwise a copy
  * packed with MPI_Pack (on a homogeneous job the packed form of a type is
  * its signature's bytes in order, the same bytes a dense buffer holds),
- * unpacked with MPI_Unpack at the end.
+ * unpacked with MPI_Unpack at the end (MPI_BOTTOM with a type of absolute
+ * addresses too: packed from a real address, see shifted()).
  *
  * Reductions must pass the same type and op on every rank (MPI's rule),
  * so they are served by type: a duplicate or contiguous run of a type
@@ -147,9 +148,31 @@ int pm_red_type(MPI_Datatype t, int count, hpc_dtype_t *dt, size_t *n)
 }
 
 /* ---- packing ----------------------------------------------------------- */
-/* MPI_Pack and MPI_Unpack count in int: pieces of at most INT_MAX bytes
- * and elements.  Each piece must pack to exactly its signature's bytes. */
-static int pack(const void *buf, size_t n, MPI_Datatype t, char *out, int unpack)
+/* MPI_BOTTOM is a legal buffer (the type holds absolute addresses), but
+ * MPICH's MPI_Pack and MPI_Unpack refuse a NULL buffer: the same layout
+ * is packed from a real address instead, through a type that holds t
+ * once at minus that address (its extent and size are t's). */
+static char anchor;
+
+static int shifted(MPI_Datatype t, MPI_Datatype *out)
+{
+    int one = 1;
+    MPI_Aint at, disp;
+    if (PMPI_Get_address(&anchor, &at) != MPI_SUCCESS) return -1;
+    disp = -at;
+    if (PMPI_Type_create_hindexed(1, &one, &disp, t, out) != MPI_SUCCESS) return -1;
+    if (PMPI_Type_commit(out) != MPI_SUCCESS) {
+        PMPI_Type_free(out);
+        return -1;
+    }
+    return 0;
+}
+
+/* Elements first..first+n-1 of t at buf to or from out (which holds
+ * them from its start).  MPI_Pack and MPI_Unpack count in int: pieces of
+ * at most INT_MAX bytes and elements.  Each piece must pack to exactly
+ * its signature's bytes. */
+static int pack(const void *buf, size_t first, size_t n, MPI_Datatype t, char *out, int unpack)
 {
     MPI_Count size = 0, lb = 0, ext = 0;
     if (PMPI_Type_size_x(t, &size) != MPI_SUCCESS || PMPI_Type_get_extent_x(t, &lb, &ext) != MPI_SUCCESS)
@@ -157,16 +180,24 @@ static int pack(const void *buf, size_t n, MPI_Datatype t, char *out, int unpack
     if (size == 0 || n == 0) return 0;
     size_t chunk = (size_t)INT_MAX / (size_t)size;
     if (chunk == 0) return -1;
-    for (size_t j = 0; j < n; j += chunk) {
+    MPI_Datatype sh = MPI_DATATYPE_NULL;
+    if (buf == MPI_BOTTOM) {
+        if (shifted(t, &sh) < 0) return -1;
+        buf = &anchor;
+        t = sh;
+    }
+    int rc = 0;
+    for (size_t j = 0; j < n && !rc; j += chunk) {
         size_t k = n - j < chunk ? n - j : chunk;
-        char *elem = (char *)buf + (ptrdiff_t)j * (ptrdiff_t)ext;
+        char *elem = (char *)buf + (ptrdiff_t)(first + j) * (ptrdiff_t)ext;
         char *bytes = out + j * (size_t)size;
         int pos = 0, e;
         if (unpack) e = PMPI_Unpack(bytes, (int)(k * (size_t)size), &pos, elem, (int)k, t, MPI_COMM_WORLD);
         else e = PMPI_Pack(elem, (int)k, t, bytes, (int)(k * (size_t)size), &pos, MPI_COMM_WORLD);
-        if (e != MPI_SUCCESS || (size_t)pos != k * (size_t)size) return -1;
+        if (e != MPI_SUCCESS || (size_t)pos != k * (size_t)size) rc = -1;
     }
-    return 0;
+    if (sh != MPI_DATATYPE_NULL) PMPI_Type_free(&sh);
+    return rc;
 }
 
 int pm_view(pm_view_t *v, const void *buf, size_t n, MPI_Datatype t, int how, void **lib, const char **why)
@@ -182,7 +213,7 @@ int pm_view(pm_view_t *v, const void *buf, size_t n, MPI_Datatype t, int how, vo
     size_t bytes;
     if (pm_bytes(t, n, &bytes) < 0) return *why = "a datatype MPI refuses", -1;
     if (!(v->tmp = malloc(bytes ? bytes : 1))) return *why = "out of memory for a packed copy", -1;
-    if ((how & PM_IN) && pack(buf, n, t, v->tmp, 0) < 0) {
+    if ((how & PM_IN) && pack(buf, 0, n, t, v->tmp, 0) < 0) {
         pm_view_end(v, why);
         return *why = "MPI_Pack did not give the type signature's bytes", -1;
     }
@@ -201,10 +232,10 @@ int pm_view(pm_view_t *v, const void *buf, size_t n, MPI_Datatype t, int how, vo
 
 int pm_view_pack(pm_view_t *v, size_t first, size_t n, const char **why)
 {
-    MPI_Count size = 0, lb = 0, ext = 0;
+    MPI_Count size = 0;
     if (!v->tmp) return 0;
-    if (PMPI_Type_size_x(v->type, &size) != MPI_SUCCESS || PMPI_Type_get_extent_x(v->type, &lb, &ext) != MPI_SUCCESS ||
-        pack((char *)v->user + (ptrdiff_t)first * (ptrdiff_t)ext, n, v->type, v->tmp + first * (size_t)size, 0) < 0)
+    if (PMPI_Type_size_x(v->type, &size) != MPI_SUCCESS ||
+        pack(v->user, first, n, v->type, v->tmp + first * (size_t)size, 0) < 0)
         return *why = "MPI_Pack did not give the type signature's bytes", -1;
     return 0;
 }
@@ -212,7 +243,7 @@ int pm_view_pack(pm_view_t *v, size_t first, size_t n, const char **why)
 int pm_view_end(pm_view_t *v, const char **why)
 {
     int rc = 0;
-    if (v->out && v->tmp && pack(v->user, v->n, v->type, v->tmp, 1) < 0) {
+    if (v->out && v->tmp && pack(v->user, 0, v->n, v->type, v->tmp, 1) < 0) {
         *why = "MPI_Unpack did not take the type signature's bytes";
         rc = -1;
     }

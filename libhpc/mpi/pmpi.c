@@ -22,7 +22,13 @@
  *    sum, prod, min or max; everything else (MINLOC/MAXLOC on pair types,
  *    unsigned, MPI_BAND, user ops) goes to MPI;
  *  - never from addresses: buffers libhpc would find misaligned go
- *    through aligned copies instead.
+ *    through aligned copies instead;
+ *  - and where libhpc cannot win, MPI's own: under auto, a call below
+ *    HPC_MPI_SMALL bytes on one node that libhpc would run as a flat
+ *    point-to-point schedule, or nonblocking (hpc_coll_prefers_mpi: MPI's
+ *    collective on the same transport, without the drop-in's request and
+ *    generalized request), is given to MPI - the collective, its bytes,
+ *    its form and the communicator's nodes are the same on every rank.
  * Intercommunicators go to MPI.  libhpc's state for a communicator is set
  * up where every rank is at once (setup.c), never as a hidden collective
  * inside a call.
@@ -36,7 +42,9 @@
  * through: a depth counter marks that we are inside libhpc.
  *
  * HPC_MPI_VERBOSE=1: at MPI_Finalize, rank 0 prints how many calls of each
- * collective hpckit served and how many fell through (all ranks summed).
+ * collective hpckit served, gave to MPI's own by auto's choice, and how
+ * many fell through (all ranks summed), and how often it advanced its
+ * calls in flight.
  */
 #include "config.h"
 #include <mpi.h>
@@ -45,9 +53,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pmpi.h"
+#include "internal.h"   /* hpc_coll_progress, hpc_test_done */
 
 int pm_depth;                     /* > 0: inside libhpc, pass everything on */
-static long served[HPC_COLL_COUNT], fell[HPC_COLL_COUNT];
+/* calls served by libhpc, given to MPI's own by auto's choice (and the
+ * call being decided was: pm_gave), passed to MPI because libhpc cannot
+ * serve them (types, ops, odd byte counts, intercommunicators) */
+static long served[HPC_COLL_COUNT], given[HPC_COLL_COUNT], fell[HPC_COLL_COUNT];
+static int pm_gave;
+static long advances;             /* progress(): the drop-in's points that advance calls in flight */
 
 static int red_op(MPI_Op op)
 {
@@ -190,14 +204,18 @@ static void die(hpc_coll_t coll, const char *why)
     PMPI_Abort(MPI_COMM_WORLD, 1);
 }
 
-/* Advance every call in flight; complete the MPI requests of those done. */
+/* Advance every call in flight (once: each hpc_test would advance them
+ * all again, a window of n calls n squared times - nonblocking3 ran at
+ * half speed); complete the MPI requests of those done. */
 static void progress(void)
 {
     pm_depth++;
+    advances++;
+    hpc_coll_progress();
     for (pcall_t **q = &pending; *q;) {
         pcall_t *c = *q;
         int done = 0;
-        if (hpc_test(&c->req, &done) < 0) die(c->a.coll, hpc_last_error());
+        if (hpc_test_done(&c->req, &done) < 0) die(c->a.coll, hpc_last_error());
         if (!done) {
             q = &c->next;
             continue;
@@ -273,7 +291,7 @@ static int ours(MPI_Comm comm, int *err)
 {
     if (pm_depth) return 0;
     if (pending) progress();
-    return pm_ready(comm, err);
+    return pm_ready(comm, err, 0);
 }
 
 /* ---- the collectives -------------------------------------------------
@@ -281,9 +299,27 @@ static int ours(MPI_Comm comm, int *err)
  * blocking form. */
 #define PASS(coll, call)                                                       \
     do {                                                                       \
-        if (!pm_depth) fell[coll]++;                                           \
+        if (!pm_depth) {                                                       \
+            if (pm_gave) given[coll]++;                                        \
+            else fell[coll]++;                                                 \
+        }                                                                      \
+        pm_gave = 0;                                                           \
         return call;                                                           \
     } while (0)
+
+/* 1 where auto gives a call libhpc could serve to MPI's own collective
+ * (below HPC_MPI_SMALL on one node, a flat schedule or a nonblocking call:
+ * hpc_coll_prefers_mpi): then PASS counts it as given */
+static int give(hpc_coll_t coll, MPI_Comm comm, size_t bytes, const MPI_Request *R)
+{
+    static double small = -1;      /* HPC_MPI_SMALL, read once */
+    if (small < 0) small = hpc_setting_double("HPC_MPI_SMALL");
+    if ((double)bytes >= small) return pm_gave = 0;
+    pm_depth++;
+    pm_gave = hpc_coll_prefers_mpi(comm, coll, bytes, R != NULL);
+    pm_depth--;
+    return pm_gave;
+}
 
 /* 1 served (*ret: its result), 0 for MPI */
 static int reduction(hpc_coll_t coll, const void *s, void *r, int count, MPI_Datatype t, MPI_Op op, int root,
@@ -294,6 +330,7 @@ static int reduction(hpc_coll_t coll, const void *s, void *r, int count, MPI_Dat
     int o = red_op(op), ok = ours(comm, ret);
     if (ok < 0) return 1;
     if (!ok || o < 0 || !pm_red_type(t, count, &dt, &n)) return 0;
+    if (give(coll, comm, n * hpc_dtype_size(dt), R)) return 0;
     pcall_t pc;
     *ret = serve(pcall_new(&pc, coll, s, r, n, dt, o, root), comm, R);
     return 1;
@@ -355,7 +392,7 @@ static int barrier(MPI_Comm comm, MPI_Request *R)
 {
     int e, ok = ours(comm, &e);
     if (ok < 0) return e;
-    if (ok) {
+    if (ok && !give(HPC_COLL_BARRIER, comm, 0, R)) {
         pcall_t pc;
         return serve(pcall_new(&pc, HPC_COLL_BARRIER, NULL, NULL, 0, HPC_INT32, HPC_SUM, 0), comm, R);
     }
@@ -377,8 +414,10 @@ typedef struct {
     size_t n;               /* libhpc elements per block */
 } move_t;
 
-/* 1: served as m, 0: MPI serves it, -1: *err returned now. */
-static int move_plan(move_t *m, hpc_coll_t coll, int root, MPI_Datatype t, int count, MPI_Comm comm, int *err)
+/* 1: served as m, 0: MPI serves it, -1: *err returned now.  R: the
+ * nonblocking form's request (NULL: blocking). */
+static int move_plan(move_t *m, hpc_coll_t coll, int root, MPI_Datatype t, int count, MPI_Comm comm,
+                     const MPI_Request *R, int *err)
 {
     int ok = ours(comm, err);
     if (ok <= 0) return ok;
@@ -387,7 +426,7 @@ static int move_plan(move_t *m, hpc_coll_t coll, int root, MPI_Datatype t, int c
     m->me = rank_of(comm);
     m->p = size_of(comm);
     if (count < 0 || root < 0 || root >= m->p || pm_bytes(t, (size_t)count, &m->bytes) < 0) return 0;
-    return move_elems(m->bytes, &m->dt, &m->n);
+    return move_elems(m->bytes, &m->dt, &m->n) && !give(coll, comm, m->bytes, R);
 }
 
 /* A rank's other significant side must carry the same bytes (an
@@ -427,7 +466,7 @@ static int go(pcall_t *c, int ok, MPI_Comm comm, MPI_Request *R, int err)
 static int bcast(void *buf, int n, MPI_Datatype t, int root, MPI_Comm comm, MPI_Request *R)
 {
     move_t m;
-    int e = MPI_SUCCESS, ok = move_plan(&m, HPC_COLL_BCAST, root, t, n, comm, &e);
+    int e = MPI_SUCCESS, ok = move_plan(&m, HPC_COLL_BCAST, root, t, n, comm, R, &e);
     if (ok < 0) return e;
     if (ok) {
         pcall_t pc, *c = pcall_new(&pc, HPC_COLL_BCAST, NULL, NULL, m.n, m.dt, HPC_SUM, root);
@@ -455,8 +494,8 @@ static int gather(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_D
     if (ok < 0) return e;
     if (ok) {
         isroot = rank_of(comm) == root;
-        ok = isroot ? move_plan(&m, HPC_COLL_GATHER, root, rt, rn, comm, &e)
-                    : move_plan(&m, HPC_COLL_GATHER, root, st, sn, comm, &e);
+        ok = isroot ? move_plan(&m, HPC_COLL_GATHER, root, rt, rn, comm, R, &e)
+                    : move_plan(&m, HPC_COLL_GATHER, root, st, sn, comm, R, &e);
         if (ok < 0) return e;
     }
     if (ok) {
@@ -494,8 +533,8 @@ static int scatter(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_
     if (ok < 0) return e;
     if (ok) {
         isroot = rank_of(comm) == root;
-        ok = isroot ? move_plan(&m, HPC_COLL_SCATTER, root, st, sn, comm, &e)
-                    : move_plan(&m, HPC_COLL_SCATTER, root, rt, rn, comm, &e);
+        ok = isroot ? move_plan(&m, HPC_COLL_SCATTER, root, st, sn, comm, R, &e)
+                    : move_plan(&m, HPC_COLL_SCATTER, root, rt, rn, comm, R, &e);
         if (ok < 0) return e;
     }
     if (ok) {
@@ -528,7 +567,7 @@ static int all_to(hpc_coll_t coll, const void *s, int sn, MPI_Datatype st, void 
                   MPI_Comm comm, MPI_Request *R, int *err)
 {
     move_t m;
-    int ok = move_plan(&m, coll, 0, rt, rn, comm, err);
+    int ok = move_plan(&m, coll, 0, rt, rn, comm, R, err);
     if (ok <= 0) return ok;
     int inplace = s == MPI_IN_PLACE, a2a = coll == HPC_COLL_ALLTOALL;
     if (!inplace && !same_bytes(&m, st, sn, comm, err)) return -1;
@@ -581,8 +620,29 @@ int MPI_Ialltoall(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_D
     return alltoall(s, sn, st, r, rn, rt, comm, R);
 }
 
-/* ---- completion: advance libhpc's calls, then ask MPI ---------------- */
-int MPI_Wait(MPI_Request *req, MPI_Status *st)
+/* ---- completion: advance libhpc's calls, then ask MPI ----------------
+ * Each also tells setup.c which MPI_Comm_idup requests it completed (the
+ * handles before the call against after: pm_idup_check). */
+enum { SNAP = 64 };
+
+/* The handles before the call, where an idup may be among them */
+static MPI_Request *snap_take(int n, const MPI_Request *reqs, MPI_Request *small)
+{
+    if (!pm_nidup || pm_depth || n <= 0) return NULL;
+    MPI_Request *b = n <= SNAP ? small : malloc((size_t)n * sizeof *b);
+    if (b) memcpy(b, reqs, (size_t)n * sizeof *b);
+    return b;
+}
+
+static int snap_check(int e, int n, MPI_Request *b, const MPI_Request *reqs, MPI_Request *small)
+{
+    if (!b) return e;
+    pm_idup_check(n, b, reqs);
+    if (b != small) free(b);
+    return e;
+}
+
+static int wait1(MPI_Request *req, MPI_Status *st)
 {
     if (!pending || pm_depth) return PMPI_Wait(req, st);
     for (;;) {
@@ -593,13 +653,20 @@ int MPI_Wait(MPI_Request *req, MPI_Status *st)
     }
 }
 
-int MPI_Test(MPI_Request *req, int *flag, MPI_Status *st)
+int MPI_Wait(MPI_Request *req, MPI_Status *st)
 {
-    if (pending && !pm_depth) progress();
-    return PMPI_Test(req, flag, st);
+    MPI_Request small[1], *b = snap_take(1, req, small);
+    return snap_check(wait1(req, st), 1, b, req, small);
 }
 
-int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status sts[])
+int MPI_Test(MPI_Request *req, int *flag, MPI_Status *st)
+{
+    MPI_Request small[1], *b = snap_take(1, req, small);
+    if (pending && !pm_depth) progress();
+    return snap_check(PMPI_Test(req, flag, st), 1, b, req, small);
+}
+
+static int waitall(int n, MPI_Request reqs[], MPI_Status sts[])
 {
     if (!pending || pm_depth) return PMPI_Waitall(n, reqs, sts);
     for (;;) {
@@ -610,13 +677,20 @@ int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status sts[])
     }
 }
 
-int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[])
+int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status sts[])
 {
-    if (pending && !pm_depth) progress();
-    return PMPI_Testall(n, reqs, flag, sts);
+    MPI_Request small[SNAP], *b = snap_take(n, reqs, small);
+    return snap_check(waitall(n, reqs, sts), n, b, reqs, small);
 }
 
-int MPI_Waitany(int n, MPI_Request reqs[], int *idx, MPI_Status *st)
+int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[])
+{
+    MPI_Request small[SNAP], *b = snap_take(n, reqs, small);
+    if (pending && !pm_depth) progress();
+    return snap_check(PMPI_Testall(n, reqs, flag, sts), n, b, reqs, small);
+}
+
+static int waitany(int n, MPI_Request reqs[], int *idx, MPI_Status *st)
 {
     if (!pending || pm_depth) return PMPI_Waitany(n, reqs, idx, st);
     for (;;) {
@@ -627,13 +701,20 @@ int MPI_Waitany(int n, MPI_Request reqs[], int *idx, MPI_Status *st)
     }
 }
 
-int MPI_Testany(int n, MPI_Request reqs[], int *idx, int *flag, MPI_Status *st)
+int MPI_Waitany(int n, MPI_Request reqs[], int *idx, MPI_Status *st)
 {
-    if (pending && !pm_depth) progress();
-    return PMPI_Testany(n, reqs, idx, flag, st);
+    MPI_Request small[SNAP], *b = snap_take(n, reqs, small);
+    return snap_check(waitany(n, reqs, idx, st), n, b, reqs, small);
 }
 
-int MPI_Waitsome(int n, MPI_Request reqs[], int *out, int idx[], MPI_Status sts[])
+int MPI_Testany(int n, MPI_Request reqs[], int *idx, int *flag, MPI_Status *st)
+{
+    MPI_Request small[SNAP], *b = snap_take(n, reqs, small);
+    if (pending && !pm_depth) progress();
+    return snap_check(PMPI_Testany(n, reqs, idx, flag, st), n, b, reqs, small);
+}
+
+static int waitsome(int n, MPI_Request reqs[], int *out, int idx[], MPI_Status sts[])
 {
     if (!pending || pm_depth) return PMPI_Waitsome(n, reqs, out, idx, sts);
     for (;;) {
@@ -643,10 +724,17 @@ int MPI_Waitsome(int n, MPI_Request reqs[], int *out, int idx[], MPI_Status sts[
     }
 }
 
+int MPI_Waitsome(int n, MPI_Request reqs[], int *out, int idx[], MPI_Status sts[])
+{
+    MPI_Request small[SNAP], *b = snap_take(n, reqs, small);
+    return snap_check(waitsome(n, reqs, out, idx, sts), n, b, reqs, small);
+}
+
 int MPI_Testsome(int n, MPI_Request reqs[], int *out, int idx[], MPI_Status sts[])
 {
+    MPI_Request small[SNAP], *b = snap_take(n, reqs, small);
     if (pending && !pm_depth) progress();
-    return PMPI_Testsome(n, reqs, out, idx, sts);
+    return snap_check(PMPI_Testsome(n, reqs, out, idx, sts), n, b, reqs, small);
 }
 
 int MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *st)
@@ -660,6 +748,7 @@ int MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *st)
  * is freed then. */
 int MPI_Request_free(MPI_Request *req)
 {
+    if (pm_nidup && !pm_depth && req) pm_idup_forget(*req);
     for (pcall_t *c = pm_depth || !req ? NULL : pending; c; c = c->next)
         if (c->greq == *req && !c->freed) {
             c->freed = 1;
@@ -675,27 +764,33 @@ int MPI_Finalize(void)
 {
     while (pending) progress();     /* requests the program never waited for */
     if (hpc_setting_flag("HPC_MPI_VERBOSE") == 1) {
-        long tot[2 * HPC_COLL_COUNT], mine[2 * HPC_COLL_COUNT];
-        for (int c = 0; c < HPC_COLL_COUNT; c++) {
+        enum { N = HPC_COLL_COUNT };
+        long tot[3 * N + 2], mine[3 * N + 2];
+        for (int c = 0; c < N; c++) {
             mine[c] = served[c];
-            mine[HPC_COLL_COUNT + c] = fell[c];
+            mine[N + c] = given[c];
+            mine[2 * N + c] = fell[c];
         }
+        mine[3 * N] = advances;
+        mine[3 * N + 1] = (long)hpc_coll_passes();
         pm_depth++;
-        PMPI_Reduce(mine, tot, 2 * HPC_COLL_COUNT, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+        PMPI_Reduce(mine, tot, 3 * N + 2, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
         pm_depth--;
         if (rank_of(MPI_COMM_WORLD) == 0) {
-            long s = 0, f = 0;
-            char per[512] = "";
+            long s = 0, g = 0, f = 0;
+            char per[768] = "";
             size_t k = 0;
-            for (int c = 0; c < HPC_COLL_COUNT; c++) {
+            for (int c = 0; c < N; c++) {
                 s += tot[c];
-                f += tot[HPC_COLL_COUNT + c];
-                if ((tot[c] || tot[HPC_COLL_COUNT + c]) && k < sizeof per)
-                    k += (size_t)snprintf(per + k, sizeof per - k, " %s %ld/%ld", hpc_coll_name((hpc_coll_t)c),
-                                          tot[c], tot[HPC_COLL_COUNT + c]);
+                g += tot[N + c];
+                f += tot[2 * N + c];
+                if ((tot[c] || tot[N + c] || tot[2 * N + c]) && k < sizeof per)
+                    k += (size_t)snprintf(per + k, sizeof per - k, " %s %ld/%ld/%ld", hpc_coll_name((hpc_coll_t)c),
+                                          tot[c], tot[N + c], tot[2 * N + c]);
             }
-            fprintf(stderr, "hpc-mpi: hpckit served %ld collective calls, %ld fell through to MPI "
-                    "(all ranks; served/fell:%s)\n", s, f, per);
+            fprintf(stderr, "hpc-mpi: hpckit served %ld collective calls, gave %ld to MPI's own by auto's choice, "
+                    "%ld fell through to MPI (all ranks; served/given/fell:%s); %ld passes over its calls in "
+                    "flight at %ld points that advance them\n", s, g, f, per, tot[3 * N + 1], tot[3 * N]);
         }
     }
     pm_depth++;               /* libhpc's cleanup inside MPI_Finalize is MPI's */

@@ -44,9 +44,18 @@ PM_HIDDEN int pm_view_end(pm_view_t *v, const char **why);
 
 /* ---- setup.c: libhpc's state for a communicator -------------------- */
 /* Set comm up (hpc_coll_setup) unless it is, at a point every rank of comm
- * reaches alike; 1: libhpc may serve calls on comm, 0: not (inside
- * libhpc, an intercommunicator or MPI_COMM_NULL), -1: set-up failed
- * (said, and comm's error handler called; *err: its code). */
-PM_HIDDEN int pm_ready(MPI_Comm comm, int *err);
+ * reaches alike (made_now: where it was made, else its first call); 1:
+ * libhpc may serve calls on comm, 0: not (inside libhpc, an
+ * intercommunicator, MPI_COMM_NULL, or one MPI refused the set-up of),
+ * -1: set-up failed (said, and comm's error handler called; *err: its
+ * code). */
+PM_HIDDEN int pm_ready(MPI_Comm comm, int *err, int made_now);
+/* Communicators made by MPI_Comm_idup whose state waits to be attached
+ * (setup.c): how many; after a completion call, the requests it was
+ * given (before) against what it left (after) - each idup request it
+ * completed attaches its state; a freed idup request forgets its state. */
+extern PM_HIDDEN int pm_nidup;
+PM_HIDDEN void pm_idup_check(int n, const MPI_Request *before, const MPI_Request *after);
+PM_HIDDEN void pm_idup_forget(MPI_Request r);
 
 #endif

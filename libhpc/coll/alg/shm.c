@@ -522,7 +522,7 @@ static int advance(shm_call_t *c, int *done, const hpc_request_t *r)
     /* stuck: every 0.1 s, are the node mates and the launcher alive?
      * (the clock is read only every 256 turns without progress) */
     if (++c->idle % 256) return 0;
-    double now = MPI_Wtime();
+    double now = coll_now();
     if (c->t_moved == 0 || now - c->t_moved < 0.1) {
         if (c->t_moved == 0) c->t_moved = now;
         return 0;
@@ -769,6 +769,10 @@ int coll_shm_inline(coll_comm_t *cc, const hpc_coll_args_t *a, int *ran)
     case HPC_COLL_BCAST: kind = K_BCAST; break;
     case HPC_COLL_REDUCE: kind = K_REDUCE; break;
     case HPC_COLL_BARRIER: kind = K_BARRIER; break;
+    case HPC_COLL_ALLGATHER: kind = K_ALLGATHER; break;
+    case HPC_COLL_GATHER: kind = K_GATHER; break;
+    case HPC_COLL_SCATTER: kind = K_SCATTER; break;
+    case HPC_COLL_REDUCE_SCATTER: kind = K_REDUCE_SCATTER; break;
     default: return 0;
     }
     size_t es = hpc_dtype_size(a->dtype), bytes = a->count * es;
@@ -777,8 +781,21 @@ int coll_shm_inline(coll_comm_t *cc, const hpc_coll_args_t *a, int *ran)
     if (!s || cc->topo.nnodes != 1 || s->m != cc->size || use_cma(s, bytes) ||
         (kind != K_BARRIER && a->count == 0))
         return 0;
+    /* in place as the builders see it (build.c's run_builder): the
+     * rank's own block of the output is its input; reduce_scatter's
+     * inputs would be overwritten, so it takes the request's copy */
     char *rb = a->recvbuf == HPC_IN_PLACE ? NULL : a->recvbuf;
-    const char *sb = a->sendbuf == HPC_IN_PLACE || a->coll == HPC_COLL_BCAST ? rb : a->sendbuf;
+    const char *sb = a->sendbuf == HPC_IN_PLACE ? NULL : a->sendbuf;
+    char *own = rb ? rb + (size_t)cc->rank * bytes : NULL;
+    switch (kind) {
+    case K_BCAST: sb = rb; break;
+    case K_ALLREDUCE: case K_REDUCE: if (!sb) sb = rb; break;
+    case K_ALLGATHER: if (!sb) sb = own; break;
+    case K_GATHER: if (!sb && cc->rank == a->root) sb = own; break;
+    case K_SCATTER: if (!rb && cc->rank == a->root && sb) rb = (char *)sb + (size_t)cc->rank * bytes; break;
+    case K_REDUCE_SCATTER: if (!sb || !rb || sb == rb) return 0; break;
+    default: break;
+    }
     coll_build_t b = {.rank = cc->rank, .p = cc->size, .root = a->root, .sbuf = sb, .rbuf = rb,
                       .count = a->count, .es = es, .dt = a->dtype,
                       .op = a->op == HPC_AVG ? HPC_SUM : a->op};
@@ -798,11 +815,11 @@ int coll_shm_inline(coll_comm_t *cc, const hpc_coll_args_t *a, int *ran)
                                 .op = a->op, .count = a->count, .root = a->root, .blocking = 1};
             r.ext.describe = shm_describe;
             r.ext.state = &c;
-            r.t0 = r.t_round = MPI_Wtime();
+            r.t0 = r.t_round = coll_now();
         }
         coll_request_wait_tick(&r, ++spins);
     }
-    if (a->op == HPC_AVG && rb && (kind == K_ALLREDUCE || cc->rank == a->root))
+    if (a->op == HPC_AVG && rb && (kind == K_ALLREDUCE || kind == K_REDUCE_SCATTER || cc->rank == a->root))
         coll_scale_host(a->dtype, rb, a->count, cc->size);
     *ran = 1;
     return 0;
