@@ -90,6 +90,12 @@ TESTS += tests/layers.sh
 dist_check_SCRIPTS += tests/conventions.sh
 TESTS += tests/conventions.sh
 
+# hpc_finalize's two ends of MPI (MPI_Finalize; the quiet end that avoids
+# MPICH's hang across nodes) leave open HDF5 and stdio files complete
+check_PROGRAMS += tests/finalize_prog
+dist_check_SCRIPTS += tests/finalize.sh
+TESTS += tests/finalize.sh
+
 # Program-level tests (scripts).
 dist_check_SCRIPTS += tests/info.sh tests/gpu.sh
 # Load anywhere (issue 20): cpu_node.sh runs the build as a CPU node's
