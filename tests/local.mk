@@ -32,6 +32,14 @@ CLEANFILES += tests/*.mpi apps/*/*.mpi
 DISTCLEANFILES += tests/mpiexec-wrap
 EXTRA_DIST += tests/mpiexec-wrap.in tests/testlib.h tests/testlib.sh tests/testenv.sh
 
+# Every multi-node path on a cluster in a box (tests/cluster/: Linux
+# namespaces, a bridge, Slurm and munge; skips without root): one cluster
+# for the whole run, listed first because it is the longest test.
+dist_check_SCRIPTS += tests/cluster_box.sh
+TESTS += tests/cluster_box.sh
+EXTRA_DIST += tests/cluster/cluster.sh tests/cluster/lib.sh tests/cluster/cases_jobs.sh \
+	tests/cluster/cases_apps.sh tests/cluster/cases_batch.sh tests/cluster/cases_faults.sh tests/cluster/bench.sh
+
 # Unit tests: one process, no launcher needed (singleton MPI init).
 # Those that look inside (hpc_testing.h, test_hooks.h, gpu_ops.h) link
 # libhpc's objects from the convenience libraries, not the installed
