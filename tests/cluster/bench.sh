@@ -46,7 +46,7 @@ export OMPI_MCA_btl_vader_single_copy_mechanism=none
 export HPC_COLL_YIELD=1
 maxn=$(echo "$NODES" | tr ' ' '\n' | sort -n | tail -1)
 maxp=$(echo "$PPN" | tr ' ' '\n' | sort -n | tail -1)
-"$here/cluster.sh" start -i "$ID" -n "$maxn" --cpus "$maxp" || exit $?
+"$here/cluster.sh" start -i "$ID" -n "$maxn" --cpus $((maxp > 2 ? maxp : 2)) || exit $?
 trap '"$here/cluster.sh" stop -i "$ID"' EXIT
 export SLURM_CONF=/tmp/hpckit-cluster$ID/slurm.conf
 bench=$build/apps/collbench/hpc-collbench
