@@ -194,6 +194,20 @@ static int bind_gpu(hpc_env_t *e, int early)
     return 0;
 }
 
+/* Open MPI 4.1 picks its osc/rdma component for a window over ranks on
+ * several nodes even where the transport between them (TCP) cannot do
+ * RDMA, and MPI_Win_allocate then fails (MPI_ERR_WIN) instead of falling
+ * back: hpc-odegen's work queue (a ticket counter in a window) ended so on
+ * every multi-node job over Ethernet (tests/cluster/).  Where the user
+ * chose no osc component, leave rdma out: where UCX runs (InfiniBand)
+ * osc/ucx is chosen as before, elsewhere pt2pt. */
+static void openmpi_osc_default(void)
+{
+#if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION < 5
+    if (!getenv("OMPI_MCA_osc")) setenv("OMPI_MCA_osc", "^rdma", 0);
+#endif
+}
+
 static void free_comms(hpc_env_t *e)
 {
     free(node_of_rank);
@@ -224,6 +238,7 @@ int hpc_init(int *argc, char ***argv)
     int up = 0, provided;
     MPI_Initialized(&up);
     if (!up) {
+        openmpi_osc_default();
         HPC_MPI(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided));
         we_started_mpi = 1;
     }
