@@ -4,7 +4,7 @@
 BATCH=$top_builddir/batch
 
 # wait for JOB (at most SECS) and fail with its state if it did not complete
-bjob_ok() { bwait "$1" "$2" || fail "job $1 ($3): $(bstate "$1")"; }
+bjob_ok() { slurm_wait "$1" "$2" || fail "job $1 ($3): $(bstate "$1")"; }
 
 case_odegen_train() {
     ode="-s lorenz -n 300 --nt 11 --seed 5"

@@ -27,6 +27,7 @@
 set -u
 PATH=$PATH:/usr/sbin:/sbin
 me=cluster.sh
+. "$(dirname "$0")/../slurm/cluster.sh"   # slurm_conf_sched
 
 die() { echo "$me: $*" >&2; exit 1; }
 skip() { echo "$me: cannot run here: $*" >&2; exit 77; }
@@ -192,14 +193,8 @@ SlurmctldLogFile=$DIR/log/slurmctld.log
 SlurmdLogFile=$DIR/log/slurmd.%n.log
 TmpFS=$DIR/tmp/%n
 ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
 JobAcctGatherType=jobacct_gather/none
-SchedulerType=sched/builtin
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-SlurmdParameters=config_overrides
-MpiDefault=$mpi
-ReturnToService=2
+$(slurm_conf_sched "$mpi")
 SlurmdTimeout=10
 MessageTimeout=5
 KillWait=2

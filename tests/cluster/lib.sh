@@ -8,7 +8,8 @@
 #   box CMD ARGS...    cluster.sh CMD -i $BOX_ID ARGS... (kill n2, cut n2, ...)
 #   brun SECS SRUN-ARGS... -- PROG ARGS...
 #                      srun with the build's --mpi plugin, ended after SECS
-#   bwait JOB SECS     wait for a batch job; true if it completed with 0
+#   slurm_wait JOB SECS  wait for a batch job; true if it completed with 0
+#                      (tests/slurm/cluster.sh)
 #   bprog NAME         the build's hpc-NAME (absolute: jobs run elsewhere)
 #   node_healthy       every node idle again (a case that broke one revives it)
 top_srcdir=$(cd "${top_srcdir:-.}" && pwd)   # the cases run in folders of their own
@@ -23,6 +24,8 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 # every node's ranks share this machine's cores with the other nodes'
 export HPC_COLL_YIELD=1
+
+. "$top_srcdir/tests/slurm/cluster.sh"   # slurm_wait
 
 box() { _cmd=$1; shift; "$CLUSTER_SH" "$_cmd" -i "$BOX_ID" "$@"; }
 
@@ -53,16 +56,6 @@ brun() {
     secs=$1
     shift
     timeout -k 5 "$secs" srun --mpi=$BOX_MPI --kill-on-bad-exit=1 "$@"
-}
-
-bwait() {
-    i=0
-    while squeue -h -j "$1" 2>/dev/null | grep -q .; do
-        i=$((i + 1))
-        [ $i -gt $(($2 * 5)) ] && { scancel "$1"; return 1; }
-        sleep 0.2
-    done
-    scontrol -o show job "$1" | grep -q 'JobState=COMPLETED .*ExitCode=0:0'
 }
 
 bprog() {
