@@ -39,8 +39,8 @@ box_start() {
     [ -n "$BOX_ID" ] || { echo "SKIP: every cluster id of this MPI ($ids) is in use here"; exit 77; }
     out=$("$CLUSTER_SH" start -i "$BOX_ID" -n "$1" ${2:+--mem "$2"} 2>&1)
     rc=$?
-    echo "$out"
     [ $rc = 77 ] && { echo "SKIP: ${out#cluster.sh: }"; exit 77; }
+    echo "$out"
     [ $rc = 0 ] || fail "cluster.sh start: $out"
     export SLURM_CONF=/tmp/hpckit-cluster$BOX_ID/slurm.conf
     BOX_DIR=/tmp/hpckit-cluster$BOX_ID
