@@ -13,6 +13,7 @@
 #   bprog NAME         the build's hpc-NAME (absolute: jobs run elsewhere)
 #   node_healthy       every node idle again (a case that broke one revives it)
 top_srcdir=$(cd "${top_srcdir:-.}" && pwd)   # the cases run in folders of their own
+# run with bash: a distribution tarball may not keep its execute bit
 CLUSTER_SH=$top_srcdir/tests/cluster/cluster.sh
 top_builddir=$(cd "${top_builddir:-.}" && pwd)
 case $HPC_MPI_FLAVOR in
@@ -27,7 +28,7 @@ export HPC_COLL_YIELD=1
 
 . "$top_srcdir/tests/slurm/cluster.sh"   # slurm_wait
 
-box() { _cmd=$1; shift; "$CLUSTER_SH" "$_cmd" -i "$BOX_ID" "$@"; }
+box() { _cmd=$1; shift; bash "$CLUSTER_SH" "$_cmd" -i "$BOX_ID" "$@"; }
 
 box_start() {
     # an id of its own: MPICH's and Open MPI's builds may test at once
@@ -37,7 +38,7 @@ box_start() {
         [ -e "/tmp/hpckit-cluster$i" ] || ip link show "hpck$i" > /dev/null 2>&1 || { BOX_ID=$i; break; }
     done
     [ -n "$BOX_ID" ] || { echo "SKIP: every cluster id of this MPI ($ids) is in use here"; exit 77; }
-    out=$("$CLUSTER_SH" start -i "$BOX_ID" -n "$1" ${2:+--mem "$2"} 2>&1)
+    out=$(bash "$CLUSTER_SH" start -i "$BOX_ID" -n "$1" ${2:+--mem "$2"} 2>&1)
     rc=$?
     [ $rc = 77 ] && { echo "SKIP: ${out#cluster.sh: }"; exit 77; }
     echo "$out"
@@ -48,7 +49,7 @@ box_start() {
 
 box_stop() {
     [ -n "${BOX_ID:-}" ] || return 0
-    "$CLUSTER_SH" stop -i "$BOX_ID" || return 1
+    bash "$CLUSTER_SH" stop -i "$BOX_ID" || return 1
     BOX_ID=
 }
 
