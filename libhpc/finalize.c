@@ -74,10 +74,12 @@ int hpc_finalize_quiet(void)
      * flushed and closed (collectively, on every rank here) */
     int (*h5close)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "H5close");
     if (h5close && h5close() < 0) hpc_warn("hpc_finalize: H5close failed; HDF5 files may be incomplete");
+    /* said before the barrier: after it, a rank that exits with an error
+     * status may have the launcher end the others at once */
+    hpc_debug("hpc_finalize: MPI_Finalize skipped (HPC_FINALIZE; MPICH ch4:ucx across nodes)");
     fflush(NULL);
     int rc = PMPI_Barrier(MPI_COMM_WORLD);
     quiet_done = 1;
-    hpc_debug("hpc_finalize: MPI_Finalize skipped (HPC_FINALIZE; MPICH ch4:ucx across nodes)");
     if (rc != MPI_SUCCESS) return hpc_error_mpi(rc, __FILE__, __LINE__, "MPI_Barrier (the quiet end)");
     return 0;
 }
