@@ -3,7 +3,7 @@
 # "Guide:" line points), a man page per program, made from its --help by
 # help2man where it is installed, and a modulefile for Environment
 # Modules and Lmod.
-dist_doc_DATA = README.md docs/architecture.md docs/collectives.md docs/matmul.md docs/odegen.md \
+dist_doc_DATA = README.md docs/architecture.md docs/cluster.md docs/collectives.md docs/matmul.md docs/odegen.md \
 	docs/train.md docs/collbench-allreduce.png docs/train-loss.png docs/train-pipe.png
 
 # Man pages: built, not shipped (they are --help, which the build has).

@@ -23,6 +23,11 @@ static int we_started_mpi;
 static int failed_here;      /* this rank's own hpc_init failed */
 static void (*exit_fns[16])(void);
 static int nexit;
+/* every world rank's node and each node's host name, so that a rank can
+ * name the host of a peer it lost (the watchdog): an int a rank and a
+ * name a node */
+static int *node_of_rank;
+static char (*node_host)[64];
 
 int hpc_at_finalize(void (*fn)(void))
 {
@@ -40,6 +45,28 @@ int hpc_init_failed_here(void)
 int hpc_initialized(void)
 {
     return hpc_env_global != NULL;
+}
+
+static int gather_hosts(hpc_env_t *e)
+{
+    node_of_rank = malloc(sizeof *node_of_rank * (size_t)e->size);
+    node_host = calloc((size_t)e->nnodes, sizeof *node_host);
+    if (!node_of_rank || !node_host) return HPC_ERR(HPC_ERR_NOMEM, "host table of %d ranks", e->size);
+    HPC_MPI(MPI_Allgather(&e->node_id, 1, MPI_INT, node_of_rank, 1, MPI_INT, e->world));
+    char mine[64];
+    snprintf(mine, sizeof mine, "%s", e->hostname);
+    if (e->leaders != MPI_COMM_NULL)
+        HPC_MPI(MPI_Allgather(mine, 64, MPI_CHAR, node_host, 64, MPI_CHAR, e->leaders));
+    HPC_MPI(MPI_Bcast(node_host, 64 * e->nnodes, MPI_CHAR, 0, e->node));
+    return 0;
+}
+
+const char *hpc_rank_host(int world_rank)
+{
+    hpc_env_t *e = hpc_env_global;
+    if (!e || !node_of_rank || world_rank < 0 || world_rank >= e->size) return "";
+    int n = node_of_rank[world_rank];
+    return n >= 0 && n < e->nnodes ? node_host[n] : "";
 }
 
 static int build_comms(hpc_env_t *e)
@@ -60,7 +87,7 @@ static int build_comms(hpc_env_t *e)
     HPC_MPI(MPI_Bcast(ids, 2, MPI_INT, 0, e->node));
     e->node_id = ids[0];
     e->nnodes = ids[1];
-    return 0;
+    return gather_hosts(e);
 }
 
 /* Warn, naming both sides, where the launcher and MPI disagree: a sign of
@@ -215,8 +242,26 @@ static int bind_gpu(hpc_env_t *e, int early)
     return 0;
 }
 
+/* Open MPI 4.1 picks its osc/rdma component for a window over ranks on
+ * several nodes even where the transport between them (TCP) cannot do
+ * RDMA, and MPI_Win_allocate then fails (MPI_ERR_WIN) instead of falling
+ * back: hpc-odegen's work queue (a ticket counter in a window) ended so on
+ * every multi-node job over Ethernet (tests/cluster/).  Where the user
+ * chose no osc component, leave rdma out: where UCX runs (InfiniBand)
+ * osc/ucx is chosen as before, elsewhere pt2pt. */
+static void openmpi_osc_default(void)
+{
+#if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION < 5
+    if (!getenv("OMPI_MCA_osc")) setenv("OMPI_MCA_osc", "^rdma", 0);
+#endif
+}
+
 static void free_comms(hpc_env_t *e)
 {
+    free(node_of_rank);
+    free(node_host);
+    node_of_rank = NULL;
+    node_host = NULL;
     if (e->leaders != MPI_COMM_NULL) MPI_Comm_free(&e->leaders);
     if (e->node != MPI_COMM_NULL) MPI_Comm_free(&e->node);
     if (e->world != MPI_COMM_NULL) MPI_Comm_free(&e->world);
@@ -241,6 +286,7 @@ int hpc_init(int *argc, char ***argv)
     int up = 0, provided;
     MPI_Initialized(&up);
     if (!up) {
+        openmpi_osc_default();
         /* a rank lost before MPI is up would hold every other one here */
         hpc_watch_begin("the start-up (MPI_Init)", HPC_STARTUP_HINT);
         int mrc = MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
@@ -287,8 +333,11 @@ int hpc_finalize(void)
     while (nexit > 0) exit_fns[--nexit]();
     free_comms(e);
     hpc_env_global = NULL;
-    if (we_started_mpi) HPC_MPI(MPI_Finalize());
+    if (!we_started_mpi) return 0;
     we_started_mpi = 0;
+    /* where MPI_Finalize would hang (finalize.c), the process ends MPI */
+    if (hpc_finalize_is_quiet()) return hpc_finalize_quiet();
+    HPC_MPI(MPI_Finalize());
     return 0;
 }
 

@@ -183,6 +183,13 @@ HPC_EXPORT hpc_log_level_t hpc_log_level(void);
  * Launcher variables that contradict themselves (RANK=1 WORLD_SIZE=1 left
  * in a shell) are ignored with one warning from rank 0. */
 HPC_EXPORT int hpc_init(int *argc, char ***argv);
+/* Undo hpc_init: the hpc_at_finalize callbacks, the communicators, then
+ * MPI_Finalize where hpc_init started MPI.  Where MPI_Finalize is known to
+ * hang (MPICH before 4.2 on ch4:ucx with ranks on several nodes;
+ * HPC_FINALIZE=auto|mpi|quiet, docs/cluster.md) it ends MPI quietly
+ * instead: HDF5 files still open are closed (collectively), stdio is
+ * flushed, every rank waits in a barrier, and MPI is left to the
+ * process's exit (MPI_Finalized then says 0).  Collective. */
 HPC_EXPORT int hpc_finalize(void);
 HPC_EXPORT int hpc_initialized(void);
 /* Register cleanup run by hpc_finalize before MPI_Finalize, in reverse

@@ -181,11 +181,15 @@ HPC_EXPORT void hpc_app_exit(int status, const char *fmt, ...) HPC_NORETURN HPC_
  * collective): print "NAME: message" and end the job (MPI_Abort). */
 HPC_EXPORT void hpc_app_fatal(int status, const char *fmt, ...) HPC_NORETURN HPC_PRINTF(2, 3);
 /* Collective: unless every node has bytes_per_rank times its number of
- * ranks available (MemAvailable), the rank that saw it says "NAME: what
- * needs X GiB per rank, ..., but Y GiB is available" and all exit 1 -
- * before the allocation, not as an OOM kill or one rank's failed malloc. */
+ * ranks available (hpc_mem_available), the rank that saw it says "NAME:
+ * what needs X GiB per rank, ... on this node (HOST), but Y GiB is
+ * available there" and all exit 1 - before the allocation, not as an OOM
+ * kill or one rank's failed malloc. */
 HPC_EXPORT void hpc_app_need_memory(double bytes_per_rank, const char *what);
-/* This node's available memory in bytes (/proc/meminfo MemAvailable). */
+/* This node's available memory in bytes: /proc/meminfo's MemAvailable, or
+ * less where a memory cgroup of the process (or an ancestor) has a limit
+ * (Slurm's task/cgroup, a container): its limit less its use, inactive
+ * page cache counted as free.  cgroup v1 and v2. */
 HPC_EXPORT int hpc_mem_available(size_t *out);
 /* Rank 0, unless --quiet: "NAME: " + the line (the figure of merit). */
 HPC_EXPORT void hpc_app_summary(const char *fmt, ...) HPC_PRINTF(1, 2);

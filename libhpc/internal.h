@@ -42,6 +42,16 @@ extern hpc_env_t *hpc_env_global;
 /* After a failed hpc_init: 1 where this rank's own start-up failed (it
  * holds the reason), 0 where another rank's did. */
 HPC_PRIVATE int hpc_init_failed_here(void);
+/* The host name of a world rank's node as hpc_init gathered it ("" before
+ * hpc_init or out of range): what a watchdog names with a lost peer. */
+const char *hpc_rank_host(int world_rank);
+/* finalize.c: whether to end MPI quietly (HPC_FINALIZE; collective over
+ * MPI_COMM_WORLD), the quiet end itself (HDF5 closed, stdio flushed, a
+ * barrier; MPI left to the process's exit), and whether it happened.  The
+ * drop-in's MPI_Finalize uses them too. */
+HPC_PRIVATE int hpc_finalize_is_quiet(void);
+HPC_PRIVATE int hpc_finalize_quiet(void);
+HPC_PRIVATE int hpc_finalize_was_quiet(void);
 /* settings.c: hpc_init's warnings of unknown HPC_* names and bad values
  * (on rank 0; not where the app kit refuses them itself) */
 void settings_init_warn(void);

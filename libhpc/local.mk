@@ -33,6 +33,7 @@ libhpc_libcore_la_SOURCES = \
 	libhpc/gpu_ops.c \
 	libhpc/affinity.c \
 	libhpc/env.c \
+	libhpc/finalize.c \
 	libhpc/node.c \
 	libhpc/timer.c \
 	libhpc/parse.c \

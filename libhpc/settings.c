@@ -73,6 +73,9 @@ static const hpc_setting_t table[] = {
      "set by a program for the copy of itself it restarts (OpenBLAS's own kernel); not for users", NULL},
     {"HPC_DEBUG", HPC_SET_LIST, "", 0, 0, "coll,all,1", "libhpc",
      "coll: a check before every collective that all ranks call the same one", NULL},
+    {"HPC_FINALIZE", HPC_SET_CHOICE, "auto", 0, 0, "auto,mpi,quiet", "libhpc",
+     "the end of MPI: quiet skips MPI_Finalize after closing HDF5 files, flushing and a barrier; auto: "
+     "quiet where MPI_Finalize hangs (MPICH < 4.2 ch4:ucx, ranks on several nodes)", NULL},
     {"HPC_TIMEOUT", HPC_SET_SECONDS, "0", 0, INFINITY, NULL, "collectives",
      "abort a collective not done in this time (0: never)", NULL},
     {"HPC_CUDA_AWARE", HPC_SET_FLAG, NULL, 0, 1, NULL, "collectives",

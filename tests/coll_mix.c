@@ -19,6 +19,7 @@
 #include "config.h"
 #include "hpc_coll.h"
 #include "testlib.h"
+#include "coll_testlib.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -238,6 +239,6 @@ int main(int argc, char **argv)
     long mine = test_failures, tot = 0;
     MPI_Reduce(&mine, &tot, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     if (rank == 0) printf("coll_mix: %d ranks, %d batches of %d calls, %ld failures\n", p, nb, NCALLS, tot);
-    MPI_Finalize();
+    t_finalize();
     return rank == 0 && tot ? 1 : 0;
 }

@@ -428,6 +428,6 @@ int main(int argc, char **argv)
 #endif
                p, totc, tot, MPI_Wtime() - t0);
     MPI_Comm_free(&rev);
-    MPI_Finalize();
+    t_finalize();
     return rank == 0 && tot ? 1 : 0;
 }

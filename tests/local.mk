@@ -32,6 +32,14 @@ CLEANFILES += tests/*.mpi apps/*/*.mpi
 DISTCLEANFILES += tests/mpiexec-wrap
 EXTRA_DIST += tests/mpiexec-wrap.in tests/testlib.h tests/testlib.sh tests/testenv.sh tests/programs_lib.sh
 
+# Every multi-node path on a cluster in a box (tests/cluster/: Linux
+# namespaces, a bridge, Slurm and munge; skips without root): one cluster
+# for the whole run, listed first because it is the longest test.
+dist_check_SCRIPTS += tests/cluster_box.sh
+TESTS += tests/cluster_box.sh
+EXTRA_DIST += tests/cluster/cluster.sh tests/cluster/lib.sh tests/cluster/cases_jobs.sh \
+	tests/cluster/cases_apps.sh tests/cluster/cases_batch.sh tests/cluster/cases_faults.sh tests/cluster/bench.sh
+
 # Unit tests: one process, no launcher needed (singleton MPI init).
 # Those that look inside (hpc_testing.h, test_hooks.h, gpu_ops.h) link
 # libhpc's objects from the convenience libraries, not the installed
@@ -98,6 +106,12 @@ TESTS += tests/layers.sh
 # One error convention: no "char *err, size_t len" buffers in libhpc/, apps/
 dist_check_SCRIPTS += tests/conventions.sh
 TESTS += tests/conventions.sh
+
+# hpc_finalize's two ends of MPI (MPI_Finalize; the quiet end that avoids
+# MPICH's hang across nodes) leave open HDF5 and stdio files complete
+check_PROGRAMS += tests/finalize_prog
+dist_check_SCRIPTS += tests/finalize.sh
+TESTS += tests/finalize.sh
 
 # Program-level tests (scripts).
 dist_check_SCRIPTS += tests/info.sh tests/gpu.sh

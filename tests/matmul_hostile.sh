@@ -32,7 +32,7 @@ refused() {
 }
 
 # memory: 8 TB a matrix, on every rank count; nothing written
-refused 1 "needs .* GiB per rank, .* for the 1 ranks on this node, but .* GiB is available" 1 \
+refused 1 "needs .* GiB per rank, .* for the 1 ranks on this node (.*), but .* GiB is available there" 1 \
     --gen 1000000,1000000,1000000 --out "$T/out.h5:/C"
 refused 1 "needs .* but .* is available" 3 --gen 1000000,1000000,1000000 --verify --out "$T/out.h5:/C"
 

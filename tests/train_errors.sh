@@ -112,7 +112,7 @@ expect 1 "RUNDIR is a file" --data "$T/r.h5" --out "$T/afile" --batch 16
 # made (once: gigabytes mapped first, then the OOM killer)
 rm -rf "$RUN"
 expect2 1 "a model no node can hold" $ok --layers 4,200000,200000,2
-grep -q "a model of 4000.* parameters (3 layers) on 8 rows a rank needs .* GiB per rank, .* GiB for the 2 ranks on this node, but .* GiB is available" "$T/stderr" ||
+grep -q "a model of 4000.* parameters (3 layers) on 8 rows a rank needs .* GiB per rank, .* GiB for the 2 ranks on this node (.*), but .* GiB is available there" "$T/stderr" ||
     fail "memory: the need is not named"
 [ ! -e "$RUN" ] || fail "memory: a run folder was left"
 NP=3 expect 1 "a model no node can hold, 3 ranks" $ok --layers 4,200000,200000,2

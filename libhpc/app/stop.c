@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "app_internal.h"
+#include "hpc_coll.h"
 
 #define INT_SAME 0.5    /* seconds: a SIGINT this soon after the first is its echo */
 
@@ -139,7 +140,12 @@ int hpc_app_stop_agreed(MPI_Comm comm)
     MPI_Comm_size(comm, &size);
     MPI_Comm_size(MPI_COMM_WORLD, &world);
     int mine[2] = {requested, size == world && app_fail_pending()}, any[2] = {mine[0], mine[1]};
-    if (MPI_Allreduce(mine, any, 2, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS) any[0] = mine[0], any[1] = mine[1];
+    /* libhpc's allreduce, not MPI's: a rank lost mid-run (its node dead,
+     * its link cut) ends the job under HPC_TIMEOUT's watchdog here too */
+    if (hpc_allreduce(mine, any, 2, HPC_INT32, HPC_MAX, comm, HPC_ALG_AUTO) < 0) {
+        hpc_error_clear();
+        any[0] = mine[0], any[1] = mine[1];
+    }
     if (any[1]) app_fail_agree();
     note_agreed(any[0]);
     return any[0] != STOP_NONE;
@@ -154,7 +160,7 @@ const char *hpc_app_stop_why(void)
 /* ---- the agreement without a pause: one vote in flight ---- */
 struct hpc_stop_vote {
     MPI_Comm comm;
-    MPI_Request req;
+    hpc_request_t *req;   /* libhpc's: waited for under the watchdog */
     int world;            /* comm holds every rank: failures ride along */
     int mine[2], any[2];  /* the stop, a failure kept for later */
     int pending;
@@ -169,7 +175,7 @@ int hpc_app_stop_vote_open(MPI_Comm comm, hpc_stop_vote_t **out)
     MPI_Comm_size(MPI_COMM_WORLD, &world);
     v->comm = comm;
     v->world = size == world;
-    v->req = MPI_REQUEST_NULL;
+    v->req = NULL;
     polled = 1;
     *out = v;
     return 0;
@@ -181,7 +187,10 @@ int hpc_app_stop_vote(hpc_stop_vote_t *v)
     polled = 1;
     if (v->pending) {
         v->pending = 0;
-        if (MPI_Wait(&v->req, MPI_STATUS_IGNORE) != MPI_SUCCESS) v->any[0] = v->mine[0], v->any[1] = v->mine[1];
+        if (hpc_wait(&v->req) < 0) {
+            hpc_error_clear();
+            v->any[0] = v->mine[0], v->any[1] = v->mine[1];
+        }
         /* as hpc_app_stop_agreed: every rank learns it at the same step */
         if (v->any[1]) app_fail_agree();
         note_agreed(v->any[0]);
@@ -191,7 +200,9 @@ int hpc_app_stop_vote(hpc_stop_vote_t *v)
         v->mine[0] = requested;
         v->mine[1] = v->world && app_fail_pending();
         v->any[0] = v->any[1] = 0;
-        v->pending = MPI_Iallreduce(v->mine, v->any, 2, MPI_INT, MPI_MAX, v->comm, &v->req) == MPI_SUCCESS;
+        /* libhpc's, as hpc_app_stop_agreed's */
+        v->pending = hpc_iallreduce(v->mine, v->any, 2, HPC_INT32, HPC_MAX, v->comm, HPC_ALG_AUTO, &v->req) == 0;
+        if (!v->pending) hpc_error_clear();
     }
     return stop;
 }
@@ -199,6 +210,6 @@ int hpc_app_stop_vote(hpc_stop_vote_t *v)
 void hpc_app_stop_vote_close(hpc_stop_vote_t *v)
 {
     if (!v) return;
-    if (v->pending) MPI_Wait(&v->req, MPI_STATUS_IGNORE);
+    if (v->pending && hpc_wait(&v->req) < 0) hpc_error_clear();
     free(v);
 }

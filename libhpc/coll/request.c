@@ -95,8 +95,27 @@ static int req_progress(hpc_request_t *r, int *done)
     return 0;
 }
 
+/* The host of rank peer of comm, as " on HOST" ("" where unknown: no
+ * hpc_init, the drop-in): a peer on a lost node is named with its node. */
+static const char *peer_host(MPI_Comm comm, int peer, char *buf, size_t len)
+{
+    MPI_Group g, wg;
+    int w = MPI_UNDEFINED;
+    buf[0] = 0;
+    if (MPI_Comm_group(comm, &g) != MPI_SUCCESS) return buf;
+    if (MPI_Comm_group(MPI_COMM_WORLD, &wg) == MPI_SUCCESS) {
+        MPI_Group_translate_ranks(g, 1, &peer, wg, &w);
+        MPI_Group_free(&wg);
+    }
+    MPI_Group_free(&g);
+    const char *h = w == MPI_UNDEFINED ? "" : hpc_rank_host(w);
+    if (*h) snprintf(buf, len, " on %s", h);
+    return buf;
+}
+
 /* Watchdog: name the operation, its sequence number and the peers whose
- * messages of the current round have not arrived (or not been taken). */
+ * messages of the current round have not arrived (or not been taken),
+ * with their hosts. */
 static void watchdog_fire(hpc_request_t *r, double waited)
 {
     char peers[512] = "";
@@ -111,8 +130,10 @@ static void watchdog_fire(hpc_request_t *r, double waited)
             flag = 1;
         if (!flag) {
             const coll_step_t *st = &s->steps[s->reqstep[i]];
-            len += (size_t)snprintf(peers + len, sizeof peers - len, "%s%d (%s)", any ? ", " : "",
-                                    st->peer, st->kind == ST_RECV ? "recv" : "send");
+            char host[80];
+            len += (size_t)snprintf(peers + len, sizeof peers - len, "%s%d (%s%s)", any ? ", " : "",
+                                    st->peer, st->kind == ST_RECV ? "recv" : "send",
+                                    peer_host(r->cc->comm, st->peer, host, sizeof host));
             any = 1;
         }
     }

@@ -52,6 +52,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "internal.h"   /* the quiet end of MPI (finalize.c) */
 #include "pmpi.h"
 #include "internal.h"   /* hpc_coll_progress, hpc_test_done */
 
@@ -794,5 +795,19 @@ int MPI_Finalize(void)
         }
     }
     pm_depth++;               /* libhpc's cleanup inside MPI_Finalize is MPI's */
+    /* where MPI_Finalize hangs (MPICH < 4.2 ch4:ucx across nodes), the
+     * program's HDF5 files are closed, a barrier, and MPI is left to the
+     * process's exit (libhpc/finalize.c) */
+    if (hpc_finalize_is_quiet()) return hpc_finalize_quiet() < 0 ? MPI_ERR_OTHER : MPI_SUCCESS;
     return PMPI_Finalize();
+}
+
+/* After a quiet end MPI is finalized as far as the program may know. */
+int MPI_Finalized(int *flag)
+{
+    if (hpc_finalize_was_quiet()) {
+        *flag = 1;
+        return MPI_SUCCESS;
+    }
+    return PMPI_Finalized(flag);
 }

@@ -12,6 +12,15 @@
 
 slurm_skip() { echo "SKIP: $*"; exit 77; }
 
+# slurm_conf_sched MPI: the slurm.conf lines every test cluster shares
+# (this one and tests/cluster/cluster.sh's): no binding, cores as the
+# unit, nodes that may claim more CPUs than they have (for 3- and 4-rank
+# tests), srun's --mpi default, nodes back in service when they return
+slurm_conf_sched() {
+    printf '%s\n' TaskPlugin=task/none SchedulerType=sched/builtin SelectType=select/cons_tres \
+        SelectTypeParameters=CR_Core SlurmdParameters=config_overrides "MpiDefault=$1" ReturnToService=2
+}
+
 slurm_start() {
     cpus=${1:-4}
     for p in slurmctld slurmd srun sbatch sinfo; do
@@ -46,14 +55,7 @@ SlurmdPidFile=$SLURM_DIR/slurmd.pid
 SlurmctldLogFile=$SLURM_DIR/slurmctld.log
 SlurmdLogFile=$SLURM_DIR/slurmd.log
 ProctrackType=proctrack/pgid
-TaskPlugin=task/none
-SchedulerType=sched/builtin
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-# the node may claim more CPUs than it has, for 3- and 4-rank tests
-SlurmdParameters=config_overrides
-MpiDefault=$mpi
-ReturnToService=2
+$(slurm_conf_sched "$mpi")
 # job ids of their own: the pmix plugin names its temporary folders after
 # the job and step, and tests run side by side (make -j) would share them
 FirstJobId=$((1000 + ($$ % 30000) * 100))
