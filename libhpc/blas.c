@@ -340,17 +340,17 @@ int hpc_blas_restart_wanted(void)
     snprintf(blas_choice.was, sizeof blas_choice.was, "%s", was ? was : "");
     snprintf(blas_choice.asked, sizeof blas_choice.asked, "%s", pick);
     if (setenv(RESTARTED, core, 1) || setenv("OPENBLAS_CORETYPE", pick, 1)) {
-        hpc_blas_restart_failed(errno);
+        hpc_blas_restart_failed(strerror(errno));
         return 0;
     }
     return 1;
 }
 
-void hpc_blas_restart_failed(int err)
+void hpc_blas_restart_failed(const char *why)
 {
     blas_choice.origin = FROM_FAILED;
     snprintf(blas_choice.why, sizeof blas_choice.why, "restarting with OPENBLAS_CORETYPE=%s failed: %s",
-             blas_choice.asked, strerror(err));
+             blas_choice.asked, why);
     unsetenv(RESTARTED);
     if (*blas_choice.was) setenv("OPENBLAS_CORETYPE", blas_choice.was, 1);
     else unsetenv("OPENBLAS_CORETYPE");

@@ -127,11 +127,11 @@ HPC_PRIVATE int hpc_coll_tuning_check(const char *path);
  * (OPENBLAS_CORETYPE) and HPC_BLAS_KERNEL is auto: the environment is
  * then set for a restart of the program (OPENBLAS_CORETYPE and the guard
  * HPC_BLAS_RESTARTED).  0 otherwise; in the restarted copy it notes what
- * happened and removes both.  hpc_blas_restart_failed(errno): the exec
+ * happened and removes both.  hpc_blas_restart_failed(WHY): the exec
  * failed; the environment is put back and the reason kept for
  * hpc_blas_describe. */
 HPC_PRIVATE int hpc_blas_restart_wanted(void);
-HPC_PRIVATE void hpc_blas_restart_failed(int err);
+HPC_PRIVATE void hpc_blas_restart_failed(const char *why);
 
 /* lock.c: an exclusive flock on path, created without following a link
  * (one there is replaced).  0 with *fd held; EWOULDBLOCK with the

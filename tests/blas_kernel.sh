@@ -77,6 +77,20 @@ one_line_error $? 2 "HPC_BLAS_KERNEL=fast" hpc-matmul
 grep -q "HPC_BLAS_KERNEL='fast': expected one of auto,off" "$T/stderr" || fail "HPC_BLAS_KERNEL=fast: $(cat "$T/stderr")"
 echo "ok: HPC_BLAS_KERNEL=off keeps OpenBLAS's kernel and is named in the warning; a bad value is exit 2"
 
+# started through the dynamic loader (ld.so PROGRAM: /proc/self/exe is the
+# loader): no restart, the program runs with its options on OpenBLAS's kernel
+# and hpc-info says why (the device check runs hpc-train so: it was refused)
+ldso=$(sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p' "$top_builddir/apps/matmul/.libs/hpc-matmul" 2>/dev/null)
+[ -n "$ldso" ] || ldso=$(readelf -l "$top_builddir/apps/matmul/.libs/hpc-matmul" 2>/dev/null | sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p')
+if [ -x "$ldso" ]; then
+    LD_LIBRARY_PATH="$top_builddir/libhpc/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" HPC_BLAS_TEST_OWN=1 OPENBLAS_CORETYPE=Prescott "$ldso" "$top_builddir/apps/matmul/.libs/hpc-matmul" --gen 64,64,64 --verify > "$T/out" 2>&1 ||
+        { cat "$T/out"; fail "hpc-matmul through $ldso"; }
+    grep -q "cpu, BLAS Prescott), .*verify passed" "$T/out" || { cat "$T/out"; fail "hpc-matmul through $ldso: not OpenBLAS's Prescott"; }
+    LD_LIBRARY_PATH="$top_builddir/libhpc/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" HPC_BLAS_TEST_OWN=1 OPENBLAS_CORETYPE=Prescott "$ldso" "$top_builddir/apps/info/.libs/hpc-info" > "$T/out" 2>&1
+    grep -q "^BLAS: .*started through the dynamic loader" "$T/out" || { cat "$T/out"; fail "hpc-info through $ldso does not say why"; }
+    echo "ok: started through $ldso: no restart, OpenBLAS's kernel, the reason named"
+fi
+
 # the restarted copy removes its guard: its children see the user's environment
 HPC_BLAS_TEST_OWN=1 OPENBLAS_CORETYPE=Prescott "$INFO" --settings > "$T/out" 2>&1
 grep -q '^HPC_BLAS_RESTARTED  *-  *default ' "$T/out" ||
