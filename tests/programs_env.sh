@@ -17,10 +17,11 @@ cmd() {
     hpc-odegen) echo "$B/apps/odegen/hpc-odegen -q -n 4 --force --out $T/o.h5" ;;
     hpc-collbench) echo "$B/apps/collbench/hpc-collbench -b 8 -e 8 -w 0 -n 1" ;;
     hpc-matmul) echo "$B/apps/matmul/hpc-matmul -q --gen 8,8,8 --verify" ;;
+    hpc-h5check) echo "$B/apps/h5check/hpc-h5check -q $T/d.h5" ;;
     hpc-train) echo "$B/apps/train/hpc-train -q --data $T/d.h5 --out $T/run --force --steps 2 --batch 8" ;;
     esac
 }
-PROGRAMS="hpc-info hpc-odegen hpc-collbench hpc-matmul hpc-train"
+PROGRAMS="hpc-info hpc-odegen hpc-collbench hpc-matmul hpc-train hpc-h5check"
 # hpc-train's data: a few trajectories
 "$B/apps/odegen/hpc-odegen" -q -n 4 --nt 5 --out "$T/d.h5" || fail "making hpc-train's data"
 
