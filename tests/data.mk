@@ -1,5 +1,12 @@
 # tests/data.mk - the data side's tests (data/, docs/data.md):
+#   data_check.sh    every file kind each program writes (hpc-odegen plain,
+#                    sharded and joined; hpc-train checkpoints and
+#                    metrics.csv, MSE and cross-entropy, dp, --shard,
+#                    --parallel pipe; hpc-matmul output and inputs) at 1-3
+#                    ranks held against its schema by hpc-h5check; bad
+#                    files one line, exit 1, from hpc-h5check and from the
+#                    program that takes them
 #   data_schemas.sh  the guides' tables are what the schemas say
 #                    (data/schema-tables.sh --check), the schemas parse
-dist_check_SCRIPTS += tests/data_schemas.sh
-TESTS += tests/data_schemas.sh
+dist_check_SCRIPTS += tests/data_check.sh tests/data_schemas.sh
+TESTS += tests/data_check.sh tests/data_schemas.sh
