@@ -15,4 +15,10 @@ CLEANFILES += libhpc/app/schema_texts.c
 libhpc/app/schema_texts.c: $(DATA_SCHEMAS:%=$(top_srcdir)/%) $(top_srcdir)/data/embed.sh
 	$(AM_V_GEN)$(MKDIR_P) libhpc/app && \
 	$(SHELL) $(top_srcdir)/data/embed.sh $(DATA_SCHEMAS:%=$(top_srcdir)/%) > $@.tmp && mv $@.tmp $@
+
+# the converters (docs/data.md, "Converting"): hpc-convert in bin, its
+# module beside hpckit_torch.py (which writes TensorDatasets through it)
+dist_bin_SCRIPTS = data/hpc-convert
+dist_trainpython_DATA += data/hpckit_data.py
+EXTRA_DIST += data/bench_convert.sh
 EXTRA_DIST += data/schema-tables.sh

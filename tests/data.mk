@@ -8,5 +8,8 @@
 #                    program that takes them
 #   data_schemas.sh  the guides' tables are what the schemas say
 #                    (data/schema-tables.sh --check), the schemas parse
-dist_check_SCRIPTS += tests/data_check.sh tests/data_schemas.sh
-TESTS += tests/data_check.sh tests/data_schemas.sh
+#   data_convert.sh  hpc-convert: CSV, .npz, .npy, NetCDF, PyTorch -> /X,/Y
+#                    bit for bit; odegen -> NetCDF (ncdump, xarray); bad
+#                    data one line, exit 1, no file
+dist_check_SCRIPTS += tests/data_check.sh tests/data_schemas.sh tests/data_convert.sh
+TESTS += tests/data_check.sh tests/data_schemas.sh tests/data_convert.sh
