@@ -8,6 +8,9 @@ rows=${1:-2000000}
 cols=${2:-10}
 here=$(cd "$(dirname "$0")" && pwd)
 py=${PYTHON:-python3}
+# the source tree's data/hpc-convert, or the installed one (PATH)
+convert=$here/hpc-convert
+[ -f "$convert" ] || convert=$(command -v hpc-convert)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench_convert.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 "$py" - "$tmp/d.csv" "$rows" "$cols" <<'PY'
@@ -22,7 +25,7 @@ with open(path, "w") as f:
 PY
 bytes=$(stat -c %s "$tmp/d.csv")
 start=$(date +%s.%N)
-/usr/bin/time -f "%M" -o "$tmp/rss" "$py" "$here/hpc-convert" "$tmp/d.csv" --out "$tmp/d.h5"
+/usr/bin/time -f "%M" -o "$tmp/rss" "$py" "$convert" "$tmp/d.csv" --out "$tmp/d.h5"
 end=$(date +%s.%N)
 awk -v b="$bytes" -v r="$rows" -v s="$start" -v e="$end" -v rss="$(cat "$tmp/rss")" 'BEGIN {
     t = e - s; printf "hpc-convert: %d rows, %.0f MB of CSV in %.2f s: %.1f MB/s, %.0f rows/s, peak RSS %.0f MiB\n",

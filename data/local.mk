@@ -20,5 +20,9 @@ libhpc/app/schema_texts.c: $(DATA_SCHEMAS:%=$(top_srcdir)/%) $(top_srcdir)/data/
 # module beside hpckit_torch.py (which writes TensorDatasets through it)
 dist_bin_SCRIPTS = data/hpc-convert
 dist_trainpython_DATA += data/hpckit_data.py
-EXTRA_DIST += data/bench_convert.sh
 EXTRA_DIST += data/schema-tables.sh
+
+# real data sets from what Debian ships (scikit-learn's bundled files),
+# their peers, and the benchmarks (docs/train.md, "A real data set")
+datadatadir = $(pkgdatadir)/data
+dist_datadata_SCRIPTS = data/datasets.py data/peers.py data/bench_digits.sh data/bench_convert.sh

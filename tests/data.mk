@@ -11,5 +11,8 @@
 #   data_convert.sh  hpc-convert: CSV, .npz, .npy, NetCDF, PyTorch -> /X,/Y
 #                    bit for bit; odegen -> NetCDF (ncdump, xarray); bad
 #                    data one line, exit 1, no file
-dist_check_SCRIPTS += tests/data_check.sh tests/data_schemas.sh tests/data_convert.sh
-TESTS += tests/data_check.sh tests/data_schemas.sh tests/data_convert.sh
+#   data_digits.sh   scikit-learn's digits trained by hpc-train at 1 and 2
+#                    ranks against MLPClassifier and PyTorch in the same
+#                    run; diabetes (MSE) the same
+dist_check_SCRIPTS += tests/data_check.sh tests/data_schemas.sh tests/data_convert.sh tests/data_digits.sh
+TESTS += tests/data_check.sh tests/data_schemas.sh tests/data_convert.sh tests/data_digits.sh
