@@ -49,6 +49,7 @@ class _Writer:
     def __init__(self, out, n, nx, ny, labels, xdtype, attrs):
         self.out, self.tmp = out, out + ".partial"
         self.labels = labels
+        _room(out, n * (nx * np.dtype(xdtype).itemsize + (4 if labels else ny * np.dtype(xdtype).itemsize)))
         self.f = h5py.File(self.tmp, "w")
         self.x = self.f.create_dataset("X", (n, nx), dtype=xdtype)
         self.y = (self.f.create_dataset("Y", (n,), dtype="int32") if labels
@@ -81,6 +82,25 @@ class _Writer:
         finally:
             if os.path.exists(self.tmp):
                 os.unlink(self.tmp)
+
+
+def _room(out, need):
+    """A DataError unless out's folder has room for need bytes (and 64 KiB
+    of metadata): checked before anything is written, so an input larger
+    than the disk left fails at once, with no half-written file."""
+    folder = os.path.dirname(os.path.abspath(out))
+    try:
+        st = os.statvfs(folder)
+    except OSError as e:
+        raise DataError(f"{out}: its folder cannot be used: {e.strerror}") from None
+    free = st.f_bavail * st.f_frsize
+    need += 64 << 10   # HDF5's metadata and attributes, generously
+    if need > free:
+        raise DataError(f"{out}: no room: it needs {_size(need)}, {folder} has {_size(free)} free")
+
+
+def _size(b):
+    return f"{b / 2**20:.1f} MiB" if b >= 2**20 else f"{b / 2**10:.0f} KiB"
 
 
 def _labels(name, y, first_row, classes, where):

@@ -7,7 +7,9 @@
 # read with named dimensions and the same values.  Bad data: a ragged
 # row, a non-numeric cell, a header-only file, mixed types, labels out of
 # range, an object-dtype .npy, NetCDF without the variable: one line
-# naming file, line and column, exit 1, no output file (nor .partial).
+# naming file, line and column, exit 1, no output file (nor .partial);
+# an input larger than the disk left (a small tmpfs, where it can mount
+# one) the same, before anything is written.
 . "$top_srcdir/tests/train_lib.sh"
 need_numpy
 H5CHECK=$top_builddir/apps/h5check/hpc-h5check
@@ -160,6 +162,17 @@ bad "labels.csv: line 3: label 3.0 is not a class label: expected 0 .. 2 (--clas
 bad "frac.csv: line 3: label 0.5 is not a class label" "$T/frac.csv" --labels
 bad "obj.npy: an array of Python objects (dtype object)" "$T/obj.npy" "$T/lab.npy"
 [ -e "$T/noy.nc" ] && bad "noy.nc: no variable 'Y' (it has: X" "$T/noy.nc"
+# an input larger than the disk left (a 32 KiB tmpfs for 40 KB of data, where root may mount one)
+mkdir -p "$T/small"
+if mount -t tmpfs -o size=32k tmpfs "$T/small" 2> /dev/null; then
+    trap 'umount -l "$T/small" 2> /dev/null; rm -rf "$T"' EXIT
+    rc=0
+    convert "$T/d.csv" --out "$T/small/d.h5" > /dev/null 2> "$T/stderr" || rc=$?
+    one_line_error "$rc" 1 "a full disk" hpc-convert
+    grep -q "small/d.h5: no room: it needs 103 KiB, .*small has 32 KiB free" "$T/stderr" || fail "a full disk: $(cat "$T/stderr")"
+    [ -z "$(ls -A "$T/small")" ] || fail "a full disk: $(ls "$T/small") left"
+    echo "ok: $(sed "s|$T/||g" "$T/stderr")"
+fi
 rc=0
 convert "$T/d.csv" --out "$T/csv.h5" 2> "$T/stderr" || rc=$?
 one_line_error "$rc" 2 "an existing output" hpc-convert
