@@ -4,7 +4,7 @@
 # help2man where it is installed, and a modulefile for Environment
 # Modules and Lmod.
 dist_doc_DATA = README.md docs/architecture.md docs/cluster.md docs/collectives.md docs/matmul.md docs/odegen.md \
-	docs/train.md docs/collbench-allreduce.png docs/train-loss.png docs/train-pipe.png
+	docs/train.md docs/data.md docs/collbench-allreduce.png docs/train-loss.png docs/train-pipe.png
 
 # Man pages: built, not shipped (they are --help, which the build has).
 # The programs start MPI for --help, as a singleton; HPC_* settings and
@@ -12,7 +12,8 @@ dist_doc_DATA = README.md docs/architecture.md docs/cluster.md docs/collectives.
 # program's own.
 if HAVE_HELP2MAN
 HPC_MANS = apps/info/hpc-info.1 apps/collbench/hpc-collbench.1 apps/odegen/hpc-odegen.1 \
-	apps/matmul/hpc-matmul.1 apps/train/hpc-train.1
+	apps/matmul/hpc-matmul.1 apps/train/hpc-train.1 \
+	apps/h5check/hpc-h5check.1
 nodist_man1_MANS = $(HPC_MANS)
 CLEANFILES += $(HPC_MANS)
 $(HPC_MANS): %.1: % $(top_srcdir)/docs/man-see-also.sh $(top_srcdir)/docs/man-names.txt

@@ -5,11 +5,12 @@ docdir=$1 prog=$2
 case $prog in
 hpc-info) guide=README.md ;;
 hpc-collbench) guide=collectives.md ;;
+hpc-h5check) guide=data.md ;;
 *) guide=${prog#hpc-}.md ;;
 esac
 printf '[SEE ALSO]\nThe guide: %s/%s; the overview: %s/README.md.\n.PP\n' "$docdir" "$guide" "$docdir"
 others=
-for p in hpc-info hpc-collbench hpc-odegen hpc-matmul hpc-train; do
+for p in hpc-info hpc-collbench hpc-odegen hpc-matmul hpc-train hpc-h5check; do
     [ "$p" = "$prog" ] || others="$others $p"
 done
 set -- $others

@@ -51,7 +51,7 @@ static herr_t print_unless_quiet(hid_t stack, void *data)
     return user_fn(stack, user_data);
 }
 
-static int quiet_begin(void)
+int hpc_h5_quiet_begin(void)
 {
     static int installed;
     if (!installed) {
@@ -63,14 +63,14 @@ static int quiet_begin(void)
     return ++quiet_depth;
 }
 
-static void quiet_end(int *unused)
+void hpc_h5_quiet_end(int *unused)
 {
     (void)unused;
     quiet_depth--;
 }
 
 /* First statement of every public function that calls HDF5. */
-#define QUIET int quiet_ __attribute__((cleanup(quiet_end), unused)) = quiet_begin()
+#define QUIET HPC_H5_QUIET
 
 typedef struct { char api[128]; char detail[512]; int n; } walk_t;
 

@@ -59,10 +59,19 @@ typedef enum {
     HPC_OPT_SIZE,       /* size_t *dest: 64, 8K, 16M, 1G */
     HPC_OPT_STRING,     /* const char **dest (points into argv), non-empty */
     HPC_OPT_CHOICE,     /* int *dest = index of the value in choices "cpu|cuda" */
-    HPC_OPT_CALL        /* call(value, dest): 0, or HPC_ERR(HPC_ERR_ARG,
+    HPC_OPT_CALL,       /* call(value, dest): 0, or HPC_ERR(HPC_ERR_ARG,
                            "expected MU,SIGMA"): the cause follows
                            "--name: 'value': " in the message */
+    HPC_OPT_OPERANDS    /* hpc_operands_t *dest: the arguments that are not
+                           options (FILE...); without such a row one is
+                           an error ("unexpected argument") */
 } hpc_opt_type_t;
+
+/* HPC_OPT_OPERANDS' destination: the operands in order (pointers into argv) */
+typedef struct {
+    int n;
+    char **v;
+} hpc_operands_t;
 
 enum {
     HPC_OPT_KEY = 1,     /* shapes the output: part of the options key */
@@ -105,6 +114,8 @@ typedef struct hpc_opt {
     {HPC_OPT_CHOICE, (name), (letter), (dest), (choices), (help), (flags), 0, 0, 0, 0, (choices), NULL}
 #define HPC_CALL(name, letter, dest, arg, fn, flags, help) \
     {HPC_OPT_CALL, (name), (letter), (dest), (arg), (help), (flags), 0, 0, 0, 0, NULL, (fn)}
+#define HPC_OPERANDS(dest, arg, help) \
+    {HPC_OPT_OPERANDS, NULL, 0, (dest), (arg), (help), 0, 0, 0, 0, 0, NULL, NULL}
 #define HPC_OPTS_END {HPC_OPT_END, NULL, 0, NULL, NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL}
 
 typedef struct hpc_app {
@@ -507,6 +518,49 @@ HPC_EXPORT int hpc_ckpt_get_part(hpc_ckpt_t *c, const char *name, hid_t memtype,
                                  const hsize_t *dims, void *data, size_t first, size_t count);
 /* Collective.  Close a checkpoint opened for reading. */
 HPC_EXPORT int hpc_ckpt_close(hpc_ckpt_t *c);
+
+/* ------------------------------------------------------------------ */
+/* File kinds: every file hpckit reads or writes against its schema     */
+/* ------------------------------------------------------------------ */
+/* The schemas are data/schemas/KIND.json (installed under
+ * share/hpckit/data/schemas, built into libhpc): datasets with their
+ * shapes in named dimensions, types, required attributes, what values
+ * may hold (docs/data.md, "Schemas"); hpc-h5check is their command
+ * line.  Kinds: odegen, odegen-joined, train-xy, train-labels, model,
+ * checkpoint, matrix, matmul-output, metrics. */
+typedef void (*hpc_check_report_t)(void *ctx, const char *problem);
+enum {
+    HPC_CHECK_VALUES = 1   /* also read every value: NaN or infinity where
+                              the schema allows none, labels below 0,
+                              codes not in the list (without it: the
+                              structure only, metadata reads) */
+};
+/* The kinds, space-separated; a kind's schema (the JSON text), or NULL. */
+HPC_EXPORT const char *hpc_check_kinds(void);
+HPC_EXPORT const char *hpc_check_schema(const char *kind);
+/* Local.  The kind of the file at path among kinds ("a|b|c"; NULL: all):
+ * the one whose "detect" marks the file holds (the most specific where
+ * several do), malloc'd into *kind; NULL where none does.  A file that
+ * cannot be read (missing, not HDF5 or text) is HPC_ERR_IO/HPC_ERR_DATA
+ * naming it. */
+HPC_EXPORT int hpc_check_detect(const char *path, const char *kinds, char **kind);
+/* Local.  Check the file at path against kind's schema (dataset: the
+ * user's FILE:/DATASET for a kind whose dataset is named so, or NULL);
+ * each problem found is one line to report(ctx, line) - "/y: int32,
+ * expected float64 or float32" - and the count is returned (0: the file
+ * is a good KIND).  A negative code where it could not check at all (an
+ * unknown kind: HPC_ERR_ARG; a file that cannot be opened: HPC_ERR_IO). */
+HPC_EXPORT int hpc_check_file(const char *path, const char *dataset, const char *kind, int flags,
+                              hpc_check_report_t report, void *ctx);
+/* The kind's tables in Markdown (the guides' tables are this output). */
+HPC_EXPORT int hpc_check_markdown(const char *kind, FILE *out);
+/* Collective.  A program's input, checked before anything is allocated:
+ * rank 0 finds its kind among kinds ("train-xy|odegen") and checks its
+ * structure; a file of another kind or with a problem is one line
+ * "what FILE: problem" from rank 0 and exit 1 on every rank.  Returns
+ * the kind found (static storage, one of kinds) where it is good. */
+HPC_EXPORT const char *hpc_app_check_input(const char *what, const char *path, const char *dataset,
+                                           const char *kinds);
 
 /* ------------------------------------------------------------------ */
 /* Replicas: the same bytes on every rank?                              */

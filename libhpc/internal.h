@@ -200,4 +200,10 @@ int hpc_comm_split_node(MPI_Comm comm, MPI_Comm *node);
  * HPC_ERR_NOMEM) with a one-line cause naming the missing or wrong source. */
 int hpc_h5_vds_probe(const char *path);
 
+/* h5.c: HDF5's own error printing off (the library translates its
+ * errors) from here to the end of the enclosing block, as it was after */
+int hpc_h5_quiet_begin(void);
+void hpc_h5_quiet_end(int *unused);
+#define HPC_H5_QUIET int quiet_ __attribute__((cleanup(hpc_h5_quiet_end), unused)) = hpc_h5_quiet_begin()
+
 #endif

@@ -70,7 +70,16 @@ libhpc_libio_la_SOURCES = \
 	libhpc/app/file.c \
 	libhpc/app/mem.c \
 	libhpc/app/gpu_module.c \
-	libhpc/app/blas_restart.c
+	libhpc/app/blas_restart.c \
+	libhpc/app/json.c \
+	libhpc/app/schema.c \
+	libhpc/app/schema_md.c \
+	libhpc/app/check_internal.h \
+	libhpc/app/check.c \
+	libhpc/app/check_h5.c \
+	libhpc/app/check_values.c \
+	libhpc/app/check_layers.c \
+	libhpc/app/check_csv.c
 libhpc_libio_la_CFLAGS = $(HPC_LIB_CFLAGS)
 # where --help finds the guides: configure's docdir, and the same folder
 # relative to an installed program's (for a prefix moved as a whole)

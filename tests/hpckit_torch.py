@@ -205,7 +205,7 @@ refused("more layers", f"{tmp}/long.h5", "/model has 4 layers but --layers gives
 with h5py.File(f"{tmp}/flat.h5", "w") as f:
     for k, v in m0.state_dict().items():
         f[k.replace(".", "/")] = v.numpy()
-refused("a state_dict not under model/", f"{tmp}/flat.h5", "no /model group")
+refused("a state_dict not under model/", f"{tmp}/flat.h5", "/model: missing")
 with h5py.File(f"{tmp}/nan.h5", "w") as f:
     for k, v in m0.state_dict().items():
         a = v.numpy().copy()

@@ -21,7 +21,7 @@ prefix=$(sed -n "s/^prefix = //p" "$top_builddir/Makefile")
 [ -d "$T/stage$prefix/bin" ] || fail "nothing installed under $T/stage$prefix"
 mv "$T/stage$prefix" "$T/moved"
 P=$T/moved
-progs="hpc-info hpc-collbench hpc-odegen hpc-matmul hpc-train"
+progs="hpc-info hpc-collbench hpc-odegen hpc-matmul hpc-train hpc-h5check"
 # the harness points at the build tree's modules: not here
 unset LD_LIBRARY_PATH HPC_MODULE_DIR
 
@@ -155,8 +155,13 @@ for p in $progs; do
     [ -n "$s" ] && [ -f "$top_srcdir/$s" ] || fail "$p --help names '$s' in the source tree, which does not exist"
     case $g in "$P"/*) ;; *) fail "$p --help names $g, not the guide of its own (moved) prefix" ;; esac
 done
-for d in README.md collectives.md odegen.md matmul.md train.md architecture.md; do
+for d in README.md collectives.md odegen.md matmul.md train.md data.md architecture.md; do
     [ -s "$P/share/doc/hpckit/$d" ] || fail "share/doc/hpckit/$d not installed"
+done
+
+for k in $("$P/bin/hpc-h5check" --list-kinds | cut -d' ' -f1); do
+    cmp -s "$P/share/hpckit/data/schemas/$k.json" "$top_srcdir/data/schemas/$k.json" ||
+        fail "share/hpckit/data/schemas/$k.json not installed"
 done
 
 step "the modulefile"

@@ -132,7 +132,7 @@ with h5py.File(sys.argv[1], "w") as f:
     f["s"] = np.array([[b"ab", b"cd"]])
 PYEOF
 bad 1 "inner dimensions disagree" 2 --a "$T/three.h5:/A" --b "$T/sq4.h5:/B" --out "$T/out.h5:/C"
-bad 1 "no dataset '/Z'" 2 --a "$T/three.h5:/Z" --b "$T/three.h5:/B" --out "$T/out.h5:/C"
+bad 1 "three.h5: /Z: missing" 2 --a "$T/three.h5:/Z" --b "$T/three.h5:/B" --out "$T/out.h5:/C"
 bad 1 "cannot open" 2 --a "$T/none.h5:/A" --b "$T/three.h5:/B" --out "$T/out.h5:/C"
 bad 2 "expected FILE.h5:/dataset" 1 --a "$T/three.h5" --b "$T/three.h5:/B"
 bad 2 "a 3x1 grid needs 3 ranks" 2 --gen 5,5,5 --grid 3x1
@@ -146,9 +146,9 @@ bad 1 "exists" 2 --gen 5,5,5 --out "$T/one.h5:/C"
 bad 2 "dimension scales" 1 --gen 5,5,5 --out "$T/out.h5:/row"
 bad 2 "dimension scales" 1 --gen 5,5,5 --save-inputs --out "$T/out.h5:/A"
 if [ -e "$T/odd.h5" ]; then
-    bad 1 "not a 2D matrix" 2 --a "$T/odd.h5:/v" --b "$T/three.h5:/B" --out "$T/out.h5:/C"
-    bad 1 "integer" 2 --a "$T/odd.h5:/i" --b "$T/three.h5:/B" --out "$T/out.h5:/C"
-    bad 1 "string" 2 --a "$T/odd.h5:/s" --b "$T/three.h5:/B" --out "$T/out.h5:/C"
+    bad 1 "/v: \[5\] has 1 dimension, expected \[R, K\]" 2 --a "$T/odd.h5:/v" --b "$T/three.h5:/B" --out "$T/out.h5:/C"
+    bad 1 "/i: int32, expected float" 2 --a "$T/odd.h5:/i" --b "$T/three.h5:/B" --out "$T/out.h5:/C"
+    bad 1 "/s: string, expected float" 2 --a "$T/odd.h5:/s" --b "$T/three.h5:/B" --out "$T/out.h5:/C"
 fi
 if ! nvidia-smi -L > /dev/null 2>&1; then
     bad 2 "--device cuda: rank 0 ([^)]*): no" 2 --gen 5,5,5 --device cuda

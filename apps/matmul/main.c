@@ -20,6 +20,9 @@
 static void shapes(mm_opts_t *o)
 {
     if (o->gen) return;
+    /* each against the schema first (data/schemas/matrix.json) */
+    hpc_app_check_input("--a", o->a.file, o->a.dset, "matrix");
+    hpc_app_check_input("--b", o->b.file, o->b.dset, "matrix");
     int64_t k2 = 0;
     hpc_app_agree_rc(mm_input_shapes(o, &o->m, &o->k, &k2, &o->n), HPC_EXIT_DATA, NULL);
     /* HDF5 reads nothing of a 0-row dataset as "addr overflow" */

@@ -12,7 +12,9 @@
  *       (x - x_mean) / x_std and predicts (y - y_mean) / y_std
  *   root attributes: step, epoch, seed, samples_seen, train_loss,
  *       val_loss (over normalised targets), val_mse_data (in the target's
- *       units), layers, activation, loss, optimizer, lr, data, samples,
+ *       units), val_accuracy (cross-entropy), format_version (the
+ *       layout's, data/schemas/checkpoint.json: --resume refuses
+ *       another), layers, activation, loss, optimizer, lr, data, samples,
  *       target ("Y", "next", "delta"), train_samples, val_samples,
  *       val_from_row (validation: the samples of rows >= it), init_from,
  *       data_bytes, data_mtime, data_digest (the data's fingerprint:
@@ -49,6 +51,9 @@
  * (the time and path are shown, not compared: a copy is the same data).
  * Checkpoints of hpckit 0.2 kept a "data_checksum" of 64 samples
  * instead: of those only the size is compared. */
+/* the layout's version, data/schemas/checkpoint.json's "format_version" */
+#define CKPT_FORMAT 1
+
 typedef struct {
     int64_t bytes, mtime;
     uint64_t sum;
@@ -234,6 +239,8 @@ static int put_attrs(hpc_ckpt_t *c, const train_t *t)
     rc = first_rc(rc, hpc_h5_attr_set_double(id, "train_loss", t->train_loss));
     rc = first_rc(rc, hpc_h5_attr_set_double(id, "val_loss", t->val_loss));
     rc = first_rc(rc, hpc_h5_attr_set_double(id, "val_mse_data", t->val_mse));
+    rc = first_rc(rc, hpc_h5_attr_set_double(id, "val_accuracy", t->val_acc));
+    rc = first_rc(rc, hpc_h5_attr_set_int64(id, "format_version", CKPT_FORMAT));
     rc = first_rc(rc, hpc_h5_attr_set_string(id, "layers", sizes));
     rc = first_rc(rc, hpc_h5_attr_set_string(id, "activation", act_name(o->act)));
     rc = first_rc(rc, hpc_h5_attr_set_string(id, "loss", o->loss == LOSS_CE ? "cross-entropy" : "mse"));
@@ -310,6 +317,11 @@ static int load(train_t *t, hpc_ckpt_t *c)
     HPC_TRY(hpc_h5_attr_get_double(id, "train_loss", &t->train_loss));
     HPC_TRY(hpc_h5_attr_get_double(id, "val_loss", &t->val_loss));
     HPC_TRY(hpc_h5_attr_get_double(id, "val_mse_data", &t->val_mse));
+    /* a checkpoint from before accuracies were kept has none */
+    if (hpc_h5_attr_get_double(id, "val_accuracy", &t->val_acc) < 0) {
+        hpc_error_clear();
+        t->val_acc = NAN;
+    }
     if (t->step < 0) return HPC_ERR(HPC_ERR_DATA, "step %lld", (long long)t->step);
     HPC_TRY(same_data(id, t));
     t->saved_step = t->step;

@@ -10,6 +10,7 @@ PYTHONPATH=PREFIX/share/hpckit/python); needs torch, numpy and h5py:
     y = norm.predict(model, x)                      # x, y in the data's units
     x_val, y_val = hk.samples(meta, "val")          # the run's validation split
     hk.save_init(model, "init.h5")                  # hpc-train --init-from init.h5
+    hk.save_dataset(ds, "data.h5")                  # a TensorDataset -> hpc-train --data
 
 See docs/train.md ("PyTorch both ways").  The checkpoint's layout is
 PyTorch's: /model/<i>/weight [out, in] and /model/<i>/bias [out] are the
@@ -23,8 +24,8 @@ import h5py
 import numpy as np
 import torch
 
-__all__ = ["load", "save_init", "build_model", "samples", "usable_trajectories", "load_optimizer_state",
-           "Normaliser"]
+__all__ = ["load", "save_init", "save_dataset", "build_model", "samples", "usable_trajectories",
+           "load_optimizer_state", "Normaliser"]
 
 ACTIVATIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU, "gelu": torch.nn.GELU}
 
@@ -130,6 +131,17 @@ def save_init(model, path):
         if names:
             f.attrs["activation"] = names.pop()
     os.replace(tmp, path)
+
+
+def save_dataset(data, path, labels=False, classes=0):
+    """Write a TensorDataset (or a pair of tensors X, Y) as the /X,/Y file
+    hpc-train --data reads (labels: Y holds class labels 0 .. classes-1,
+    for --loss cross-entropy), through hpc-convert's writer (hpckit_data,
+    installed beside this module): the same checks and attributes."""
+    import hpckit_data
+    x, y = data.tensors if isinstance(data, torch.utils.data.TensorDataset) else data
+    hpckit_data.write_arrays(path, x.detach().cpu().numpy(), y.detach().cpu().numpy(), labels=labels,
+                             classes=classes, attrs={"source": "hpckit_torch.save_dataset"})
 
 
 def load_optimizer_state(path, model, optimizer):

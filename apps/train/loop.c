@@ -103,14 +103,30 @@ static int64_t eval_chunks(const train_t *t)
     return most;
 }
 
-double train_validate(train_t *t, double *mse_data)
+/* Cross-entropy: the rows whose largest output is their label (the
+ * first of equal ones, as torch.argmax) */
+static double correct(const train_t *t, const float *out_dev, const float *y, int rows, float *buf)
+{
+    const int64_t k = t->data.nout;
+    double right = 0;
+    t->dev->to_host(buf, out_dev, (size_t)rows * k * sizeof(float));
+    for (int r = 0; r < rows; r++) {
+        int64_t best = 0;
+        for (int64_t c = 1; c < k; c++)
+            if (buf[r * k + c] > buf[r * k + best]) best = c;
+        right += (double)best == (double)y[r];
+    }
+    return right;
+}
+
+double train_validate(train_t *t, double *mse_data, double *accuracy)
 {
     const loader_t *l = &t->loader;
     const data_t *d = &t->data;
     double sum[2] = {0, 0}, all[2] = {0, 0};
     int mse = t->o->loss == LOSS_MSE;
-    float *buf = mse ? malloc(((size_t)t->eval_rows * d->nout + 1) * sizeof *buf) : NULL;
-    if (mse && !buf) hpc_app_fatal(HPC_EXIT_DATA, "out of memory for the validation outputs");
+    float *buf = malloc(((size_t)t->eval_rows * d->nout + 1) * sizeof *buf);
+    if (!buf) hpc_app_fatal(HPC_EXIT_DATA, "out of memory for the validation outputs");
     int64_t chunks = eval_chunks(t);
     for (int64_t c = 0; c < chunks; c++) {
         int64_t s = c * t->eval_rows, left = l->val_n - s;
@@ -122,12 +138,13 @@ double train_validate(train_t *t, double *mse_data)
         if (!out || !rows) continue;
         train_to_device(t, NULL, &y, rows);
         sum[0] += t->dev->loss(t->o->loss, rows, (int)d->nout, out, y, 0, NULL);
-        if (mse) sum[1] += data_sq_error(t, out, yhost, rows, buf);
+        sum[1] += mse ? data_sq_error(t, out, yhost, rows, buf) : correct(t, out, yhost, rows, buf);
     }
     free(buf);
     MPI_Allreduce(sum, all, 2, MPI_DOUBLE, MPI_SUM, hpc_comm_world());
     double terms = (double)d->nval * (mse ? (double)d->nout : 1.0);
     *mse_data = d->nval && mse ? all[1] / terms : NAN;
+    *accuracy = d->nval && !mse ? all[1] / (double)d->nval : NAN;
     return d->nval ? all[0] / terms : NAN;
 }
 
@@ -164,15 +181,16 @@ static void after_step(train_t *t, window_t *w, const hooks_t *h, hpc_progress_t
     const train_opts_t *o = t->o;
     int evaluate = t->step % t->steps_per_epoch == 0 || t->step == t->total ||
                    (o->eval_every && t->step % o->eval_every == 0);
-    double mse_data = NAN, val = evaluate ? train_validate(t, &mse_data) : NAN;
+    double mse_data = NAN, acc = NAN, val = evaluate ? train_validate(t, &mse_data, &acc) : NAN;
     if (evaluate) {
         t->val_loss = val;
         t->val_mse = mse_data;
+        t->val_acc = acc;
     }
     if (t->step % o->log_every == 0 || evaluate) {
         double share = w->wall > 0 ? w->comm / w->wall : 0;
         double hidden = w->possible > 0 ? w->hidden / w->possible : 0;
-        metrics_row(t, sched_lr(o, t->step - 1, t->total), val, mse_data, w->wall > 0 ? w->samples / w->wall : 0,
+        metrics_row(t, sched_lr(o, t->step - 1, t->total), val, mse_data, acc, w->wall > 0 ? w->samples / w->wall : 0,
                     share, hidden);
         *w = (window_t){0, 0, 0, 0, 0};
     }

@@ -32,9 +32,12 @@ static void same_start(train_t *t)
     if (!same) hpc_app_exit(HPC_EXIT_DATA, "the ranks start from different parameters");
 }
 
-/* The data, checked against the options */
+/* The data, checked against its kind's schema (data/schemas: one line,
+ * exit 1, before anything is allocated) and against the options */
 static void open_data(train_t *t, train_opts_t *o)
 {
+    hpc_app_check_input("--data", o->data, NULL, o->loss == LOSS_CE ? "train-labels" : "train-xy|odegen|odegen-joined");
+    if (o->init_from) hpc_app_check_input("--init-from", o->init_from, NULL, "model|checkpoint");
     int64_t classes = o->loss == LOSS_CE && o->layers_given ? o->size[o->nlayers] : 0;
     hpc_app_agree_rc(data_open(&t->data, o, classes), HPC_EXIT_DATA, NULL);
     const data_t *d = &t->data;
@@ -87,6 +90,7 @@ static void open_run(train_t *t)
     hpc_app_agree_rc(hpc_run_path(t->run, "checkpoint.h5", path, sizeof path), HPC_EXIT_USAGE, "--out");
     int have = hpc_ckpt_exists(path, hpc_comm_world());
     if (o->resume && !have) hpc_app_exit(HPC_EXIT_DATA, "--resume: there is no %s to continue", path);
+    if (o->resume) hpc_app_check_input("--resume", path, NULL, "checkpoint");
     if (!o->resume && have && !o->force)
         hpc_app_exit(HPC_EXIT_DATA, "%s exists: continue it with --resume, or start over with --force", path);
 }
@@ -112,6 +116,7 @@ static void start(train_t *t)
     fresh_model(t);
     t->val_loss = NAN;
     t->val_mse = NAN;
+    t->val_acc = NAN;
     t->train_loss = NAN;
 }
 
@@ -134,6 +139,8 @@ static void losses(const train_t *t, char *buf, size_t len)
     n += snprintf(buf + n, len - n, " (%s)", space);
     if (train_loss_normalised(t) && isfinite(t->val_mse))
         snprintf(buf + n, len - n, ", val MSE %.4g (data units)", t->val_mse);
+    else if (isfinite(t->val_acc))
+        snprintf(buf + n, len - n, ", val accuracy %.2f%%", 100 * t->val_acc);
 }
 
 static void summary(train_t *t)

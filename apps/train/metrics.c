@@ -20,22 +20,23 @@
 #include "train.h"
 
 #define HEADER "step,epoch,lr,train_loss_normalized,val_loss_normalized,val_mse_data,samples_per_s," \
-               "comm_share,comm_hidden"
+               "comm_share,comm_hidden,val_accuracy"
 
 int metrics_open(train_t *t, int64_t keep_upto)
 {
     return hpc_run_csv_open(t->run, "metrics.csv", HEADER, keep_upto);
 }
 
-void metrics_row(train_t *t, double lr, double val_loss, double val_mse, double samples_per_s,
+void metrics_row(train_t *t, double lr, double val_loss, double val_mse, double val_acc, double samples_per_s,
                  double comm_share, double hidden)
 {
-    char val[32] = "", mse[32] = "";
+    char val[32] = "", mse[32] = "", acc[32] = "";
     if (isfinite(val_loss)) snprintf(val, sizeof val, "%.9g", val_loss);
     if (isfinite(val_mse)) snprintf(mse, sizeof mse, "%.9g", val_mse);
-    int rc = hpc_run_csv_row(t->run, "%lld,%.4f,%.9g,%.9g,%s,%s,%.1f,%.4f,%.4f", (long long)t->step,
+    if (isfinite(val_acc)) snprintf(acc, sizeof acc, "%.6f", val_acc);
+    int rc = hpc_run_csv_row(t->run, "%lld,%.4f,%.9g,%.9g,%s,%s,%.1f,%.4f,%.4f,%s", (long long)t->step,
                              (double)t->step / (double)t->steps_per_epoch, lr, t->train_loss, val, mse,
-                             samples_per_s, comm_share, hidden);
+                             samples_per_s, comm_share, hidden, acc);
     /* only rank 0 knows: every rank stops at the step's agreement (the
      * checkpoint before it stays the last one), one line, exit 1 */
     if (rc < 0) {

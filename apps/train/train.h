@@ -492,6 +492,7 @@ struct train {
     int64_t saved_step;           /* the checkpoint on disk: its step, or -1 */
     double train_loss, val_loss, grad_norm;
     double val_mse;               /* validation MSE in the target's units */
+    double val_acc;               /* cross-entropy: validation accuracy */
     train_mem_t mem;              /* what the strategy holds (its need) */
     /* the step's seconds in collective calls (not hidden) and what they
      * would take blocking (strategies set them) */
@@ -520,8 +521,10 @@ int train_buffers_same(const train_t *t, const float *buf, size_t n, MPI_Comm co
  * (exit 1) with the last checkpoint kept. */
 int train_loop(train_t *t);
 /* Validation loss over every rank's block (collective); NaN if none.
- * *mse_data: the MSE in the target's units (MSE runs; else NaN). */
-double train_validate(train_t *t, double *mse_data);
+ * *mse_data: the MSE in the target's units (MSE runs; else NaN);
+ * *accuracy: the share of samples whose largest output is their label
+ * (cross-entropy; else NaN). */
+double train_validate(train_t *t, double *mse_data, double *accuracy);
 
 /* Collective.  RUNDIR/checkpoint.h5 (atomically replaced). */
 int ckpt_save(train_t *t);
@@ -536,11 +539,11 @@ int ckpt_load(train_t *t);
 int ckpt_init_from(train_t *t);
 
 /* metrics.csv: step,epoch,lr,train_loss_normalized,val_loss_normalized,
- * val_mse_data,samples_per_s,comm_share,comm_hidden; rows of a resumed
- * run's past kept */
+ * val_mse_data,samples_per_s,comm_share,comm_hidden,val_accuracy (the
+ * schema data/schemas/metrics.json); rows of a resumed run's past kept */
 int metrics_open(train_t *t, int64_t keep_upto);
-/* val_loss, val_mse NaN: not evaluated at this step (empty fields) */
-void metrics_row(train_t *t, double lr, double val_loss, double val_mse, double samples_per_s,
+/* val_loss, val_mse, val_acc NaN: not evaluated at this step (empty fields) */
+void metrics_row(train_t *t, double lr, double val_loss, double val_mse, double val_acc, double samples_per_s,
                  double comm_share, double hidden);
 /* loss.png from metrics.csv (rank 0; nothing if gnuplot is missing) */
 void metrics_plot(train_t *t);

@@ -27,9 +27,15 @@ static int count_opts(const hpc_opt_t *t)
     return n;
 }
 
+/* a row getopt_long knows (not a heading or the operands) */
+static int is_option(const hpc_opt_t *o)
+{
+    return o->type != HPC_OPT_SECTION && o->type != HPC_OPT_OPERANDS;
+}
+
 static int takes_value(const hpc_opt_t *o)
 {
-    return o->type != HPC_OPT_FLAG && o->type != HPC_OPT_SECTION;
+    return o->type != HPC_OPT_FLAG && is_option(o);
 }
 
 /* "--name" for messages */
@@ -139,7 +145,7 @@ static struct option *long_table(const hpc_opt_t *t, int n, char *shorts, size_t
     shorts[k++] = ':';
     int m = 0;
     for (int i = 0; i < n; i++) {
-        if (t[i].type == HPC_OPT_SECTION) continue;
+        if (!is_option(&t[i])) continue;
         lo[m].name = t[i].name;
         lo[m].has_arg = takes_value(&t[i]) ? required_argument : no_argument;
         lo[m].val = t[i].letter ? t[i].letter : OPT_BASE + i;
@@ -161,7 +167,7 @@ static int find(const hpc_opt_t *t, int n, int val)
 {
     if (val >= OPT_BASE) return val - OPT_BASE;
     for (int i = 0; i < n; i++)
-        if (t[i].type != HPC_OPT_SECTION && t[i].letter == val) return i;
+        if (is_option(&t[i]) && t[i].letter == val) return i;
     return -1;
 }
 
@@ -257,7 +263,13 @@ int app_opts_parse(const hpc_app_t *app, int argc, char **argv, int *quiet)
             else if ((rc = set_value(&t[i], optarg)) == 0) keep_raw(i, &t[i], optarg);
         }
     }
-    if (rc == 0 && optind < argc) {
+    const hpc_opt_t *ops = NULL;
+    for (int i = 0; i < n; i++)
+        if (t[i].type == HPC_OPT_OPERANDS) ops = &t[i];
+    if (rc == 0 && ops) {   /* getopt_long moved them to the end */
+        ((hpc_operands_t *)ops->dest)->n = argc - optind;
+        ((hpc_operands_t *)ops->dest)->v = argv + optind;
+    } else if (rc == 0 && optind < argc) {
         char esc[256];
         rc = HPC_ERR(HPC_ERR_ARG, "unexpected argument '%s' (see --help)",
                   hpc_escape(argv[optind], esc, sizeof esc));
@@ -294,7 +306,7 @@ char *app_opts_key(const hpc_app_t *app)
     if (!key) return NULL;
     key[0] = '\0';
     for (int i = 0; i < n; i++) {
-        if (!(t[i].flags & HPC_OPT_KEY) || t[i].type == HPC_OPT_SECTION) continue;
+        if (!(t[i].flags & HPC_OPT_KEY) || !is_option(&t[i])) continue;
         char v[4096];
         key_value(&t[i], raw ? raw[i] : NULL, v, sizeof v);
         size_t need = used + strlen(t[i].name) + strlen(v) + 3;
@@ -368,6 +380,15 @@ static void help_row(FILE *out, char letter, const char *name, const char *arg, 
     wrap(out, help ? help : "", n, HELP_COL);
 }
 
+/* "  FILE...               what they are" */
+static void operands_row(FILE *out, const hpc_opt_t *o)
+{
+    int n = fprintf(out, "  %s", o->arg ? o->arg : "ARG...");
+    if (n >= HELP_COL - 1) fprintf(out, "\n%*s", HELP_COL, "");
+    else fprintf(out, "%*s", HELP_COL - n, "");
+    wrap(out, o->help ? o->help : "", HELP_COL, HELP_COL);
+}
+
 /* Where the guide NAME is installed: beside this program's own install
  * (HPC_BIN_TO_DOC from its folder, so a moved prefix still finds it; the
  * path resolved, not ".../bin/../share/..."), else where configure said
@@ -439,6 +460,7 @@ void app_opts_help(const hpc_app_t *app, FILE *out)
         fprintf(out, "\nOptions:\n");
     for (const hpc_opt_t *o = app->opts; o->type != HPC_OPT_END; o++) {
         if (o->type == HPC_OPT_SECTION) fprintf(out, "\n%s\n", o->help);
+        else if (o->type == HPC_OPT_OPERANDS) operands_row(out, o);
         else help_row(out, o->letter, o->name, takes_value(o) ? o->arg : NULL, o->help);
     }
     fprintf(out, "\nEvery program:\n");
