@@ -30,7 +30,8 @@ EXTRA_DIST += docs/man-see-also.sh docs/man-names.txt
 # (PREFIX/share/bash-completion/completions, on XDG_DATA_DIRS after
 # module load hpckit).
 HPC_COMPLETIONS = apps/info/hpc-info.bash apps/collbench/hpc-collbench.bash apps/odegen/hpc-odegen.bash \
-	apps/matmul/hpc-matmul.bash apps/train/hpc-train.bash
+	apps/matmul/hpc-matmul.bash apps/train/hpc-train.bash \
+	apps/h5check/hpc-h5check.bash
 bashcompdir = $(datarootdir)/bash-completion/completions
 nodist_bashcomp_DATA = $(HPC_COMPLETIONS)
 CLEANFILES += $(HPC_COMPLETIONS)

@@ -49,7 +49,14 @@ static const hpc_app_t app = {
              "structure) before they allocate anything.",
     .opts = options,
     .epilog = "Exit status: 0 every file is good, 1 a problem (or a file that cannot be read), 2 a bad option "
-              "or kind.",
+              "or kind.\n"
+              "\nExamples:\n"
+              "  # an hpc-odegen output and a training run's checkpoint, every value\n"
+              "  hpc-h5check ode.h5 run/checkpoint.h5\n"
+              "  # the structure only of a large file, held to a kind\n"
+              "  hpc-h5check --structure --kind train-xy data.h5\n"
+              "  # the kinds hpckit knows\n"
+              "  hpc-h5check --list-kinds\n",
     .guide = "data.md"};
 
 static void print_problem(void *ctx, const char *line)

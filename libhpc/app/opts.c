@@ -424,7 +424,7 @@ static void help_guide(const hpc_app_t *app, FILE *out)
 void app_opts_list(const hpc_app_t *app, FILE *out)
 {
     for (const hpc_opt_t *o = app->opts; o->type != HPC_OPT_END; o++) {
-        if (o->type == HPC_OPT_SECTION) continue;
+        if (o->type == HPC_OPT_SECTION || o->type == HPC_OPT_OPERANDS) continue;   /* no --NAME */
         fprintf(out, "--%s\t", o->name);
         if (o->letter) fprintf(out, "-%c", o->letter);
         fprintf(out, "\t%s\n", takes_value(o) && o->arg ? o->arg : "");
