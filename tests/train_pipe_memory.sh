@@ -5,7 +5,7 @@
 # (parameters, gradients, optimiser state: the summary's per-stage
 # figures) is at most 0.3 of one rank's, each stage's peak resident
 # memory (getrusage, reported per stage) is below one rank's, and the
-# losses equal the 1-rank run's within 1e-5.
+# losses equal the 1-rank run's within 3e-5 (below).
 . "$top_srcdir/tests/train_lib.sh"
 "$ODEGEN" -q -n 20 --nt 11 --out "$T/ode.h5" || fail "making the data"
 args="--data $T/ode.h5 --layers 11,1024,1024,1024,1024,1024,10 --steps 4 --log-every 1 --batch 32"
@@ -13,7 +13,11 @@ args="--data $T/ode.h5 --layers 11,1024,1024,1024,1024,1024,10 --steps 4 --log-e
 # one rank through the launcher too, for the same process overheads
 "$MPIEXEC_WRAP" -n 1 "$TRAIN" $args --out "$T/one" > "$T/one.out" || fail "1 rank"
 train 4 $args --parallel pipe --micro 4 --out "$T/pipe" > "$T/pipe.out" || fail "4 stages"
-close "$T/one" "$T/pipe" "S = 4, 1f1b, M = 4" 1e-5
+# 3e-5: 4 micro-batches sum a gradient in another order than 1 rank's
+# whole batch, and Adam's first steps divide each element by its own
+# size, so rounding in its smallest elements reaches the loss; measured
+# 5.1e-6 (MPICH build) and 1.0e-5 (Open MPI build: other BLAS threading)
+close "$T/one" "$T/pipe" "S = 4, 1f1b, M = 4" 3e-5
 # "model+grads+optimizer 64.2 MiB"; "model state 16.1 MiB/16.0 MiB/..."; "peak RSS a/b/c/d"
 mib() { awk '{ v = $1; if ($2 == "KiB") v /= 1024; if ($2 == "GiB") v *= 1024; printf "%.3f\n", v }'; }
 one=$(sed -n 's/.*model+grads+optimizer \([0-9.]* [KMG]iB\).*/\1/p' "$T/one.out" | mib)
