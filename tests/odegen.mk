@@ -23,10 +23,13 @@
 #   odegen_xarray.sh xarray opens plain and joined files with named
 #                    dimensions (needs python3-xarray)
 #   odegen_cuda.sh   --device cuda against the CPU (skips without a GPU)
+# the engine as the GPU runs it (one lane, any stride), per built-in
+ODEGEN_LANE1 = tests/odegen_lane1.h tests/odegen_lane1_decay_sin.c tests/odegen_lane1_lorenz.c \
+	tests/odegen_lane1_vanderpol.c tests/odegen_lane1_lotka_volterra.c tests/odegen_lane1_kuramoto.c
 check_PROGRAMS += tests/odegen_unit
-tests_odegen_unit_SOURCES = tests/odegen_unit.c tests/odegen_lane1.c \
-	apps/odegen/solver.c apps/odegen/systems.c
-tests_odegen_unit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/apps/odegen
+tests_odegen_unit_SOURCES = tests/odegen_unit.c $(ODEGEN_LANE1)
+tests_odegen_unit_LDADD = apps/odegen/libodesys.a $(HPC_LDADD)
+tests_odegen_unit_CPPFLAGS = $(apps_odegen_hpc_odegen_CPPFLAGS)
 tests_odegen_unit_CFLAGS = $(apps_odegen_hpc_odegen_CFLAGS)
 TESTS += tests/odegen_unit
 #   odegen_layout    the GPU's scratch layout (stride 65,536, dim 2,000:
@@ -35,8 +38,8 @@ TESTS += tests/odegen_unit
 # (odegen_cuda.sh, device-check.sh: the GPU's values against the CPU's)
 check_PROGRAMS += tests/h5close
 check_PROGRAMS += tests/odegen_layout
-tests_odegen_layout_SOURCES = tests/odegen_layout.c tests/odegen_lane1.c \
-	apps/odegen/solver.c apps/odegen/systems.c
+tests_odegen_layout_SOURCES = tests/odegen_layout.c $(ODEGEN_LANE1)
+tests_odegen_layout_LDADD = apps/odegen/libodesys.a $(HPC_LDADD)
 tests_odegen_layout_CPPFLAGS = $(tests_odegen_unit_CPPFLAGS)
 # -fwrapv: a 32-bit index that overflows wraps, as it does on the GPU,
 # instead of being undefined behaviour the optimiser may hide

@@ -1,17 +1,20 @@
 #!/usr/bin/env python3
-"""odegen_ref.py - check an hpc-odegen file against scipy's solve_ivp(RK45).
+"""odegen_ref.py - check an hpc-odegen file against scipy's solve_ivp.
 
     odegen_ref.py FILE.h5 [--rtol-values TOL] [--seq] [--limit N]
 
 For every trajectory in FILE.h5 (or the first N) this solves the same
-initial-value problem with scipy.integrate.solve_ivp(method='RK45') on the
-file's own time grid /t, with the file's rtol/atol/max_step/first_step and
-x0, and checks:
+initial-value problem with scipy.integrate.solve_ivp(method=M) - M the
+file's method, RK45, RK23 or DOP853 - on the file's own time grid /t
+(t_eval, without dense_output: DOP853 pays its three dense-output
+evaluations only in steps that output), with the file's
+rtol/atol/max_step/first_step and x0, and checks:
 
   * status: 0 where scipy succeeds, -1 where scipy stops with "Required step
     size is less than spacing between numbers" - always equal;
-  * step counts (scipy's: accepted = len(sol.ts) - 1; rejected = (nfev - 2 -
-    6 accepted) / 6): equal against --seq always, and against stock scipy
+  * step counts (scipy's: accepted steps counted as the solver takes them;
+    rejected = (nfev - 2 - S accepted - 3 dense) / S, S the stages per
+    attempt): equal against --seq always, and against stock scipy
     for trajectories that reach t1; for those that fail at the step-size
     floor, within 10% of stock scipy's (see counts_agree(): there the counts
     depend on the CPU's BLAS kernel, not on hpc-odegen);
@@ -32,8 +35,8 @@ order - the same algorithm with the same operation order - and then the
 values agree to the last bits of the sine (< 1e-12; exactly for systems
 without a sine).
 
-The right-hand sides below mirror apps/odegen/ode_rhs.h operation for
-operation.  Exit 0 if all checks pass, 1 otherwise, 77 if h5py/scipy are
+The right-hand sides below mirror data/systems/*.c (and the test systems'
+files, tests/odegen_systems/) operation for operation.  Exit 0 if all checks pass, 1 otherwise, 77 if h5py/scipy are
 missing.
 """
 import sys
@@ -68,7 +71,7 @@ def rhs_for(f):
                                       -ga * v[1] + de * v[0] * v[1]])
     if system == "kuramoto":
         kn = par("K") / int(a["dim"])
-        om = np.asarray(a["omega"], dtype=np.float64)
+        om = np.asarray(a["param_omega"], dtype=np.float64)
         # sequential sum over j, as the C loop (np.sum would sum pairwise)
         return lambda t, th: om + kn * np.add.accumulate(
             np.sin(th[None, :] - th[:, None]), axis=1)[:, -1]
@@ -98,19 +101,44 @@ def use_sequential_sums():
         return np.sqrt(np.add.accumulate(x * x)[-1]) / x.size ** 0.5
 
     def dense(self):
-        Q = np.stack([self.K[0].copy()] + [comb(self.K.T, self.P[:, k]) for k in (1, 2, 3)],
+        Q = np.stack([self.K[0].copy()] + [comb(self.K.T, self.P[:, k]) for k in range(1, self.P.shape[1])],
                      axis=1)
         return rk.RkDenseOutput(self.t_old, self.t, self.y_old, Q)
 
     def call(self, t):
         x = np.atleast_1d((t - self.t_old) / self.h)
-        p2 = x * x
-        p3 = p2 * x
-        p4 = p3 * x
         Q = self.Q
-        y = self.h * (((Q[:, 0:1] * x + Q[:, 1:2] * p2) + Q[:, 2:3] * p3) + Q[:, 3:4] * p4)
-        y = y + self.y_old[:, None]
+        p = x * x
+        acc = Q[:, 0:1] * x + Q[:, 1:2] * p
+        for k in range(2, Q.shape[1]):
+            p = p * x
+            acc = acc + Q[:, k:k + 1] * p
+        y = self.h * acc + self.y_old[:, None]
         return y if np.ndim(t) else y[:, 0]
+
+    def dop_norm(self, K, h, scale):
+        e5 = comb(K.T, self.E5) / scale
+        e3 = comb(K.T, self.E3) / scale
+        n5 = np.sqrt(np.add.accumulate(e5 * e5)[-1])
+        n3 = np.sqrt(np.add.accumulate(e3 * e3)[-1])
+        n5, n3 = n5 * n5, n3 * n3
+        if n5 == 0 and n3 == 0:
+            return 0.0
+        return np.abs(h) * n5 / np.sqrt((n5 + 0.01 * n3) * len(scale))
+
+    def dop_dense(self):
+        K = self.K_extended
+        h = self.h_previous
+        for s, (a, c) in enumerate(zip(self.A_EXTRA, self.C_EXTRA), start=self.n_stages + 1):
+            K[s] = self.fun(self.t_old + c * h, self.y_old + comb(K[:s].T, a[:s]) * h)
+        F = np.empty((7, self.n))
+        dy = self.y - self.y_old
+        F[0] = dy
+        F[1] = h * K[0] - dy
+        F[2] = 2 * dy - h * (self.f + K[0])
+        for r in range(4):
+            F[3 + r] = h * comb(K.T, self.D[r])
+        return rk.Dop853DenseOutput(self.t_old, self.t, self.y_old, F)
 
     rk.rk_step = rk_step
     rk.norm = norm
@@ -118,6 +146,29 @@ def use_sequential_sums():
     rk.RungeKutta._estimate_error = lambda self, K, h: comb(K.T, self.E) * h
     rk.RungeKutta._dense_output_impl = dense
     rk.RkDenseOutput._call_impl = call
+    rk.DOP853._estimate_error_norm = dop_norm
+    rk.DOP853._dense_output_impl = dop_dense
+
+
+# Accepted steps and dense outputs, counted as scipy takes them (solve_ivp
+# without dense_output returns neither).
+COUNT = {"steps": 0, "dense": 0}
+
+
+def count_steps():
+    step, dense = rk.RungeKutta._step_impl, rk.DOP853._dense_output_impl
+
+    def counted_step(self):
+        ok, msg = step(self)
+        COUNT["steps"] += ok
+        return ok, msg
+
+    def counted_dense(self):
+        COUNT["dense"] += 1
+        return dense(self)
+
+    rk.RungeKutta._step_impl = counted_step
+    rk.DOP853._dense_output_impl = counted_dense
 
 
 # Stock scipy at the step-size floor: how far its counts may be from
@@ -163,6 +214,7 @@ def main(argv):
     seq = "--seq" in argv
     if seq:
         use_sequential_sums()
+    count_steps()
     with h5py.File(path, "r") as f:
         a = f.attrs
         fun = rhs_for(f)
@@ -176,6 +228,9 @@ def main(argv):
         if float(a["first_step"]) > 0:
             opts["first_step"] = float(a["first_step"])
         system = a["system"]
+        method = a["method"].decode() if isinstance(a["method"], bytes) else str(a["method"])
+        method = method.split()[0]
+    stages = {"RK23": 3, "RK45": 6, "DOP853": 12}[method]
     n = len(x0) if limit is None else min(limit, len(x0))
     bad, worst, checked = 0, 0.0, 0
     skipped = 0
@@ -183,9 +238,11 @@ def main(argv):
         if st[i] in (-2, -3):    # non-finite / max-steps: scipy has no such status
             skipped += 1
             continue
-        r = solve_ivp(fun, (t0, t1), x0[i], method="RK45", t_eval=tg, dense_output=True, **opts)
-        acc = len(r.sol.ts) - 1 if r.sol is not None else 0
-        rej = (r.nfev - 2 - 6 * acc) // 6 if "first_step" not in opts else (r.nfev - 1 - 6 * acc) // 6
+        COUNT["steps"] = COUNT["dense"] = 0
+        r = solve_ivp(fun, (t0, t1), x0[i], method=method, t_eval=tg, **opts)
+        acc = COUNT["steps"]
+        init = 1 if "first_step" in opts else 2
+        rej = (r.nfev - init - stages * acc - 3 * COUNT["dense"]) // stages
         want_status = 0 if r.status == 0 else -1
         ok, why = counts_agree(r.status, (acc, rej, r.nfev), (ns[i], nr[i], nf[i]), seq)
         if st[i] != want_status or not ok:
@@ -217,8 +274,8 @@ def main(argv):
             bad += 1
             if bad <= 5:
                 print("trajectory %d: values differ by %.3g relative (> %g)" % (i, err, tol))
-    print("odegen_ref: %s %s rtol=%g: %d trajectories (%d skipped), %d mismatches, worst value"
-          " error %.3g (bound %g)%s" % (path, system, opts["rtol"], n, skipped, bad, worst, tol,
+    print("odegen_ref: %s %s %s rtol=%g: %d trajectories (%d skipped), %d mismatches, worst value"
+          " error %.3g (bound %g)%s" % (path, system, method, opts["rtol"], n, skipped, bad, worst, tol,
                              " [sequential sums]" if "--seq" in argv else ""))
     return 1 if bad else 0
 

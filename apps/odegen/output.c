@@ -52,7 +52,7 @@ int ode_scales(hid_t traj, hid_t t, hid_t component, hid_t x0, hid_t y, const hi
 
 const char *ode_status_legend(void)
 {
-    return "0 ok (reached t1), -1 step size underflow (below 10 ulp of t, scipy's "
+    return "1 ended by a terminal event, 0 ok (reached t1), -1 step size underflow (below 10 ulp of t, scipy's "
            "'Required step size is less than spacing between numbers'), -2 non-finite "
            "state or derivative (Inf/NaN), -3 --max-steps attempts used up, "
            "-127 missing (a joined file read without the shard that holds it), "
@@ -64,8 +64,8 @@ const char *ode_status_legend(void)
  * the legend above says more, as its comment */
 static int status_flags(hid_t status)
 {
-    static const int8_t codes[] = {ODE_OK, ODE_STEP_UNDERFLOW, ODE_NONFINITE, ODE_MAX_STEPS, ODE_MISSING,
-                                   ODE_NOT_RUN};
+    static const int8_t codes[] = {ODE_OK, ODE_EVENT, ODE_STEP_UNDERFLOW, ODE_NONFINITE, ODE_MAX_STEPS,
+                                   ODE_MISSING, ODE_NOT_RUN};
     hsize_t n = sizeof codes;
     hid_t s = H5Screate_simple(1, &n, NULL);
     hid_t a = s < 0 ? -1 : H5Acreate2(status, "flag_values", H5T_STD_I8LE, s, H5P_DEFAULT, H5P_DEFAULT);
@@ -74,23 +74,48 @@ static int status_flags(hid_t status)
     if (s >= 0) H5Sclose(s);
     if (e < 0) return hpc_error_hdf5(__FILE__, __LINE__, "flag_values");
     HPC_TRY(hpc_h5_attr_set_string(status, "flag_meanings",
-                                   "ok step_size_underflow non_finite max_steps_used_up missing not_computed"));
+                                   "ok terminal_event step_size_underflow non_finite max_steps_used_up missing "
+                                   "not_computed"));
     return hpc_h5_attr_set_string(status, "comment", ode_status_legend());
 }
 
-static int write_attrs(ode_out_t *w, hid_t fid, const double *vec)
+/* the system: its name, parameters, and where it came from with its
+ * source, so that the dataset can be made again from the file alone */
+static int system_attrs(const ode_opts_t *o, hid_t fid)
 {
-    const ode_opts_t *o = w->o;
-    char params[512] = "";
+    char params[4096] = "";
     for (int i = 0; i < o->sys->npar; i++) {
-        char one[96], an[64];
+        char one[160], an[160];
         snprintf(one, sizeof one, "%s%s=%.17g", i ? "," : "", o->sys->par_name[i], o->par[i]);
         strncat(params, one, sizeof params - strlen(params) - 1);
         snprintf(an, sizeof an, "param_%s", o->sys->par_name[i]);
         HPC_TRY(hpc_h5_attr_set_double(fid, an, o->par[i]));
     }
+    for (int k = 0; k < o->sys->nvec; k++) {
+        char an[160];
+        snprintf(an, sizeof an, "param_%s", o->sys->vec_name[k]);
+        HPC_TRY(hpc_h5_attr_set_doubles(fid, an, o->vec[k], (size_t)o->vec_len[k]));
+    }
     HPC_TRY(hpc_h5_attr_set_string(fid, "system", o->sys->name));
+    HPC_TRY(hpc_h5_attr_set_string(fid, "system_about", o->sys->about));
+    HPC_TRY(hpc_h5_attr_set_string(fid, "system_file", o->sys_path ? o->sys_path : "built-in"));
+    /* an attribute in the object header: HDF5's default format holds
+     * at most 64 KiB there, so a longer source keeps its first 60000 bytes
+     * (system_sha256 names the whole file) */
+    const char *src = o->sys_source ? o->sys_source : "";
+    char *cut = strlen(src) > 60000 ? strndup(src, 60000) : NULL;
+    int rc = hpc_h5_attr_set_string(fid, "system_source", cut ? cut : src);
+    free(cut);
+    HPC_TRY(rc);
+    HPC_TRY(hpc_h5_attr_set_string(fid, "system_sha256", o->sys_sha256));
     HPC_TRY(hpc_h5_attr_set_string(fid, "params", params));
+    return 0;
+}
+
+static int write_attrs(ode_out_t *w, hid_t fid)
+{
+    const ode_opts_t *o = w->o;
+    HPC_TRY(system_attrs(o, fid));
     HPC_TRY(hpc_h5_attr_set_int64(fid, "dim", o->dim));
     HPC_TRY(hpc_h5_attr_set_int64(fid, "n", o->n));
     /* a shard of a job array (--shard I/N) holds rows [first, first + n) of
@@ -117,16 +142,17 @@ static int write_attrs(ode_out_t *w, hid_t fid, const double *vec)
         HPC_TRY(hpc_h5_attr_set_double(fid, "x0_low", o->x0_a));
         HPC_TRY(hpc_h5_attr_set_double(fid, "x0_high", o->x0_b));
     }
-    if (vec) HPC_TRY(hpc_h5_attr_set_doubles(fid, "omega", vec, (size_t)o->dim));
+    HPC_TRY(hpc_h5_attr_set_string(fid, "t_eval", o->t_eval ? o->t_eval : ""));
     HPC_TRY(hpc_h5_attr_set_int64(fid, "chunk", o->chunk));
     HPC_TRY(hpc_h5_attr_set_string(fid, "device", o->device == ODE_DEV_CUDA ? "cuda" : "cpu"));
-    HPC_TRY(hpc_h5_attr_set_string(fid, "method",
-        "RK45 (Dormand-Prince 5(4)), step for step as scipy.integrate.solve_ivp"));
+    HPC_TRY(hpc_h5_attr_set_string(fid, "method", ode_method_name(o->method)));
+    HPC_TRY(hpc_h5_attr_set_string(fid, "method_about", ode_method_about(o->method)));
     /* CF: the conventions, what the file holds; the rest of the metadata
      * (program, command line, version, time) is the provenance's */
     HPC_TRY(hpc_h5_attr_set_string(fid, "Conventions", "CF-1.10"));
     char title[256];
-    snprintf(title, sizeof title, "trajectories of the %s ODE system (hpc-odegen, RK45)", o->sys->name);
+    snprintf(title, sizeof title, "trajectories of the %s ODE system (hpc-odegen, %s)", o->sys->name,
+             ode_method_name(o->method));
     HPC_TRY(hpc_h5_attr_set_string(fid, "title", title));
     HPC_TRY(status_flags(w->status));
     return 0;
@@ -212,7 +238,7 @@ static int write_coords(ode_out_t *w, const double *tgrid)
     return 0;
 }
 
-static int create_layout(ode_out_t *w, const double *tgrid, const double *vec, int argc, char **argv)
+static int create_layout(ode_out_t *w, const double *tgrid, int argc, char **argv)
 {
     const ode_opts_t *o = w->o;
     hpc_h5file_t *f = hpc_out_file(w->out);
@@ -232,7 +258,7 @@ static int create_layout(ode_out_t *w, const double *tgrid, const double *vec, i
     }
     HPC_TRY(write_coords(w, tgrid));
     HPC_TRY(chunk_scale(w));
-    HPC_TRY(write_attrs(w, hpc_h5_id(f), vec));
+    HPC_TRY(write_attrs(w, hpc_h5_id(f)));
     HPC_TRY(hpc_out_ready(w->out, argc, argv));
     return 0;
 }
@@ -261,8 +287,7 @@ static void close_datasets(ode_out_t *w)
         }
 }
 
-ode_out_t *ode_out_open(const ode_opts_t *o, int argc, char **argv, const double *tgrid,
-                        const double *vec)
+ode_out_t *ode_out_open(const ode_opts_t *o, int argc, char **argv, const double *tgrid)
 {
     ode_out_t *w = calloc(1, sizeof *w);
     if (!w) hpc_app_fatal(HPC_EXIT_DATA, "out of memory");
@@ -278,7 +303,7 @@ ode_out_t *ode_out_open(const ode_opts_t *o, int argc, char **argv, const double
     hpc_app_agree_rc(rc, HPC_EXIT_DATA, NULL);
     int st = hpc_out_state(w->out);
     if (st == HPC_OUT_CREATED) {
-        rc = create_layout(w, tgrid, vec, argc, argv);
+        rc = create_layout(w, tgrid, argc, argv);
         hpc_app_agree_rc(rc, HPC_EXIT_DATA, "cannot write the output");
     } else if (st == HPC_OUT_RESUMED) {
         rc = open_layout(w);
@@ -300,13 +325,13 @@ const uint8_t *ode_out_done(const ode_out_t *w, int64_t *nchunks, int64_t *ndone
     return hpc_out_done(w->out);
 }
 
-int ode_out_totals(ode_out_t *w, int64_t *failed, int64_t *steps, int64_t fails_by[4])
+int ode_out_totals(ode_out_t *w, int64_t *failed, int64_t *steps, int64_t fails_by[4], int64_t *stopped)
 {
     const int64_t n = w->o->n, slice = 1 << 20;
     int rank = hpc_rank(), size = hpc_size();
     int64_t lo = n * rank / size, hi = n * (rank + 1) / size;
     int64_t most = (n + size - 1) / size;
-    int64_t loc[6] = {0, 0, 0, 0, 0, 0};
+    int64_t loc[7] = {0, 0, 0, 0, 0, 0, 0};
     int32_t *ns = malloc((size_t)slice * sizeof *ns);
     int8_t *stt = malloc((size_t)slice);
     if (!ns || !stt) {
@@ -327,17 +352,19 @@ int ode_out_totals(ode_out_t *w, int64_t *failed, int64_t *steps, int64_t fails_
         }
         for (hsize_t i = 0; i < cnt; i++) {
             loc[0] += ns[i];
-            if (stt[i] != ODE_OK) {
+            if (stt[i] < ODE_OK) {
                 loc[1]++;
                 if (stt[i] >= -3 && stt[i] <= -1)
                     loc[1 - stt[i]]++;
             }
+            loc[6] += stt[i] == ODE_EVENT;
         }
     }
     free(ns);
     free(stt);
-    int64_t tot[6];
-    HPC_MPI(MPI_Allreduce(loc, tot, 6, MPI_INT64_T, MPI_SUM, hpc_comm_world()));
+    int64_t tot[7];
+    HPC_MPI(MPI_Allreduce(loc, tot, 7, MPI_INT64_T, MPI_SUM, hpc_comm_world()));
+    *stopped = tot[6];
     *steps = tot[0];
     *failed = tot[1];
     for (int k = 0; k < 3; k++)
