@@ -75,6 +75,17 @@ def rhs_for(f):
         # sequential sum over j, as the C loop (np.sum would sum pairwise)
         return lambda t, th: om + kn * np.add.accumulate(
             np.sin(th[None, :] - th[:, None]), axis=1)[:, -1]
+    if system == "test-forced":      # tests/odegen_systems/forced.c
+        z, w0 = par("zeta"), par("w0")
+        amp = np.asarray(a["param_amp"], dtype=np.float64)
+
+        def forced(t, v):
+            force = 0.0
+            for k in range(3):
+                force = force + amp[k] * np.cos((k + 1.0) * t)
+            spring = v[0] if v[0] > 0 else 1.5 * v[0]
+            return np.array([v[1], -2 * z * w0 * v[1] - w0 * w0 * spring + force * np.exp(-0.1 * t)])
+        return forced
     raise SystemExit("odegen_ref.py: unknown system %r" % system)
 
 

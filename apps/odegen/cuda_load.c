@@ -16,6 +16,7 @@
 #include "odegen.h"
 #include "ode_texts.h"
 #include "sha256.h"
+#include "hpc_dl.h"
 
 static ode_cuda_arch_fn mod_arch;
 static ode_cuda_compile_fn mod_compile;
@@ -34,15 +35,20 @@ static const char *const stubs[] = {"math.h", "stdint.h", "stddef.h", "stdlib.h"
 #define NSTUBS (int)(sizeof stubs / sizeof stubs[0])
 #define NFILES (NENGINE + NSTUBS + 1)
 
-static void load_module(void)
+/* the module's functions; gpu: every rank must have a GPU (else only
+ * the module, for the test hook below) */
+static void load_module(int gpu)
 {
     static const char *const names[] = {"odegen_cuda_arch", "odegen_cuda_compile", "odegen_cuda_open",
                                         "odegen_cuda_solve", "odegen_cuda_close", "odegen_cuda_why",
                                         "odegen_cuda_log"};
     void *fns[7];
+    char why[1024];
     if (mod_open) return;
     /* a rank without a GPU or the module: all exit 2 here */
-    hpc_app_gpu_module(ODE_CUDA_MODULE, names, fns, 7);
+    if (gpu) hpc_app_gpu_module(ODE_CUDA_MODULE, names, fns, 7);
+    else hpc_app_agree(hpc_dlmodule(ODE_CUDA_MODULE, names, fns, 7, why, sizeof why) < 0 ? HPC_EXIT_USAGE : 0,
+                       "--device cuda: %s", why);
     mod_arch = (ode_cuda_arch_fn)fns[0];
     mod_compile = (ode_cuda_compile_fn)fns[1];
     mod_open = (ode_cuda_open_fn)fns[2];
@@ -144,10 +150,28 @@ static int fetch_kernel(const ode_opts_t *o, const char *arch, char **cubin, siz
     return rc;
 }
 
+/* Test hook HPC_ODEGEN_TEST_NVRTC=SM (90: sm_90): compile the kernel for
+ * that architecture, no GPU needed, and stop (exit 0): how the tests check
+ * on a machine without a GPU that NVRTC takes a system and the engine. */
+static void test_nvrtc(const ode_opts_t *o)
+{
+    int64_t sm;
+    if (hpc_app_test_hook("HPC_ODEGEN_TEST_NVRTC", 1, &sm) != 1) return;
+    char arch[64], *cubin = NULL;
+    size_t len = 0;
+    load_module(0);
+    snprintf(arch, sizeof arch, "sm_%lld (test hook)", (long long)sm);
+    hpc_app_agree_rc(fetch_kernel(o, arch, &cubin, &len), HPC_EXIT_USAGE, "--device cuda");
+    free(cubin);
+    hpc_app_exit(HPC_EXIT_OK, "the %s kernel of system %s compiled for sm_%lld (%zu bytes); no GPU used",
+                 ode_method_name(o->method), o->sys->name, (long long)sm, len);
+}
+
 int ode_cuda_open(const ode_opts_t *o, const ode_prob_t *p, int64_t nmax, ode_cuda_t **out)
 {
     char arch[128];
-    load_module();
+    test_nvrtc(o);
+    load_module(1);
     int rc = mod_arch(arch, sizeof arch) < 0 ? HPC_ERR(HPC_ERR_CUDA, "%s", mod_why()) : 0;
     hpc_app_agree_rc(rc, HPC_EXIT_USAGE, NULL);
     char *cubin = NULL;
@@ -155,6 +179,8 @@ int ode_cuda_open(const ode_opts_t *o, const ode_prob_t *p, int64_t nmax, ode_cu
     HPC_TRY(fetch_kernel(o, arch, &cubin, &len));
     ode_cuda_args_t a = {*p,     o->par,      o->sys->npar, o->vec, o->vec_len, o->sys->nvec, cubin, len, nmax,
                          (int64_t)(o->sys->scratch(o->method, o->dim) / 8)};
+    a.prob.events = NULL; /* events run on the CPU only (options.c refuses them here) */
+    a.prob.nev = 0;
     rc = mod_open(&a, out) < 0 ? HPC_ERR(HPC_ERR_CUDA, "%s", mod_why()) : 0;
     free(cubin);
     return rc;
