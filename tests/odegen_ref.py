@@ -86,7 +86,59 @@ def rhs_for(f):
             spring = v[0] if v[0] > 0 else 1.5 * v[0]
             return np.array([v[1], -2 * z * w0 * v[1] - w0 * w0 * spring + force * np.exp(-0.1 * t)])
         return forced
+    if system == "test-ball":        # tests/odegen_systems/ball.c
+        g, drag = par("g"), par("drag")
+        return lambda t, v: np.array([v[1], -g - drag * v[1] * np.abs(v[1])])
+    if system == "test-lv-threshold":  # tests/odegen_systems/lv-threshold.c
+        al, be, ga, de = par("alpha"), par("beta"), par("gamma"), par("delta")
+        return lambda t, v: np.array([al * v[0] - be * v[0] * v[1], -ga * v[1] + de * v[0] * v[1]])
     raise SystemExit("odegen_ref.py: unknown system %r" % system)
+
+
+def event(fn, terminal=False, direction=0):
+    fn.terminal, fn.direction = terminal, direction
+    return fn
+
+
+def events_for(f):
+    """The system's events as solve_ivp takes them: [(name, function)]."""
+    a = f.attrs
+    system = a["system"].decode() if isinstance(a["system"], bytes) else str(a["system"])
+    par = lambda k: float(a["param_" + k])
+    if system == "test-ball":
+        return [("ground", event(lambda t, v: v[0], True, -1)), ("apex", event(lambda t, v: v[1], False, -1))]
+    if system == "test-lv-threshold":
+        low, high = par("low"), par("high")
+        return [("prey_low", event(lambda t, v: v[0] - low, False, -1)),
+                ("predators_high", event(lambda t, v: v[1] - high, False, 1))]
+    return []
+
+
+def check_events(i, f, evs, r, tol, x0):
+    """Event times and states of trajectory i against scipy's: the count,
+    then the first max_events of each within tol (times relative to the
+    interval, states to each component's scale over the trajectory, as
+    the values).  A list of complaints."""
+    bad = []
+    t0, t1 = float(f.attrs["t0"]), float(f.attrs["t1"])
+    for e, (name, _) in enumerate(evs):
+        g = f["events/" + name]
+        want_t, want_y = r.t_events[e], r.y_events[e]
+        if int(g["count"][i]) != len(want_t):
+            bad.append("event %s: %d occurrences, scipy %d" % (name, g["count"][i], len(want_t)))
+            continue
+        m = min(len(want_t), g["t"].shape[1])
+        got_t, got_y = g["t"][i, :m], g["y"][i, :m]
+        if m and np.max(np.abs(got_t - want_t[:m])) > tol * (t1 - t0):
+            bad.append("event %s: times differ by %.3g" % (name, np.max(np.abs(got_t - want_t[:m]))))
+        ry = np.asarray(r.y, dtype=np.float64).reshape(want_y.shape[1] if m else 1, -1)
+        scale = np.max(np.abs(np.concatenate([x0[None, :], ry.T, want_y[:m]])), axis=0) if m else 1
+        scale = np.where(scale == 0, 1.0, scale)
+        if m and np.max(np.abs(got_y - want_y[:m]) / scale) > tol:
+            bad.append("event %s: states differ by %.3g relative" % (name, np.max(np.abs(got_y - want_y[:m]) / scale)))
+        if not np.all(np.isnan(g["t"][i, m:])):
+            bad.append("event %s: times past the last are not NaN" % name)
+    return bad
 
 
 def use_sequential_sums():
@@ -239,6 +291,7 @@ def main(argv):
         if float(a["first_step"]) > 0:
             opts["first_step"] = float(a["first_step"])
         system = a["system"]
+        evs = events_for(f)
         method = a["method"].decode() if isinstance(a["method"], bytes) else str(a["method"])
         method = method.split()[0]
     stages = {"RK23": 3, "RK45": 6, "DOP853": 12}[method]
@@ -250,11 +303,12 @@ def main(argv):
             skipped += 1
             continue
         COUNT["steps"] = COUNT["dense"] = 0
-        r = solve_ivp(fun, (t0, t1), x0[i], method=method, t_eval=tg, **opts)
+        kw = dict(events=[fn for _, fn in evs]) if evs else {}
+        r = solve_ivp(fun, (t0, t1), x0[i], method=method, t_eval=tg, **opts, **kw)
         acc = COUNT["steps"]
         init = 1 if "first_step" in opts else 2
         rej = (r.nfev - init - stages * acc - 3 * COUNT["dense"]) // stages
-        want_status = 0 if r.status == 0 else -1
+        want_status = {0: 0, 1: 1}.get(r.status, -1)
         ok, why = counts_agree(r.status, (acc, rej, r.nfev), (ns[i], nr[i], nf[i]), seq)
         if st[i] != want_status or not ok:
             bad += 1
@@ -263,7 +317,16 @@ def main(argv):
                       "hpc-odegen status %d steps %d nfev %d rejected %d%s"
                       % (i, r.status, acc, r.nfev, rej, st[i], ns[i], nf[i], nr[i], why))
             continue
-        m = r.y.shape[1]                       # grid points scipy reached
+        if evs:
+            with h5py.File(path, "r") as f:
+                why = check_events(i, f, evs, r, max(tol, 1e-13), x0[i])
+            if why:
+                bad += 1
+                if bad <= 5:
+                    print("trajectory %d: %s" % (i, "; ".join(why)))
+                continue
+        ry = np.asarray(r.y, dtype=np.float64).reshape(len(x0[i]), -1)
+        m = ry.shape[1]                        # grid points scipy reached
         ours = int(np.sum(~np.isnan(y[i, :, 0])))  # grid points hpc-odegen reached
         if ours != m and (seq or r.status == 0 or abs(ours - m) > 1):
             bad += 1
@@ -272,7 +335,7 @@ def main(argv):
         m = min(m, ours)
         if m == 0:
             continue
-        ref = r.y.T[:m]
+        ref = ry.T[:m]
         scale = np.max(np.abs(ref), axis=0)
         scale[scale == 0] = 1.0
         err = np.max(np.abs(y[i, :m] - ref) / scale)

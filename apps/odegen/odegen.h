@@ -37,6 +37,7 @@ enum { ODE_X0_UNIFORM = 0, ODE_X0_NORMAL = 1 };
 enum { ODE_DEV_CPU = 0, ODE_DEV_CUDA = 1 };
 enum { ODE_F64 = 0, ODE_F32 = 1 };          /* --dtype of /x0 and /y */
 #define ODE_MAXPAR 64                      /* scalar parameters of a system */
+#define ODE_MAXEV 16                       /* its events (HPC_ODE_MAX_EVENTS) */
 #define ODE_MAXVEC 16                      /* vector parameters */
 
 typedef struct {

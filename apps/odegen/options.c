@@ -12,6 +12,7 @@
 #include <strings.h>
 #include "odegen.h"
 #include "sha256.h"
+#include "hpc_ode.h"
 
 /* What the table parses into, before the checks turn it into ode_opts_t. */
 static struct {
@@ -472,9 +473,29 @@ static void add_key(const ode_opts_t *o)
                     (long long)o->chunk, hpc_version());
 }
 
+/* event names become HDF5 groups (events/NAME): one path component each,
+ * none twice */
+static int check_events(const ode_sys_t *s)
+{
+    const hpc_ode_event *ev = s->events;
+    for (int e = 0; e < s->nev; e++) {
+        const char *n = ev[e].name;
+        if (!n || !*n || strchr(n, '/') || !strcmp(n, ".") || !strcmp(n, "..") || !strcmp(n, "occurrence") ||
+            strlen(n) > 128)
+            return HPC_ERR(HPC_ERR_ARG, "system %s: event %d needs a name of its own (1 to 128 characters, no '/', "
+                           "not 'occurrence')", s->name, e);
+        for (int k = 0; k < e; k++)
+            if (!strcmp(n, ev[k].name)) return HPC_ERR(HPC_ERR_ARG, "system %s: two events named '%s'", s->name, n);
+        if (ev[e].direction < -1 || ev[e].direction > 1)
+            return HPC_ERR(HPC_ERR_ARG, "system %s: event %s: .direction must be -1, 0 or 1", s->name, n);
+    }
+    return 0;
+}
+
 int ode_opts_finish(ode_opts_t *o)
 {
     HPC_TRY(check_dim(o));
+    HPC_TRY(check_events(o->sys));
     if (o->sys->npar > ODE_MAXPAR || o->sys->nvec > ODE_MAXVEC)
         return HPC_ERR(HPC_ERR_ARG, "system %s has more than %d parameters or %d vector parameters", o->sys->name,
                        ODE_MAXPAR, ODE_MAXVEC);

@@ -32,6 +32,7 @@
 #include "odegen.h"
 
 #include "out_internal.h"
+#include "hpc_ode.h"
 
 #define NDATA 7    /* the datasets written by the run; then the indices */
 #define NDSETS 9
@@ -201,6 +202,85 @@ static void dims_of(const ode_opts_t *o, int i, hsize_t dims[3])
     memcpy(dims, all[i], sizeof all[i]);
 }
 
+/* The events' datasets, event e's dataset k (count, t, y): its path, type
+ * and shape */
+static const char *const evsets[ODE_EVROWS] = {"count", "t", "y"};
+
+static void ev_path(const ode_opts_t *o, int e, int k, char *buf, size_t len)
+{
+    snprintf(buf, len, "events/%s/%s", ((const hpc_ode_event *)o->sys->events)[e].name, evsets[k]);
+}
+
+static void ev_shape(const ode_opts_t *o, int k, hid_t *type, H5T_class_t *cls, size_t *size, int *nd,
+                     hsize_t dims[3])
+{
+    hsize_t n = (hsize_t)o->n, m = (hsize_t)o->max_events, d = (hsize_t)o->dim;
+    const hsize_t all[ODE_EVROWS][3] = {{n}, {n, m}, {n, m, d}};
+    memcpy(dims, all[k], sizeof all[k]);
+    *nd = k + 1;
+    int f32 = k == 2 && o->dtype == ODE_F32;
+    *type = k == 0 ? H5T_STD_I32LE : f32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
+    *cls = k == 0 ? H5T_INTEGER : H5T_FLOAT;
+    *size = k == 0 ? 4 : f32 ? 4 : 8;
+}
+
+static int create_events(ode_out_t *w)
+{
+    const ode_opts_t *o = w->o;
+    hpc_h5file_t *f = hpc_out_file(w->out);
+    const hpc_ode_event *ev = o->sys->events;
+    const char *long_name[ODE_EVROWS] = {"occurrences of the event (all: more than max_events are counted too)",
+                                         "times of the first max_events occurrences (NaN: fewer)",
+                                         "states at them (NaN: fewer)"};
+    if (!w->nev) return 0;
+    hid_t occ;
+    HPC_TRY(hpc_h5_index(f, "events/occurrence", o->max_events, 0, &occ));
+    int rc = hpc_h5_describe(occ, "occurrence of an event, in time order", NULL);
+    if (!rc) rc = hpc_h5_scale_set(occ, "occurrence");
+    for (int e = 0; !rc && e < w->nev; e++) {
+        for (int k = 0; !rc && k < ODE_EVROWS; k++) {
+            char path[512];
+            hid_t type;
+            H5T_class_t cls;
+            size_t size;
+            int nd;
+            hsize_t dims[3];
+            const double nan = NAN;
+            ev_path(o, e, k, path, sizeof path);
+            ev_shape(o, k, &type, &cls, &size, &nd, dims);
+            rc = hpc_h5_dataset_create(f, path, type, nd, dims, NULL,
+                                       HPC_H5_ALLOC_EARLY | (k ? HPC_H5_FILL_NEVER : 0), k ? &nan : NULL,
+                                       &w->evd[e][k]);
+            if (!rc) rc = hpc_h5_describe(w->evd[e][k], long_name[k], NULL);
+            if (!rc) rc = hpc_h5_scale_attach(w->evd[e][k], w->traj, 0);
+            if (!rc && k) rc = hpc_h5_scale_attach(w->evd[e][k], occ, 1);
+            if (!rc && k == 2) rc = hpc_h5_scale_attach(w->evd[e][k], w->component, 2);
+        }
+        if (!rc) rc = hpc_h5_attr_set_int64(w->evd[e][0], "terminal", ev[e].terminal);
+        if (!rc) rc = hpc_h5_attr_set_int64(w->evd[e][0], "direction", ev[e].direction);
+    }
+    H5Dclose(occ);
+    return rc;
+}
+
+static int open_events(ode_out_t *w)
+{
+    for (int e = 0; e < w->nev; e++)
+        for (int k = 0; k < ODE_EVROWS; k++) {
+            char path[512];
+            hid_t type;
+            H5T_class_t cls;
+            size_t size;
+            int nd;
+            hsize_t dims[3];
+            ev_path(w->o, e, k, path, sizeof path);
+            ev_shape(w->o, k, &type, &cls, &size, &nd, dims);
+            HPC_TRY(hpc_h5_dataset_open(hpc_out_file(w->out), path, nd, dims, &w->evd[e][k]));
+            HPC_TRY(hpc_h5_dataset_check_type(w->evd[e][k], path, cls, size));
+        }
+    return 0;
+}
+
 /* /stats/chunk, the scale of the kit's done flags and checksums (a named dimension for
  * xarray: h5netcdf refuses a group with an unnamed one) */
 static int chunk_scale(ode_out_t *w)
@@ -257,6 +337,7 @@ static int create_layout(ode_out_t *w, const double *tgrid, int argc, char **arg
         HPC_TRY(hpc_h5_dataset_create(f, d[i].name, d[i].type, d[i].nd, dims, NULL, flags, fill, handle(w, i)));
     }
     HPC_TRY(write_coords(w, tgrid));
+    HPC_TRY(create_events(w));
     HPC_TRY(chunk_scale(w));
     HPC_TRY(write_attrs(w, hpc_h5_id(f)));
     HPC_TRY(hpc_out_ready(w->out, argc, argv));
@@ -275,7 +356,7 @@ static int open_layout(ode_out_t *w)
         HPC_TRY(hpc_h5_dataset_open(f, d[i].name, d[i].nd, dims, handle(w, i)));
         HPC_TRY(hpc_h5_dataset_check_type(*handle(w, i), d[i].name, d[i].cls, d[i].size));
     }
-    return 0;
+    return open_events(w);
 }
 
 static void close_datasets(ode_out_t *w)
@@ -285,6 +366,12 @@ static void close_datasets(ode_out_t *w)
             H5Dclose(*handle(w, i));
             *handle(w, i) = H5I_INVALID_HID;
         }
+    for (int e = 0; e < w->nev; e++)
+        for (int k = 0; k < ODE_EVROWS; k++)
+            if (w->evd[e][k] >= 0) {
+                H5Dclose(w->evd[e][k]);
+                w->evd[e][k] = H5I_INVALID_HID;
+            }
 }
 
 ode_out_t *ode_out_open(const ode_opts_t *o, int argc, char **argv, const double *tgrid)
@@ -292,11 +379,16 @@ ode_out_t *ode_out_open(const ode_opts_t *o, int argc, char **argv, const double
     ode_out_t *w = calloc(1, sizeof *w);
     if (!w) hpc_app_fatal(HPC_EXIT_DATA, "out of memory");
     w->o = o;
+    w->nev = o->sys->nev;
     for (int i = 0; i < NDSETS; i++) *handle(w, i) = H5I_INVALID_HID;
+    for (int e = 0; e < ODE_MAXEV; e++)
+        for (int k = 0; k < ODE_EVROWS; k++) w->evd[e][k] = H5I_INVALID_HID;
     int64_t nchunks = (o->n + o->chunk - 1) / o->chunk;
     /* what the finished file will take: the data, and a little metadata */
     double es = o->dtype == ODE_F32 ? 4 : 8;
-    double bytes = (double)o->n * ((double)o->nt * o->dim * es + o->dim * es + 21) + (double)nchunks * 17 + 65536;
+    double evbytes = (double)o->sys->nev * (4 + (double)o->max_events * (8 + o->dim * es));
+    double bytes = (double)o->n * ((double)o->nt * o->dim * es + o->dim * es + 21 + evbytes) + (double)nchunks * 17 +
+                   65536;
     int mode = o->resume ? HPC_OUT_RESUME : o->force ? HPC_OUT_FORCE : HPC_OUT_NEW;
     int rc = hpc_out_open(o->out, hpc_comm_world(), mode, hpc_app_key(), nchunks, "stats/done", bytes,
                           &w->out);
