@@ -85,6 +85,8 @@
 #endif
 #ifndef ODE_EVENT_G
 #define ODE_NO_EVENTS 1
+#else
+#include "ode_events.h"
 #endif
 
 /* ---------------------------------------------------------------- */
@@ -666,149 +668,39 @@ ODE_FN void erk_grid(int m, const ode_prob_t *p, double *w, ode_ix_t st, erk_lan
 /* ---------------------------------------------------------------- */
 /* Events                                                            */
 /* ---------------------------------------------------------------- */
-/* find_active_events: a zero of g_e in the step, in its direction */
-ODE_FN int erk_find_active(const ode_prob_t *p, const double *g, const double *gnew, int *active)
-{
-    const hpc_ode_event *ev = (const hpc_ode_event *)p->events;
-    int n = 0;
-    for (int e = 0; e < p->nev; e++) {
-        int up = g[e] <= 0 && gnew[e] >= 0, down = g[e] >= 0 && gnew[e] <= 0;
-        int dir = ev[e].direction;
-        active[e] = (up && dir > 0) || (down && dir < 0) || ((up || down) && dir == 0);
-        n += active[e];
-    }
-    return n;
-}
+/* event e of lane l at time t on the step's interpolant (the state into
+ * x): ode_events.h's view of the lanes */
+typedef struct {
+    int m;
+    const ode_prob_t *p;
+    int l;
+    double *w;
+    ode_ix_t st;
+    const erk_lanes_t *L;
+} erk_event_ctx_t;
 
-/* event e of lane l at time t on the step's interpolant (x in the EV block) */
-ODE_FN double erk_event_on_dense(int m, const ode_prob_t *p, int l, int e, double t, double *w,
-                                 ode_ix_t st, const erk_lanes_t *L, double *x)
+static double erk_event_on_dense(void *ctx, int e, double t, double *x)
 {
-    const int D = p->dim;
-    const ode_ix_t nn = D * st * ERK_GROUPS;
-    const double *y = w + ERK_B(m, ERK_Y) * nn, *Q = w + ERK_B(m, ERK_Q) * nn;
-    double xx = (t - L->t[l]) / L->h[l];
+    const erk_event_ctx_t *c = (const erk_event_ctx_t *)ctx;
+    const int D = c->p->dim, m = c->m, l = c->l;
+    const ode_ix_t st = c->st, nn = D * st * ERK_GROUPS;
+    const double *y = c->w + ERK_B(m, ERK_Y) * nn, *Q = c->w + ERK_B(m, ERK_Q) * nn;
+    double xx = (t - c->L->t[l]) / c->L->h[l];
     for (int i = 0; i < D; i++)
-        x[i] = erk_dense_value(m, Q, nn, ERK_AT(i, l), L->h[l], xx, y[ERK_AT(i, l)]);
-    return ODE_EVENT_G(p, e, t, x);
+        x[i] = erk_dense_value(m, Q, nn, ERK_AT(i, l), c->L->h[l], xx, y[ERK_AT(i, l)]);
+    return ODE_EVENT_G(c->p, e, t, x);
 }
 
-/* scipy.optimize.brentq (scipy/optimize/Zeros/brentq.c) on g_e of lane l
- * over [a, b], xtol = rtol = 4 eps, at most 100 iterations, as
- * solve_event_equation calls it. */
-ODE_FN double erk_brentq(int m, const ode_prob_t *p, int l, int e, double xa, double xb, double *w,
-                         ode_ix_t st, const erk_lanes_t *L)
-{
-    const double xtol = 4 * DBL_EPSILON, rtol = 4 * DBL_EPSILON;
-    const ode_ix_t nn = (ode_ix_t)p->dim * st * ERK_GROUPS;
-    double *x = w + ERK_I(m, ERK_EV) * nn;
-    double xpre = xa, xcur = xb, xblk = 0., fblk = 0., spre = 0., scur = 0.;
-    double fpre = erk_event_on_dense(m, p, l, e, xpre, w, st, L, x);
-    double fcur = erk_event_on_dense(m, p, l, e, xcur, w, st, L, x);
-    if (fpre == 0)
-        return xpre;
-    if (fcur == 0)
-        return xcur;
-    if (signbit(fpre) == signbit(fcur))
-        return xcur; /* scipy raises; the step's end is the best we know */
-    for (int it = 0; it < 100; it++) {
-        if (fpre != 0 && fcur != 0 && signbit(fpre) != signbit(fcur)) {
-            xblk = xpre;
-            fblk = fpre;
-            spre = scur = xcur - xpre;
-        }
-        if (fabs(fblk) < fabs(fcur)) {
-            xpre = xcur;
-            xcur = xblk;
-            xblk = xpre;
-            fpre = fcur;
-            fcur = fblk;
-            fblk = fpre;
-        }
-        double delta = (xtol + rtol * fabs(xcur)) / 2;
-        double sbis = (xblk - xcur) / 2;
-        if (fcur == 0 || fabs(sbis) < delta)
-            return xcur;
-        if (fabs(spre) > delta && fabs(fcur) < fabs(fpre)) {
-            double stry;
-            if (xpre == xblk) {
-                stry = -fcur * (xcur - xpre) / (fcur - fpre); /* interpolate */
-            } else {
-                double dpre = (fpre - fcur) / (xpre - xcur); /* extrapolate */
-                double dblk = (fblk - fcur) / (xblk - xcur);
-                stry = -fcur * (fblk * dblk - fpre * dpre) / (dblk * dpre * (fblk - fpre));
-            }
-            double lim = 3 * fabs(sbis) - delta;
-            if (2 * fabs(stry) < (fabs(spre) < lim ? fabs(spre) : lim)) {
-                spre = scur; /* good short step */
-                scur = stry;
-            } else {
-                spre = sbis; /* bisect */
-                scur = sbis;
-            }
-        } else {
-            spre = sbis;
-            scur = sbis;
-        }
-        xpre = xcur;
-        fpre = fcur;
-        if (fabs(scur) > delta)
-            xcur += scur;
-        else
-            xcur += (sbis > 0 ? delta : -delta);
-        fcur = erk_event_on_dense(m, p, l, e, xcur, w, st, L, x);
-    }
-    return xcur;
-}
-
-/* handle_events for lane l: locate the active events, keep those up to
- * the first terminal one (in time order), record them (time and state on
- * the interpolant), and end the step there if one is terminal. */
+/* handle_events for lane l: the step ends at a terminal event's zero */
 ODE_FN void erk_handle_events(int m, const ode_prob_t *p, int l, double *w, ode_ix_t st,
                               erk_lanes_t *L, ode_evout_t *ev)
 {
-    const hpc_ode_event *evs = (const hpc_ode_event *)p->events;
-    const int D = p->dim, M = p->max_events;
-    double root[ODE_MAX_EVENTS];
-    int idx[ODE_MAX_EVENTS], n = 0, terminal = 0;
-    for (int e = 0; e < p->nev; e++)
-        if (L->active[l][e]) {
-            root[n] = erk_brentq(m, p, l, e, L->t[l], L->tnew[l], w, st, L);
-            idx[n++] = e;
-            terminal |= evs[e].terminal;
-        }
-    if (terminal) {
-        /* np.argsort(roots) (stable for equal roots: ties keep event order) */
-        for (int a = 1; a < n; a++)
-            for (int b = a; b > 0 && root[b] < root[b - 1]; b--) {
-                double tr = root[b];
-                int ti = idx[b];
-                root[b] = root[b - 1];
-                idx[b] = idx[b - 1];
-                root[b - 1] = tr;
-                idx[b - 1] = ti;
-            }
-        int k = 0;
-        while (!evs[idx[k]].terminal)
-            k++;
-        n = k + 1;
-        L->stop[l] = 1;
-        L->tend[l] = root[k];
-    }
-    int64_t traj = L->traj[l];
-    const ode_ix_t nn = (ode_ix_t)D * st * ERK_GROUPS;
+    erk_event_ctx_t c = {m, p, l, w, st, L};
+    const ode_ix_t nn = (ode_ix_t)p->dim * st * ERK_GROUPS;
     double *x = w + ERK_I(m, ERK_EV) * nn;
-    for (int a = 0; a < n; a++) {
-        int e = idx[a];
-        int32_t c = ev->count[traj * p->nev + e]++;
-        if (c >= M)
-            continue;
-        ode_ix_t slot = (traj * p->nev + e) * M + c;
-        ev->t[slot] = root[a];
-        erk_event_on_dense(m, p, l, e, root[a], w, st, L, x);
-        for (int i = 0; i < D; i++)
-            ev->y[slot * D + i] = x[i];
-    }
+    if (ode_events_handle(p, erk_event_on_dense, &c, L->active[l], L->t[l], L->tnew[l], L->traj[l], ev, x,
+                          &L->tend[l]))
+        L->stop[l] = 1;
 }
 #endif
 
@@ -874,7 +766,7 @@ ODE_FN void erk_solve(int m, const ode_prob_t *p, int64_t n, const double *x0, d
 #ifndef ODE_NO_EVENTS
                 if (p->nev) {
                     erk_events_at(m, p, l, L.tnew[l], w + ERK_B(m, ERK_YNEW) * nn, w, st, L.gnew[l]);
-                    L.nactive[l] = erk_find_active(p, L.g[l], L.gnew[l], L.active[l]);
+                    L.nactive[l] = ode_events_active(p, L.g[l], L.gnew[l], L.active[l]);
                     L.dense[l] |= L.nactive[l] > 0;
                 }
 #endif

@@ -23,7 +23,8 @@ apps_odegen_hpc_odegen_SOURCES = \
 ODEGEN_SYSTEMS = data/systems/decay-sin.c data/systems/lorenz.c data/systems/vanderpol.c \
 	data/systems/lotka-volterra.c data/systems/kuramoto.c
 ODEGEN_ENGINE = apps/odegen/hpc_ode.h apps/odegen/ode_prob.h apps/odegen/ode_sys.h apps/odegen/erk.h \
-	apps/odegen/erk_tableaux.h apps/odegen/sys_lanes.h apps/odegen/sys_host.h apps/odegen/sys_params.h \
+	apps/odegen/erk_tableaux.h apps/odegen/ode_events.h apps/odegen/sys_lanes.h apps/odegen/sys_host.h \
+	apps/odegen/sys_params.h \
 	apps/odegen/sys_cuda.h
 ODEGEN_BUILTINS = \
 	apps/odegen/builtin/decay_sin_lanes.c apps/odegen/builtin/decay_sin_host.c \

@@ -44,7 +44,7 @@
 #include "sha256.h"
 
 /* the engine's files the object is compiled from */
-static const char *const engine[] = {"hpc_ode.h", "ode_prob.h", "ode_sys.h", "erk.h", "erk_tableaux.h",
+static const char *const engine[] = {"hpc_ode.h", "ode_prob.h", "ode_sys.h", "erk.h", "erk_tableaux.h", "ode_events.h",
                                      "sys_lanes.h", "sys_host.h", "sys_params.h"};
 #define NENGINE (int)(sizeof engine / sizeof engine[0])
 /* what the build passes for the built-ins (AM_CFLAGS, -O2, odegen's
