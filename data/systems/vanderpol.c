@@ -1,6 +1,6 @@
 /* vanderpol.c - the Van der Pol oscillator x'' = mu (1 - x^2) x' - x as
- * a first-order system.  Stiff for large mu (try --method bdf with
- * -p mu=1000): the Jacobian below serves the implicit methods. */
+ * a first-order system.  Stiff for large mu; the Jacobian below is for
+ * the implicit methods (a file may leave it out). */
 #define HPC_ODE_PARAMS(X) X(mu, 1.0)
 #include <hpc_ode.h>
 
