@@ -29,6 +29,9 @@
 #                    --compile-to/--system-lib, the cache, bad files
 #   odegen_events.sh events (a ball, thresholds) and --t-eval against
 #                    scipy, on 1 and 3 ranks, resumed, sharded
+#   odegen_stiff.sh  --method BDF (SUNDIALS CVODE) on Robertson, van der
+#                    Pol mu=1000 and a Brusselator of dim 100 against
+#                    scipy's BDF and Radau; 1 and 3 ranks; events
 # the engine as the GPU runs it (one lane, any stride), per built-in
 ODEGEN_LANE1 = tests/odegen_lane1.h tests/odegen_lane1_decay_sin.c tests/odegen_lane1_lorenz.c \
 	tests/odegen_lane1_vanderpol.c tests/odegen_lane1_lotka_volterra.c tests/odegen_lane1_kuramoto.c
@@ -54,8 +57,9 @@ TESTS += tests/odegen_layout
 ODEGEN_TESTS = tests/odegen_scipy.sh tests/odegen_ranks.sh tests/odegen_resume.sh \
 	tests/odegen_errors.sh tests/odegen_hostile.sh tests/odegen_status.sh tests/odegen_shards.sh \
 	tests/odegen_join_read.sh tests/odegen_batch_array.sh tests/odegen_xarray.sh tests/odegen_cuda.sh \
-	tests/odegen_writer.sh tests/odegen_sysfile.sh tests/odegen_events.sh
+	tests/odegen_writer.sh tests/odegen_sysfile.sh tests/odegen_events.sh tests/odegen_stiff.sh
 dist_check_SCRIPTS += $(ODEGEN_TESTS)
 TESTS += $(ODEGEN_TESTS)
 EXTRA_DIST += tests/odegen_lib.sh tests/odegen_ref.py tests/odegen_systems/forced.c \
-	tests/odegen_systems/ball.c tests/odegen_systems/lv-threshold.c
+	tests/odegen_systems/ball.c tests/odegen_systems/lv-threshold.c tests/odegen_systems/robertson.c \
+	tests/odegen_systems/brusselator.c tests/odegen_stiff.py

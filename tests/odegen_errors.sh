@@ -39,7 +39,7 @@ expect 2 "x0-low > x0-high" --x0-low 2 --x0-high 1 --out "$OUT"
 expect 2 "bad --x0-normal" --x0-normal 1 --out "$OUT"
 expect 2 "unknown option" --frobnicate --out "$OUT"
 expect 2 "unknown method" --method RK4 --out "$OUT"
-expect2 2 "an implicit method (not in this release)" --method BDF --out "$OUT"
+expect2 2 "SDIRK (not in this release)" --method SDIRK --out "$OUT"
 expect 2 "scipy's Radau" --method radau --out "$OUT"
 expect 2 "missing value" --out
 expect 2 "no --out" -n 10

@@ -39,9 +39,9 @@ static int take_method(const char *v, void *dest)
             return 0;
         }
     if (strcasecmp(v, "Radau") == 0 || strcasecmp(v, "LSODA") == 0)
-        return HPC_ERR(HPC_ERR_ARG, "scipy's %s is not offered: hpc-odegen has the explicit RK45, RK23 and "
-                       "DOP853 (implicit methods for stiff systems are not in this release)", v);
-    return HPC_ERR(HPC_ERR_ARG, "expected RK45, RK23 or DOP853");
+        return HPC_ERR(HPC_ERR_ARG, "scipy's %s is not offered: for stiff systems take BDF (SUNDIALS CVODE's); "
+                       "see docs/odegen.md", v);
+    return HPC_ERR(HPC_ERR_ARG, "expected RK45, RK23, DOP853 or BDF");
 }
 
 static int take_param(const char *v, void *dest)
@@ -142,8 +142,10 @@ static const hpc_opt_t options[] = {
     HPC_INT("seed", 0, &a.seed, "S", 0, INT64_MAX, HPC_OPT_KEY, "random seed (default 0)"),
     HPC_SECTION("Solver (as scipy's solve_ivp):"),
     HPC_CALL("method", 'm', NULL, "M", take_method, 0,
-             "RK45 (default), RK23 or DOP853: explicit, step for step as scipy's (names in any "
-             "case). Implicit methods for stiff systems (BDF, SDIRK) are not in this release"),
+             "RK45 (default), RK23 or DOP853: explicit, step for step as scipy's; BDF: implicit, "
+             "for stiff systems (SUNDIALS CVODE's variable-order BDF, dense LU; the system's "
+             "Jacobian where its file has one, else difference quotients; CPU only; values "
+             "within the tolerances of scipy's BDF and Radau, not its steps).  Names in any case"),
     HPC_DOUBLE("rtol", 0, &a.rtol, "R", 0, INFINITY, HPC_OPT_BOUNDS | HPC_OPT_GT,
                "relative tolerance, R > 0 (default 1e-3; values below 100 eps are raised to 100 "
                "eps, as scipy does)"),
@@ -506,9 +508,11 @@ int ode_opts_finish(ode_opts_t *o)
     if (o->method < ODE_NEXPLICIT && !(o->sys->methods >> o->method & 1))
         return HPC_ERR(HPC_ERR_ARG, "--method %s: %s was compiled without it (--compile-to compiles every "
                        "method)", ode_method_name(o->method), o->sys_path ? o->sys_path : o->sys->name);
+    if (o->method == ODE_SDIRK)
+        return HPC_ERR(HPC_ERR_ARG, "--method SDIRK is not in this release: for stiff systems take BDF");
     if (o->method >= ODE_NEXPLICIT && !ode_implicit_available())
-        return HPC_ERR(HPC_ERR_ARG, "--method %s: implicit methods are not in this release of hpc-odegen "
-                       "(RK45, RK23, DOP853)", ode_method_name(o->method));
+        return HPC_ERR(HPC_ERR_ARG, "--method %s: this hpc-odegen was built without SUNDIALS (Debian: "
+                       "libsundials-dev), which the implicit methods need", ode_method_name(o->method));
     if (a.device == ODE_DEV_CUDA && o->method >= ODE_NEXPLICIT)
         return HPC_ERR(HPC_ERR_ARG, "--method %s runs on the CPU only: the GPU takes RK45, RK23 and DOP853 "
                        "(--device cpu for %s)", ode_method_name(o->method), ode_method_name(o->method));
