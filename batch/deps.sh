@@ -6,7 +6,7 @@
 #   batch/deps.sh [mpich|openmpi ...]     (default: mpich)
 set -e
 pkgs="build-essential autoconf automake libtool pkg-config libopenblas-dev
-librandom123-dev hdf5-tools python3-numpy python3-scipy python3-h5py python3-torch gnuplot-nox
+librandom123-dev libsundials-dev hdf5-tools python3-numpy python3-scipy python3-h5py python3-torch gnuplot-nox
 python3-xarray python3-netcdf4 python3-h5netcdf python3-sklearn netcdf-bin
 slurmctld slurmd slurm-client help2man environment-modules bash-completion shellcheck"
 [ $# -gt 0 ] || set -- mpich

@@ -31,6 +31,7 @@ uninstall-local:
 	for f in $(BATCH_JOB_FILES) batch/common.sh; do rm -f $(DESTDIR)$(batchdir)/`basename $$f`; done
 
 clean-local:
+	rm -rf tests/odegen-cache
 	@if test "$(abs_top_builddir)" != "$(abs_top_srcdir)"; then \
 	  for f in $(BATCH_JOB_FILES) batch/common.sh; do rm -f $$f; done; \
 	fi

@@ -302,6 +302,13 @@ HPC_EXPORT int hpc_file_printf(hpc_file_t *f, const char *fmt, ...) HPC_PRINTF(2
 HPC_EXPORT int hpc_file_commit(hpc_file_t *f);
 /* Drop what was written (path untouched); frees f.  NULL is a no-op. */
 HPC_EXPORT void hpc_file_discard(hpc_file_t *f);
+/* Collective over comm: rank 0 reads path whole (at most max bytes) and
+ * every rank gets its bytes, NUL-terminated, in *text (free it), and their
+ * count in *len - one read of a shared file however many ranks need it,
+ * and the same bytes on each.  HPC_ERR_IO (cannot read: rank 0's cause
+ * names the path and errno) or HPC_ERR_DATA (larger than max) on every
+ * rank alike. */
+HPC_EXPORT int hpc_file_read_all(const char *path, size_t max, MPI_Comm comm, char **text, size_t *len);
 
 /* ------------------------------------------------------------------ */
 /* Run folders                                                          */

@@ -118,6 +118,11 @@ static const hpc_setting_t table[] = {
     /* the programs (the app kit) and the drop-in */
     {"HPC_PROGRESS", HPC_SET_SECONDS, "60", 0, INFINITY, NULL, "programs",
      "seconds between progress lines where neither stderr nor the launcher's is a terminal (0: none)", NULL},
+    {"HPC_ODEGEN_CC", HPC_SET_TEXT, "cc", 0, 0, "COMMAND", "programs",
+     "hpc-odegen --system-file: the C compiler (GCC or Clang) that compiles a system file", NULL},
+    {"HPC_ODEGEN_CACHE", HPC_SET_TEXT, "", 0, 0, "DIR", "programs",
+     "hpc-odegen: compiled systems and GPU kernels (default $XDG_CACHE_HOME/hpckit/odegen or "
+     "~/.cache/hpckit/odegen; one folder every node sees)", NULL},
     {"HPC_MPI_VERBOSE", HPC_SET_FLAG, "0", 0, 1, NULL, "drop-in",
      "libhpc-mpi.so: at MPI_Finalize, the calls it served and passed on", NULL},
     {"HPC_MPI_SMALL", HPC_SET_BYTES, "8K", 0, INFINITY, NULL, "drop-in",

@@ -23,10 +23,22 @@
 #   odegen_xarray.sh xarray opens plain and joined files with named
 #                    dimensions (needs python3-xarray)
 #   odegen_cuda.sh   --device cuda against the CPU (skips without a GPU)
+#   odegen_sysfile.sh  systems from C files: the built-ins' files give
+#                    their bits, a test system (tests/odegen_systems/)
+#                    against scipy, on 1 and 3 ranks, resumed, sharded;
+#                    --compile-to/--system-lib, the cache, bad files
+#   odegen_events.sh events (a ball, thresholds) and --t-eval against
+#                    scipy, on 1 and 3 ranks, resumed, sharded
+#   odegen_stiff.sh  --method BDF (SUNDIALS CVODE) on Robertson, van der
+#                    Pol mu=1000 and a Brusselator of dim 100 against
+#                    scipy's BDF and Radau; 1 and 3 ranks; events
+# the engine as the GPU runs it (one lane, any stride), per built-in
+ODEGEN_LANE1 = tests/odegen_lane1.h tests/odegen_lane1_decay_sin.c tests/odegen_lane1_lorenz.c \
+	tests/odegen_lane1_vanderpol.c tests/odegen_lane1_lotka_volterra.c tests/odegen_lane1_kuramoto.c
 check_PROGRAMS += tests/odegen_unit
-tests_odegen_unit_SOURCES = tests/odegen_unit.c tests/odegen_lane1.c \
-	apps/odegen/solver.c apps/odegen/systems.c
-tests_odegen_unit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/apps/odegen
+tests_odegen_unit_SOURCES = tests/odegen_unit.c $(ODEGEN_LANE1)
+tests_odegen_unit_LDADD = apps/odegen/libodesys.a $(HPC_LDADD)
+tests_odegen_unit_CPPFLAGS = $(apps_odegen_hpc_odegen_CPPFLAGS)
 tests_odegen_unit_CFLAGS = $(apps_odegen_hpc_odegen_CFLAGS)
 TESTS += tests/odegen_unit
 #   odegen_layout    the GPU's scratch layout (stride 65,536, dim 2,000:
@@ -35,8 +47,8 @@ TESTS += tests/odegen_unit
 # (odegen_cuda.sh, device-check.sh: the GPU's values against the CPU's)
 check_PROGRAMS += tests/h5close
 check_PROGRAMS += tests/odegen_layout
-tests_odegen_layout_SOURCES = tests/odegen_layout.c tests/odegen_lane1.c \
-	apps/odegen/solver.c apps/odegen/systems.c
+tests_odegen_layout_SOURCES = tests/odegen_layout.c $(ODEGEN_LANE1)
+tests_odegen_layout_LDADD = apps/odegen/libodesys.a $(HPC_LDADD)
 tests_odegen_layout_CPPFLAGS = $(tests_odegen_unit_CPPFLAGS)
 # -fwrapv: a 32-bit index that overflows wraps, as it does on the GPU,
 # instead of being undefined behaviour the optimiser may hide
@@ -45,7 +57,9 @@ TESTS += tests/odegen_layout
 ODEGEN_TESTS = tests/odegen_scipy.sh tests/odegen_ranks.sh tests/odegen_resume.sh \
 	tests/odegen_errors.sh tests/odegen_hostile.sh tests/odegen_status.sh tests/odegen_shards.sh \
 	tests/odegen_join_read.sh tests/odegen_batch_array.sh tests/odegen_xarray.sh tests/odegen_cuda.sh \
-	tests/odegen_writer.sh
+	tests/odegen_writer.sh tests/odegen_sysfile.sh tests/odegen_events.sh tests/odegen_stiff.sh
 dist_check_SCRIPTS += $(ODEGEN_TESTS)
 TESTS += $(ODEGEN_TESTS)
-EXTRA_DIST += tests/odegen_lib.sh tests/odegen_ref.py
+EXTRA_DIST += tests/odegen_lib.sh tests/odegen_ref.py tests/odegen_systems/forced.c \
+	tests/odegen_systems/ball.c tests/odegen_systems/lv-threshold.c tests/odegen_systems/robertson.c \
+	tests/odegen_systems/brusselator.c tests/odegen_stiff.py

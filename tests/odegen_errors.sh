@@ -38,6 +38,9 @@ expect 2 "max step <= 0" --max-step 0 --out "$OUT"
 expect 2 "x0-low > x0-high" --x0-low 2 --x0-high 1 --out "$OUT"
 expect 2 "bad --x0-normal" --x0-normal 1 --out "$OUT"
 expect 2 "unknown option" --frobnicate --out "$OUT"
+expect 2 "unknown method" --method RK4 --out "$OUT"
+expect2 2 "SDIRK (not in this release)" --method SDIRK --out "$OUT"
+expect 2 "scipy's Radau" --method radau --out "$OUT"
 expect 2 "missing value" --out
 expect 2 "no --out" -n 10
 expect 2 "--resume with --force" --resume --force --out "$OUT"

@@ -6,6 +6,10 @@
 # $H5DIFF, need_h5diff (tests/testlib.sh).
 . "${top_srcdir:-.}/tests/testlib.sh" odegen
 ODEGEN=$top_builddir/apps/odegen/hpc-odegen
+# compiled systems: one cache for every test of this build tree (the lock
+# keeps parallel tests apart), so each file is compiled once per build
+HPC_ODEGEN_CACHE=${HPC_ODEGEN_CACHE:-$(cd "$top_builddir" && pwd)/tests/odegen-cache}
+export HPC_ODEGEN_CACHE
 # every dataset of an hpc-odegen file (attributes are compared separately)
 ODEGEN_DATASETS="/t /x0 /y /traj /component /stats/nsteps /stats/nfev /stats/nrejected /stats/status /stats/done /stats/written /stats/chunk"
 

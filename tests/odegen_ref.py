@@ -1,17 +1,20 @@
 #!/usr/bin/env python3
-"""odegen_ref.py - check an hpc-odegen file against scipy's solve_ivp(RK45).
+"""odegen_ref.py - check an hpc-odegen file against scipy's solve_ivp.
 
     odegen_ref.py FILE.h5 [--rtol-values TOL] [--seq] [--limit N]
 
 For every trajectory in FILE.h5 (or the first N) this solves the same
-initial-value problem with scipy.integrate.solve_ivp(method='RK45') on the
-file's own time grid /t, with the file's rtol/atol/max_step/first_step and
-x0, and checks:
+initial-value problem with scipy.integrate.solve_ivp(method=M) - M the
+file's method, RK45, RK23 or DOP853 - on the file's own time grid /t
+(t_eval, without dense_output: DOP853 pays its three dense-output
+evaluations only in steps that output), with the file's
+rtol/atol/max_step/first_step and x0, and checks:
 
   * status: 0 where scipy succeeds, -1 where scipy stops with "Required step
     size is less than spacing between numbers" - always equal;
-  * step counts (scipy's: accepted = len(sol.ts) - 1; rejected = (nfev - 2 -
-    6 accepted) / 6): equal against --seq always, and against stock scipy
+  * step counts (scipy's: accepted steps counted as the solver takes them;
+    rejected = (nfev - 2 - S accepted - 3 dense) / S, S the stages per
+    attempt): equal against --seq always, and against stock scipy
     for trajectories that reach t1; for those that fail at the step-size
     floor, within 10% of stock scipy's (see counts_agree(): there the counts
     depend on the CPU's BLAS kernel, not on hpc-odegen);
@@ -32,8 +35,8 @@ order - the same algorithm with the same operation order - and then the
 values agree to the last bits of the sine (< 1e-12; exactly for systems
 without a sine).
 
-The right-hand sides below mirror apps/odegen/ode_rhs.h operation for
-operation.  Exit 0 if all checks pass, 1 otherwise, 77 if h5py/scipy are
+The right-hand sides below mirror data/systems/*.c (and the test systems'
+files, tests/odegen_systems/) operation for operation.  Exit 0 if all checks pass, 1 otherwise, 77 if h5py/scipy are
 missing.
 """
 import sys
@@ -68,11 +71,74 @@ def rhs_for(f):
                                       -ga * v[1] + de * v[0] * v[1]])
     if system == "kuramoto":
         kn = par("K") / int(a["dim"])
-        om = np.asarray(a["omega"], dtype=np.float64)
+        om = np.asarray(a["param_omega"], dtype=np.float64)
         # sequential sum over j, as the C loop (np.sum would sum pairwise)
         return lambda t, th: om + kn * np.add.accumulate(
             np.sin(th[None, :] - th[:, None]), axis=1)[:, -1]
+    if system == "test-forced":      # tests/odegen_systems/forced.c
+        z, w0 = par("zeta"), par("w0")
+        amp = np.asarray(a["param_amp"], dtype=np.float64)
+
+        def forced(t, v):
+            force = 0.0
+            for k in range(3):
+                force = force + amp[k] * np.cos((k + 1.0) * t)
+            spring = v[0] if v[0] > 0 else 1.5 * v[0]
+            return np.array([v[1], -2 * z * w0 * v[1] - w0 * w0 * spring + force * np.exp(-0.1 * t)])
+        return forced
+    if system == "test-ball":        # tests/odegen_systems/ball.c
+        g, drag = par("g"), par("drag")
+        return lambda t, v: np.array([v[1], -g - drag * v[1] * np.abs(v[1])])
+    if system == "test-lv-threshold":  # tests/odegen_systems/lv-threshold.c
+        al, be, ga, de = par("alpha"), par("beta"), par("gamma"), par("delta")
+        return lambda t, v: np.array([al * v[0] - be * v[0] * v[1], -ga * v[1] + de * v[0] * v[1]])
     raise SystemExit("odegen_ref.py: unknown system %r" % system)
+
+
+def event(fn, terminal=False, direction=0):
+    fn.terminal, fn.direction = terminal, direction
+    return fn
+
+
+def events_for(f):
+    """The system's events as solve_ivp takes them: [(name, function)]."""
+    a = f.attrs
+    system = a["system"].decode() if isinstance(a["system"], bytes) else str(a["system"])
+    par = lambda k: float(a["param_" + k])
+    if system == "test-ball":
+        return [("ground", event(lambda t, v: v[0], True, -1)), ("apex", event(lambda t, v: v[1], False, -1))]
+    if system == "test-lv-threshold":
+        low, high = par("low"), par("high")
+        return [("prey_low", event(lambda t, v: v[0] - low, False, -1)),
+                ("predators_high", event(lambda t, v: v[1] - high, False, 1))]
+    return []
+
+
+def check_events(i, f, evs, r, tol, x0):
+    """Event times and states of trajectory i against scipy's: the count,
+    then the first max_events of each within tol (times relative to the
+    interval, states to each component's scale over the trajectory, as
+    the values).  A list of complaints."""
+    bad = []
+    t0, t1 = float(f.attrs["t0"]), float(f.attrs["t1"])
+    for e, (name, _) in enumerate(evs):
+        g = f["events/" + name]
+        want_t, want_y = r.t_events[e], r.y_events[e]
+        if int(g["count"][i]) != len(want_t):
+            bad.append("event %s: %d occurrences, scipy %d" % (name, g["count"][i], len(want_t)))
+            continue
+        m = min(len(want_t), g["t"].shape[1])
+        got_t, got_y = g["t"][i, :m], g["y"][i, :m]
+        if m and np.max(np.abs(got_t - want_t[:m])) > tol * (t1 - t0):
+            bad.append("event %s: times differ by %.3g" % (name, np.max(np.abs(got_t - want_t[:m]))))
+        ry = np.asarray(r.y, dtype=np.float64).reshape(want_y.shape[1] if m else 1, -1)
+        scale = np.max(np.abs(np.concatenate([x0[None, :], ry.T, want_y[:m]])), axis=0) if m else 1
+        scale = np.where(scale == 0, 1.0, scale)
+        if m and np.max(np.abs(got_y - want_y[:m]) / scale) > tol:
+            bad.append("event %s: states differ by %.3g relative" % (name, np.max(np.abs(got_y - want_y[:m]) / scale)))
+        if not np.all(np.isnan(g["t"][i, m:])):
+            bad.append("event %s: times past the last are not NaN" % name)
+    return bad
 
 
 def use_sequential_sums():
@@ -98,19 +164,44 @@ def use_sequential_sums():
         return np.sqrt(np.add.accumulate(x * x)[-1]) / x.size ** 0.5
 
     def dense(self):
-        Q = np.stack([self.K[0].copy()] + [comb(self.K.T, self.P[:, k]) for k in (1, 2, 3)],
+        Q = np.stack([self.K[0].copy()] + [comb(self.K.T, self.P[:, k]) for k in range(1, self.P.shape[1])],
                      axis=1)
         return rk.RkDenseOutput(self.t_old, self.t, self.y_old, Q)
 
     def call(self, t):
         x = np.atleast_1d((t - self.t_old) / self.h)
-        p2 = x * x
-        p3 = p2 * x
-        p4 = p3 * x
         Q = self.Q
-        y = self.h * (((Q[:, 0:1] * x + Q[:, 1:2] * p2) + Q[:, 2:3] * p3) + Q[:, 3:4] * p4)
-        y = y + self.y_old[:, None]
+        p = x * x
+        acc = Q[:, 0:1] * x + Q[:, 1:2] * p
+        for k in range(2, Q.shape[1]):
+            p = p * x
+            acc = acc + Q[:, k:k + 1] * p
+        y = self.h * acc + self.y_old[:, None]
         return y if np.ndim(t) else y[:, 0]
+
+    def dop_norm(self, K, h, scale):
+        e5 = comb(K.T, self.E5) / scale
+        e3 = comb(K.T, self.E3) / scale
+        n5 = np.sqrt(np.add.accumulate(e5 * e5)[-1])
+        n3 = np.sqrt(np.add.accumulate(e3 * e3)[-1])
+        n5, n3 = n5 * n5, n3 * n3
+        if n5 == 0 and n3 == 0:
+            return 0.0
+        return np.abs(h) * n5 / np.sqrt((n5 + 0.01 * n3) * len(scale))
+
+    def dop_dense(self):
+        K = self.K_extended
+        h = self.h_previous
+        for s, (a, c) in enumerate(zip(self.A_EXTRA, self.C_EXTRA), start=self.n_stages + 1):
+            K[s] = self.fun(self.t_old + c * h, self.y_old + comb(K[:s].T, a[:s]) * h)
+        F = np.empty((7, self.n))
+        dy = self.y - self.y_old
+        F[0] = dy
+        F[1] = h * K[0] - dy
+        F[2] = 2 * dy - h * (self.f + K[0])
+        for r in range(4):
+            F[3 + r] = h * comb(K.T, self.D[r])
+        return rk.Dop853DenseOutput(self.t_old, self.t, self.y_old, F)
 
     rk.rk_step = rk_step
     rk.norm = norm
@@ -118,6 +209,29 @@ def use_sequential_sums():
     rk.RungeKutta._estimate_error = lambda self, K, h: comb(K.T, self.E) * h
     rk.RungeKutta._dense_output_impl = dense
     rk.RkDenseOutput._call_impl = call
+    rk.DOP853._estimate_error_norm = dop_norm
+    rk.DOP853._dense_output_impl = dop_dense
+
+
+# Accepted steps and dense outputs, counted as scipy takes them (solve_ivp
+# without dense_output returns neither).
+COUNT = {"steps": 0, "dense": 0}
+
+
+def count_steps():
+    step, dense = rk.RungeKutta._step_impl, rk.DOP853._dense_output_impl
+
+    def counted_step(self):
+        ok, msg = step(self)
+        COUNT["steps"] += ok
+        return ok, msg
+
+    def counted_dense(self):
+        COUNT["dense"] += 1
+        return dense(self)
+
+    rk.RungeKutta._step_impl = counted_step
+    rk.DOP853._dense_output_impl = counted_dense
 
 
 # Stock scipy at the step-size floor: how far its counts may be from
@@ -163,6 +277,7 @@ def main(argv):
     seq = "--seq" in argv
     if seq:
         use_sequential_sums()
+    count_steps()
     with h5py.File(path, "r") as f:
         a = f.attrs
         fun = rhs_for(f)
@@ -176,6 +291,10 @@ def main(argv):
         if float(a["first_step"]) > 0:
             opts["first_step"] = float(a["first_step"])
         system = a["system"]
+        evs = events_for(f)
+        method = a["method"].decode() if isinstance(a["method"], bytes) else str(a["method"])
+        method = method.split()[0]
+    stages = {"RK23": 3, "RK45": 6, "DOP853": 12}[method]
     n = len(x0) if limit is None else min(limit, len(x0))
     bad, worst, checked = 0, 0.0, 0
     skipped = 0
@@ -183,10 +302,13 @@ def main(argv):
         if st[i] in (-2, -3):    # non-finite / max-steps: scipy has no such status
             skipped += 1
             continue
-        r = solve_ivp(fun, (t0, t1), x0[i], method="RK45", t_eval=tg, dense_output=True, **opts)
-        acc = len(r.sol.ts) - 1 if r.sol is not None else 0
-        rej = (r.nfev - 2 - 6 * acc) // 6 if "first_step" not in opts else (r.nfev - 1 - 6 * acc) // 6
-        want_status = 0 if r.status == 0 else -1
+        COUNT["steps"] = COUNT["dense"] = 0
+        kw = dict(events=[fn for _, fn in evs]) if evs else {}
+        r = solve_ivp(fun, (t0, t1), x0[i], method=method, t_eval=tg, **opts, **kw)
+        acc = COUNT["steps"]
+        init = 1 if "first_step" in opts else 2
+        rej = (r.nfev - init - stages * acc - 3 * COUNT["dense"]) // stages
+        want_status = {0: 0, 1: 1}.get(r.status, -1)
         ok, why = counts_agree(r.status, (acc, rej, r.nfev), (ns[i], nr[i], nf[i]), seq)
         if st[i] != want_status or not ok:
             bad += 1
@@ -195,7 +317,16 @@ def main(argv):
                       "hpc-odegen status %d steps %d nfev %d rejected %d%s"
                       % (i, r.status, acc, r.nfev, rej, st[i], ns[i], nf[i], nr[i], why))
             continue
-        m = r.y.shape[1]                       # grid points scipy reached
+        if evs:
+            with h5py.File(path, "r") as f:
+                why = check_events(i, f, evs, r, max(tol, 1e-13), x0[i])
+            if why:
+                bad += 1
+                if bad <= 5:
+                    print("trajectory %d: %s" % (i, "; ".join(why)))
+                continue
+        ry = np.asarray(r.y, dtype=np.float64).reshape(len(x0[i]), -1)
+        m = ry.shape[1]                        # grid points scipy reached
         ours = int(np.sum(~np.isnan(y[i, :, 0])))  # grid points hpc-odegen reached
         if ours != m and (seq or r.status == 0 or abs(ours - m) > 1):
             bad += 1
@@ -204,7 +335,7 @@ def main(argv):
         m = min(m, ours)
         if m == 0:
             continue
-        ref = r.y.T[:m]
+        ref = ry.T[:m]
         scale = np.max(np.abs(ref), axis=0)
         scale[scale == 0] = 1.0
         err = np.max(np.abs(y[i, :m] - ref) / scale)
@@ -217,8 +348,8 @@ def main(argv):
             bad += 1
             if bad <= 5:
                 print("trajectory %d: values differ by %.3g relative (> %g)" % (i, err, tol))
-    print("odegen_ref: %s %s rtol=%g: %d trajectories (%d skipped), %d mismatches, worst value"
-          " error %.3g (bound %g)%s" % (path, system, opts["rtol"], n, skipped, bad, worst, tol,
+    print("odegen_ref: %s %s %s rtol=%g: %d trajectories (%d skipped), %d mismatches, worst value"
+          " error %.3g (bound %g)%s" % (path, system, method, opts["rtol"], n, skipped, bad, worst, tol,
                              " [sequential sums]" if "--seq" in argv else ""))
     return 1 if bad else 0
 

@@ -61,9 +61,9 @@ def check(path, engine):
     dec = xr.decode_cf(raw)
     assert dec.status.dtype == np.int8 and np.array_equal(dec.status.values, ref["stats/status"][...]), what
     fv = np.asarray(dec.status.attrs["flag_values"])
-    assert fv.dtype == np.int8 and list(fv) == [0, -1, -2, -3, -127, -128], (what, fv)
+    assert fv.dtype == np.int8 and list(fv) == [0, 1, -1, -2, -3, -127, -128], (what, fv)
     fm = dec.status.attrs["flag_meanings"].split()
-    assert fm == ["ok", "step_size_underflow", "non_finite", "max_steps_used_up", "missing", "not_computed"], fm
+    assert fm == ["ok", "terminal_event", "step_size_underflow", "non_finite", "max_steps_used_up", "missing", "not_computed"], fm
     assert "legend" not in dec.status.attrs, what
     xr.decode_cf(xr.open_dataset(path, engine=engine, decode_cf=False))
     for d in ds.dims:
@@ -81,8 +81,8 @@ EOF
 if command -v ncdump > /dev/null 2>&1; then
     for f in "$T/plain.h5" "$T/sh/ode.h5"; do
         ncdump -h "$f" > "$T/cdl" 2>&1 || { cat "$T/cdl"; fail "ncdump -h $f"; }
-        for want in ':Conventions = "CF-1.10" ;' 'status:flag_values = 0b, -1b, -2b, -3b, -127b, -128b ;' \
-            'status:flag_meanings = "ok step_size_underflow non_finite max_steps_used_up missing not_computed" ;' \
+        for want in ':Conventions = "CF-1.10" ;' 'status:flag_values = 0b, 1b, -1b, -2b, -3b, -127b, -128b ;' \
+            'status:flag_meanings = "ok terminal_event step_size_underflow non_finite max_steps_used_up missing not_computed" ;' \
             'y:units = "1" ;' 't:units = "1" ;' 'double t(t) ;' 'int64 traj(traj) ;' 'int64 component(component) ;' \
             'byte status(traj) ;'; do
             grep -qF -- "$want" "$T/cdl" || { cat "$T/cdl"; fail "ncdump -h $f: no '$want'"; }

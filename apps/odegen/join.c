@@ -215,7 +215,8 @@ static int scales(hid_t file)
 
 /* What OUT will take, at most: shard 0's /t and /component copied (twice
  * over, for HDF5's own slack), a generous 1 KiB per mapping of each
- * virtual dataset (a file name, a dataset name and two selections),
+ * virtual dataset (a file name, a dataset name and two selections; the
+ * events' three datasets per event too),
  * and the root's attributes and metadata.  Reserved before HDF5 writes a
  * byte, as every other output: on a full disk HDF5 1.10 crashes inside
  * its own calls (hpc_h5_create_reserved); what is not used is given back
@@ -231,7 +232,60 @@ static double join_bytes(const char *shard0, int64_t n)
     }
     if (src >= 0) H5Fclose(src);
     H5Eclear2(H5E_DEFAULT);
-    return 262144.0 + 2 * small + (double)n * NROWS * 1024.0;
+    return 262144.0 + 2 * small + (double)n * (NROWS + 3 * ODE_MAXEV) * 1024.0;
+}
+
+/* the events' datasets of shard 0 (events/NAME/count, t, y), as virtual
+ * datasets over every shard's rows, with their scales: traj, the copied
+ * events/occurrence, component */
+static herr_t event_name(hid_t g, const char *name, const H5L_info_t *info, void *arg)
+{
+    (void)g, (void)info;
+    char (*names)[200] = arg;
+    int k = 0;
+    while (k < ODE_MAXEV && names[k][0]) k++;
+    if (k < ODE_MAXEV && strcmp(name, "occurrence")) snprintf(names[k], sizeof names[k], "%s", name);
+    return 0;
+}
+
+static int virtual_events(hid_t file, const shard_t *sh, int64_t n, const char *const *files)
+{
+    char names[ODE_MAXEV][200];
+    memset(names, 0, sizeof names);
+    hid_t src = H5Fopen(files[0], H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (src < 0) return hpc_error_hdf5(__FILE__, __LINE__, "H5Fopen");
+    herr_t e = 0;
+    if (H5Lexists(src, "events", H5P_DEFAULT) > 0) {
+        e = H5Literate_by_name(src, "events", H5_INDEX_NAME, H5_ITER_INC, NULL, event_name, names, H5P_DEFAULT);
+        hid_t g = e < 0 ? -1 : H5Gcreate2(file, "events", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        e = g < 0 ? -1 : H5Gclose(g);
+        if (e >= 0) e = copy_small(src, file, "events/occurrence");
+    }
+    H5Fclose(src);
+    if (e < 0) return hpc_error_hdf5(__FILE__, __LINE__, "the events of shard 0");
+    if (!names[0][0]) return 0;
+    const char *sets[3] = {"count", "t", "y"};
+    const double fill[3] = {-1, NAN, NAN};
+    hid_t traj = H5Dopen2(file, "traj", H5P_DEFAULT), comp = H5Dopen2(file, "component", H5P_DEFAULT);
+    hid_t occ = H5Dopen2(file, "events/occurrence", H5P_DEFAULT);
+    int rc = traj < 0 || comp < 0 || occ < 0 ? hpc_error_hdf5(__FILE__, __LINE__, "H5Dopen2") : 0;
+    if (!rc) rc = hpc_h5_scale_set(occ, "occurrence");
+    for (int k = 0; !rc && k < ODE_MAXEV && names[k][0]; k++)
+        for (int j = 0; !rc && j < 3; j++) {
+            char path[512];
+            snprintf(path, sizeof path, "events/%.199s/%s", names[k], sets[j]);
+            rc = virtual_rows(file, path, fill[j], sh, n, files);
+            hid_t d = rc ? -1 : H5Dopen2(file, path, H5P_DEFAULT);
+            if (!rc && d < 0) rc = hpc_error_hdf5(__FILE__, __LINE__, "H5Dopen2");
+            if (!rc) rc = hpc_h5_scale_attach(d, traj, 0);
+            if (!rc && j) rc = hpc_h5_scale_attach(d, occ, 1);
+            if (!rc && j == 2) rc = hpc_h5_scale_attach(d, comp, 2);
+            if (d >= 0) H5Dclose(d);
+        }
+    if (traj >= 0) H5Dclose(traj);
+    if (comp >= 0) H5Dclose(comp);
+    if (occ >= 0) H5Dclose(occ);
+    return rc;
 }
 
 /* rank 0: check the shards, write OUT (finished only if whole); 0 or an
@@ -264,6 +318,7 @@ static int join(const ode_opts_t *o, int argc, char **argv)
     for (int k = 0; rc == 0 && k < NROWS; k++)
         rc = virtual_rows(hpc_h5_id(f), ROWS[k].name, ROWS[k].fill, sh, n, (const char *const *)files);
     if (rc == 0) rc = scales(hpc_h5_id(f));
+    if (rc == 0) rc = virtual_events(hpc_h5_id(f), sh, n, (const char *const *)files);
     if (rc == 0) rc = hpc_h5_provenance(f, hpc_h5_id(f), ODEGEN_PROG, argc, argv);
     if (rc < 0) rc = HPC_ERR(rc, "writing %s: %s", o->out, hpc_last_cause());
 out:

@@ -26,6 +26,7 @@ typedef struct {
     int64_t cap;            /* trajectories */
     double *x0, *y, *scratch;
     ode_stat_t *st;
+    ode_evout_t ev;         /* the events of the batch (systems with events) */
     int64_t *chunks;        /* chunk indices in the batch */
     int nchunks;
     ode_rows_t rows;        /* the batch as handed to the writer */
@@ -35,12 +36,22 @@ static int batch_alloc(batch_t *b, const ode_opts_t *o, int64_t cap)
 {
     memset(b, 0, sizeof *b);
     b->cap = cap;
+    size_t nev = (size_t)o->sys->nev, M = (size_t)o->max_events;
     b->x0 = malloc((size_t)cap * o->dim * sizeof(double));
     b->y = malloc((size_t)cap * o->nt * o->dim * sizeof(double));
     b->st = malloc((size_t)cap * sizeof *b->st);
-    b->scratch = malloc(ode_cpu_scratch(o->dim) * sizeof(double));
+    /* the explicit engine's lanes (64-byte aligned: one lane set of a
+     * component is a cache line) */
+    size_t sc = o->method < ODE_NEXPLICIT ? o->sys->scratch(o->method, o->dim) : 0;
+    b->scratch = sc ? aligned_alloc(64, (sc * sizeof(double) + 63) / 64 * 64) : NULL;
     b->chunks = malloc((size_t)(cap / o->chunk + 1) * sizeof *b->chunks);
-    return b->x0 && b->y && b->st && b->scratch && b->chunks ? 0 : -1;
+    if (nev) {
+        b->ev.count = malloc((size_t)cap * nev * sizeof *b->ev.count);
+        b->ev.t = malloc((size_t)cap * nev * M * sizeof *b->ev.t);
+        b->ev.y = malloc((size_t)cap * nev * M * o->dim * sizeof *b->ev.y);
+    }
+    return b->x0 && b->y && b->st && (b->scratch || !sc) && b->chunks &&
+           (!nev || (b->ev.count && b->ev.t && b->ev.y)) ? 0 : -1;
 }
 
 static void batch_free(batch_t *b)
@@ -50,6 +61,24 @@ static void batch_free(batch_t *b)
     free(b->st);
     free(b->scratch);
     free(b->chunks);
+    free(b->ev.count);
+    free(b->ev.t);
+    free(b->ev.y);
+}
+
+/* n trajectories of the batch, on the CPU: the explicit engine compiled
+ * with the system, or an implicit method */
+static int solve_cpu(const ode_opts_t *o, const ode_prob_t *p, batch_t *b, int64_t n)
+{
+    size_t nev = (size_t)p->nev, M = (size_t)p->max_events;
+    if (nev) {
+        memset(b->ev.count, 0, (size_t)n * nev * sizeof *b->ev.count);
+        for (size_t i = 0; i < (size_t)n * nev * M; i++) b->ev.t[i] = NAN;
+        for (size_t i = 0; i < (size_t)n * nev * M * (size_t)p->dim; i++) b->ev.y[i] = NAN;
+    }
+    if (p->method >= ODE_NEXPLICIT) return ode_implicit_solve(o->sys, p, n, b->x0, b->y, b->st, nev ? &b->ev : NULL);
+    o->sys->solve(p, n, b->x0, b->y, b->st, nev ? &b->ev : NULL, b->scratch);
+    return 0;
 }
 
 typedef struct {
@@ -140,11 +169,15 @@ static int process(run_t *r, batch_t *b, int64_t n)
             return rc;
         }
     } else {
-        ode_solve_cpu(r->p, n, b->x0, b->y, b->st, b->scratch);
+        int rc = solve_cpu(o, r->p, b, n);
+        if (rc < 0) {
+            snprintf(r->err, sizeof r->err, "%s", hpc_last_cause());
+            return rc;
+        }
     }
     r->solve_s += hpc_wtime() - t;
     t = hpc_wtime();
-    b->rows = (ode_rows_t){r->out, b->nchunks, b->chunks, b->x0, b->y, b->st};
+    b->rows = (ode_rows_t){r->out, b->nchunks, b->chunks, b->x0, b->y, b->st, &b->ev};
     int rc = ode_out_put(&b->rows);
     if (rc < 0) {
         snprintf(r->err, sizeof r->err, "%s", hpc_last_cause());
@@ -164,7 +197,7 @@ static int process(run_t *r, batch_t *b, int64_t n)
 }
 
 typedef struct {
-    int64_t failed, steps, by[4];
+    int64_t failed, steps, by[4], stopped;
 } totals_t;
 
 static void summary(const ode_opts_t *o, const totals_t *t, double wall, int64_t computed,
@@ -172,18 +205,20 @@ static void summary(const ode_opts_t *o, const totals_t *t, double wall, int64_t
 {
     double solve_sum = 0;
     MPI_Reduce(&solve_s, &solve_sum, 1, MPI_DOUBLE, MPI_SUM, 0, hpc_comm_world());
-    char sz[32] = "?", resumed[96] = "";
+    char sz[32] = "?", resumed[96] = "", events[64] = "";
     struct stat sb;
     if (hpc_rank() == 0 && stat(o->out, &sb) == 0) hpc_format_bytes((double)sb.st_size, sz, sizeof sz);
     int size = hpc_size();
     if (resumed_chunks > 0)
         snprintf(resumed, sizeof resumed, " (resumed: %lld chunks were already done)",
                  (long long)resumed_chunks);
+    if (o->sys->nev)
+        snprintf(events, sizeof events, ", %lld ended by an event", (long long)t->stopped);
     hpc_app_summary("%lld trajectories, %lld failed (%lld underflow, %lld non-finite, "
-                    "%lld max-steps), %lld steps, %.2f s, %.0f traj/s on %d rank%s (%s; solver alone "
+                    "%lld max-steps)%s, %lld steps, %.2f s, %.0f traj/s on %d rank%s (%s; solver alone "
                     "%.0f traj/s per rank), %s %s%s",
                     (long long)o->n, (long long)t->failed, (long long)t->by[0], (long long)t->by[1],
-                    (long long)t->by[2], (long long)t->steps, wall, wall > 0 ? computed / wall : 0.0,
+                    (long long)t->by[2], events, (long long)t->steps, wall, wall > 0 ? computed / wall : 0.0,
                     size, size > 1 ? "s" : "", o->device == ODE_DEV_CUDA ? "cuda" : "cpu",
                     solve_sum > 0 ? computed / solve_sum : 0.0, o->out, sz, resumed);
 }
@@ -198,7 +233,7 @@ static int open_device(run_t *r, const ode_opts_t *o, const ode_prob_t *p)
     int64_t want = (int64_t)(512.0 * 1024 * 1024 / per);
     if (want > 131072) want = 131072;
     int batch_chunks = want > o->chunk ? (int)(want / o->chunk) : 1;
-    hpc_app_agree_rc(ode_cuda_open(p, batch_chunks * o->chunk, &r->cuda), HPC_EXIT_DATA, NULL);
+    hpc_app_agree_rc(ode_cuda_open(o, p, batch_chunks * o->chunk, &r->cuda), HPC_EXIT_DATA, NULL);
     return batch_chunks;
 }
 
@@ -224,35 +259,57 @@ static void compute(run_t *r, batch_t b[2], int batch_chunks)
     r->write_s += hpc_wtime() - t;
 }
 
+/* --compile-to FILE.so: the compiled system copied there (rank 0), for
+ * --system-lib on nodes without a compiler */
+static void compile_to(const ode_opts_t *o)
+{
+    int rc = 0;
+    if (hpc_rank() == 0) {
+        char *bytes = NULL;
+        size_t len = 0;
+        hpc_file_t *f = NULL;
+        rc = hpc_file_read_all(ode_sys_object(), (size_t)1 << 31, MPI_COMM_SELF, &bytes, &len);
+        if (!rc) rc = hpc_file_open(o->compile_to, &f);
+        if (!rc && fwrite(bytes, 1, len, hpc_file_stream(f)) != len) rc = HPC_ERR(HPC_ERR_IO, "writing %s", o->compile_to);
+        if (!rc) rc = hpc_file_commit(f);
+        else hpc_file_discard(f);
+        free(bytes);
+    }
+    hpc_app_agree_rc(rc, HPC_EXIT_DATA, "--compile-to");
+    if (hpc_rank() == 0 && !hpc_app_quiet())
+        printf("%s: %s (system %s, sha256 %s) compiled into %s; run it with --system-lib %s\n", ODEGEN_PROG,
+               o->sys_path, o->sys->name, o->sys_sha256, o->compile_to, o->compile_to);
+}
+
 int main(int argc, char **argv)
 {
     ode_opts_t o;
     hpc_app_start(&ode_app, &argc, &argv);
-    if (ode_opts_finish(&o) < 0) hpc_app_exit(HPC_EXIT_USAGE, "%s", hpc_last_cause());
+    ode_opts_system(&o);
+    if (o.compile_to) {
+        compile_to(&o);
+        return hpc_app_finish();
+    }
+    if (ode_opts_finish(&o) < 0 || ode_params_setup(&o) < 0) hpc_app_exit(HPC_EXIT_USAGE, "%s", hpc_last_cause());
     if (o.join) {
         ode_join(&o, argc, argv);
         return hpc_app_finish();
     }
 
-    double *tgrid = malloc((size_t)o.nt * sizeof *tgrid);
-    double *vec = ode_system_vec(&o);
-    if (!tgrid || (o.sys->sys == ODE_SYS_KURAMOTO && !vec))
-        hpc_app_fatal(HPC_EXIT_DATA, "out of memory for the time grid");
-    ode_tgrid(o.t0, o.t1, o.nt, tgrid);
+    double *tgrid = o.tgrid;
     ode_prob_t p;
-    ode_make_prob(&o, tgrid, vec, &p);
+    ode_make_prob(&o, tgrid, &p);
+    p.poll = hpc_workq_poll;
 
     run_t r = {.o = &o, .p = &p, .kill_rank = -1};
     test_kill_setup(&r);
     int batch_chunks = open_device(&r, &o, &p);
-    r.out = ode_out_open(&o, argc, argv, tgrid, vec);
+    r.out = ode_out_open(&o, argc, argv, tgrid);
     if (ode_out_complete(r.out)) {
         if (hpc_rank() == 0 && !hpc_app_quiet())
             printf("%s: %s is already complete, nothing to resume\n", ODEGEN_PROG, o.out);
         HPC_CHECK(ode_out_finish(r.out, 0, 1, argc, argv));
         ode_cuda_close(r.cuda);
-        free(tgrid);
-        free(vec);
         return hpc_app_finish();
     }
 
@@ -306,7 +363,7 @@ int main(int argc, char **argv)
                      "--resume", hpc_app_stop_why(), (long long)(done_traj + all), (long long)o.n, o.out);
     }
     totals_t tot;
-    HPC_CHECK(ode_out_totals(r.out, &tot.failed, &tot.steps, tot.by));
+    HPC_CHECK(ode_out_totals(r.out, &tot.failed, &tot.steps, tot.by, &tot.stopped));
     int rc = ode_out_finish(r.out, wmax, 1, argc, argv);
     hpc_app_agree_rc(rc, HPC_EXIT_DATA, "finishing the output");
     summary(&o, &tot, wmax, r.todo, r.solve_s, ndone);
@@ -314,7 +371,5 @@ int main(int argc, char **argv)
     ode_cuda_close(r.cuda);
     batch_free(&b[0]);
     batch_free(&b[1]);
-    free(tgrid);
-    free(vec);
     return hpc_app_finish();
 }

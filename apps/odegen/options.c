@@ -9,12 +9,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "odegen.h"
+#include "sha256.h"
+#include "hpc_ode.h"
 
 /* What the table parses into, before the checks turn it into ode_opts_t. */
 static struct {
-    const char *system, *out;
-    int64_t dim, n, nt, max_steps, seed, chunk;
+    const char *system, *out, *system_file, *system_lib, *t_eval, *compile_to;
+    int method, have_method;
+    int64_t dim, n, nt, max_steps, seed, chunk, max_events;
     double t0, t1, rtol, atol, max_step, first_step, x0_low, x0_high;
     double x0_mu, x0_sigma;
     int have_normal, resume, force, device, dtype;
@@ -22,8 +26,23 @@ static struct {
     int64_t shard, shards, join;
     const char *params[64];
     int nparams;
-} a = {.system = "decay-sin", .n = 10000, .t1 = 10, .nt = 101, .rtol = 1e-3, .atol = 1e-6,
-       .max_step = INFINITY, .x0_low = 0, .x0_high = 1, .sync_every = 30};
+} a = {.n = 10000, .t1 = 10, .rtol = 1e-3, .atol = 1e-6, .max_step = INFINITY, .x0_low = 0,
+       .x0_high = 1, .sync_every = 30, .max_events = 10};
+
+static int take_method(const char *v, void *dest)
+{
+    (void)dest;
+    for (int m = 0; m < ODE_NMETHODS; m++)
+        if (strcasecmp(v, ode_method_name(m)) == 0) {
+            a.method = m;
+            a.have_method = 1;
+            return 0;
+        }
+    if (strcasecmp(v, "Radau") == 0 || strcasecmp(v, "LSODA") == 0)
+        return HPC_ERR(HPC_ERR_ARG, "scipy's %s is not offered: for stiff systems take BDF (SUNDIALS CVODE's); "
+                       "see docs/odegen.md", v);
+    return HPC_ERR(HPC_ERR_ARG, "expected RK45, RK23, DOP853 or BDF");
+}
 
 static int take_param(const char *v, void *dest)
 {
@@ -90,16 +109,30 @@ static int take_high(const char *v, void *dest)
 static const hpc_opt_t options[] = {
     HPC_SECTION("Problem:"),
     HPC_STRING("system", 's', &a.system, "NAME", 0,
-               "system to solve (default decay-sin), see the list below"),
+               "built-in system to solve (default decay-sin), see the list below"),
+    HPC_STRING("system-file", 0, &a.system_file, "FILE.c", 0,
+               "solve the system in FILE.c (written against hpc_ode.h, see the guide's \"Your own "
+               "system\"): compiled at run time with the system's C compiler (HPC_ODEGEN_CC) once, "
+               "and kept in a cache by its content (HPC_ODEGEN_CACHE); every rank loads the same "
+               "object.  A compile error is one line after the compiler's message, exit 2"),
+    HPC_STRING("system-lib", 0, &a.system_lib, "FILE.so", 0,
+               "solve the system compiled before into FILE.so by --compile-to (for nodes without "
+               "a C compiler)"),
+    HPC_STRING("compile-to", 0, &a.compile_to, "FILE.so", 0,
+               "compile --system-file into FILE.so for --system-lib, and stop"),
     HPC_INT("dim", 'd', &a.dim, "D", 1, 1 << 20, 0,
             "state dimension, where the system allows a choice"),
     HPC_CALL("param", 'p', NULL, "NAME=VALUE", take_param, 0,
-             "set a system parameter (repeatable)"),
+             "set a system parameter (repeatable); a vector parameter takes NAME=V1,V2,... or "
+             "NAME=@FILE (numbers separated by blanks, commas or new lines)"),
     HPC_INT("n", 'n', &a.n, "N", 1, INT64_MAX, HPC_OPT_KEY, "number of trajectories (default 10000)"),
     HPC_DOUBLE("t0", 0, &a.t0, "T0", 0, 0, HPC_OPT_KEY, "start of the interval (default 0)"),
     HPC_DOUBLE("t1", 0, &a.t1, "T1", 0, 0, HPC_OPT_KEY, "end of the interval, T1 > T0 (default 10)"),
-    HPC_INT("nt", 0, &a.nt, "NT", 2, 100000000, HPC_OPT_KEY,
+    HPC_INT("nt", 0, &a.nt, "NT", 2, 100000000, 0,
             "output times, uniform from T0 to T1 inclusive (default 101)"),
+    HPC_STRING("t-eval", 0, &a.t_eval, "FILE", 0,
+               "output times from FILE instead (numbers separated by blanks, commas or new lines, "
+               "ascending, within [T0, T1]; any spacing), as scipy's t_eval"),
     HPC_CALL("x0-low", 0, &a.x0_low, "L", take_low, 0,
              "initial conditions uniform in [L, H), drawn per trajectory from the stream "
              "(seed, index) (default 0)"),
@@ -107,7 +140,12 @@ static const hpc_opt_t options[] = {
     HPC_CALL("x0-normal", 0, NULL, "MU,SIGMA", take_normal, 0,
              "initial conditions normal instead"),
     HPC_INT("seed", 0, &a.seed, "S", 0, INT64_MAX, HPC_OPT_KEY, "random seed (default 0)"),
-    HPC_SECTION("Solver (as scipy's RK45):"),
+    HPC_SECTION("Solver (as scipy's solve_ivp):"),
+    HPC_CALL("method", 'm', NULL, "M", take_method, 0,
+             "RK45 (default), RK23 or DOP853: explicit, step for step as scipy's; BDF: implicit, "
+             "for stiff systems (SUNDIALS CVODE's variable-order BDF, dense LU; the system's "
+             "Jacobian where its file has one, else difference quotients; CPU only; values "
+             "within the tolerances of scipy's BDF and Radau, not its steps).  Names in any case"),
     HPC_DOUBLE("rtol", 0, &a.rtol, "R", 0, INFINITY, HPC_OPT_BOUNDS | HPC_OPT_GT,
                "relative tolerance, R > 0 (default 1e-3; values below 100 eps are raised to 100 "
                "eps, as scipy does)"),
@@ -120,6 +158,9 @@ static const hpc_opt_t options[] = {
                "first step, 0 < H <= T1 - T0 (default: scipy's select_initial_step)"),
     HPC_INT("max-steps", 0, &a.max_steps, "K", 0, 2000000000, HPC_OPT_KEY,
             "give a trajectory up after K step attempts (default 0 = no limit, as scipy)"),
+    HPC_INT("max-events", 0, &a.max_events, "K", 1, 100000, HPC_OPT_KEY,
+            "keep the first K occurrences of each of the system's events per trajectory (time and "
+            "state; all are counted) (default 10)"),
     HPC_CHOICE("device", 0, &a.device, "cpu|cuda", HPC_OPT_KEY, "where to integrate (default cpu)"),
     HPC_SECTION("Output:"),
     HPC_STRING("out", 'o', &a.out, "FILE", 0,
@@ -159,17 +200,20 @@ static void help_more(FILE *out)
 {
     fprintf(out, "\nSystems (default parameters):\n");
     for (int i = 0; i < ode_system_count(); i++) {
-        const ode_system_info_t *s = ode_system_at(i);
+        const ode_sys_t *s = ode_system_at(i);
         fprintf(out, "  %-15s", s->name);
         if (s->dim_min == s->dim_max)
             fprintf(out, " dim %d;", s->dim_min);
         else if (s->dim_max)
-            fprintf(out, " dim %d..%d (default %d);", s->dim_min, s->dim_max, s->dim_default);
+            fprintf(out, " dim %d..%d (default %d);", s->dim_min, s->dim_max, s->dim);
         else
-            fprintf(out, " dim >= %d (default %d);", s->dim_min, s->dim_default);
+            fprintf(out, " dim >= %d (default %d);", s->dim_min, s->dim);
         for (int k = 0; k < s->npar; k++) fprintf(out, " %s=%g", s->par_name[k], s->par_default[k]);
-        fprintf(out, "\n  %15s %s\n", "", s->summary);
+        for (int k = 0; k < s->nvec; k++) fprintf(out, " %s[%lld]", s->vec_name[k], (long long)s->vec_len(k, s->dim));
+        fprintf(out, "\n  %15s %s\n", "", s->about);
     }
+    fprintf(out, "Each is a file of the form --system-file takes (hpc_ode.h), installed in\n"
+                 "PREFIX/share/hpckit/systems: copy one to write your own.\n");
 }
 
 const hpc_app_t ode_app = {
@@ -229,31 +273,106 @@ const hpc_app_t ode_app = {
         "  hpc-odegen --join 8 --out big.h5\n",
     .guide = "odegen.md"};
 
+/* numbers separated by blanks, commas or new lines (# starts a comment
+ * line) into v[0..n-1]; where must name the origin for the message */
+static int parse_numbers(const char *text, const char *where, double *v, int64_t n, int64_t *got)
+{
+    int64_t k = 0;
+    for (const char *p = text; *p;) {
+        if (*p == '#') {
+            p += strcspn(p, "\n");
+            continue;
+        }
+        if (strchr(" \t\r\n,", *p)) {
+            p++;
+            continue;
+        }
+        size_t w = strcspn(p, " \t\r\n,#");
+        char tok[64];
+        double x;
+        snprintf(tok, sizeof tok, "%.*s", (int)(w < 63 ? w : 63), p);
+        if (w > 63 || hpc_parse_double(tok, 0, &x) < 0) {
+            hpc_error_clear();
+            return HPC_ERR(HPC_ERR_ARG, "%s: '%s' is not a finite number", where, tok);
+        }
+        if (v && k < n) v[k] = x;
+        k++;
+        p += w;
+    }
+    *got = k;
+    return 0;
+}
+
+/* a vector parameter's value: V1,V2,... or @FILE (read by rank 0 for all) */
+static int vector_value(ode_opts_t *o, int k, const char *v)
+{
+    char *text = NULL, where[300];
+    size_t len;
+    int64_t got = 0, n = o->vec_len[k];
+    const char *name = o->sys->vec_name[k];
+    if (v[0] == '@') {
+        snprintf(where, sizeof where, "--param %s=%s", name, v);
+        int rc = hpc_file_read_all(v + 1, (size_t)1 << 30, hpc_comm_world(), &text, &len);
+        if (rc < 0) return HPC_ERR(HPC_ERR_ARG, "%s: %s", where, hpc_last_cause());
+        v = text;
+    } else {
+        snprintf(where, sizeof where, "--param %s", name);
+    }
+    int rc = parse_numbers(v, where, o->vec[k], n, &got);
+    free(text);
+    if (rc < 0) return rc;
+    if (got != n)
+        return HPC_ERR(HPC_ERR_ARG, "%s: %lld numbers, system %s needs %lld (dim %d)", where, (long long)got,
+                       o->sys->name, (long long)n, o->dim);
+    return 0;
+}
+
 /* "name=value" for the chosen system (after all options are read, so
  * --param may come before --system). */
-static int apply_param(const ode_system_info_t *s, const char *kv, double *par)
+static int apply_param(ode_opts_t *o, const char *kv)
 {
+    const ode_sys_t *s = o->sys;
     const char *eq = strchr(kv, '=');
     size_t nl = (size_t)(eq - kv);
     for (int k = 0; k < s->npar; k++)
         if (strlen(s->par_name[k]) == nl && strncmp(s->par_name[k], kv, nl) == 0) {
-            if (hpc_parse_double(eq + 1, 0, &par[k]) == 0) return 0;
+            if (hpc_parse_double(eq + 1, 0, &o->par[k]) == 0) return 0;
+            hpc_error_clear();
             return HPC_ERR(HPC_ERR_ARG, "--param %.*s: '%s' is not a finite number", (int)nl, kv, eq + 1);
         }
+    for (int k = 0; k < s->nvec; k++)
+        if (strlen(s->vec_name[k]) == nl && strncmp(s->vec_name[k], kv, nl) == 0) return vector_value(o, k, eq + 1);
     char names[256] = "";
-    for (int k = 0; k < s->npar; k++) {
+    for (int k = 0; k < s->npar + s->nvec; k++) {
         strncat(names, k ? ", " : "", sizeof names - strlen(names) - 1);
-        strncat(names, s->par_name[k], sizeof names - strlen(names) - 1);
+        strncat(names, k < s->npar ? s->par_name[k] : s->vec_name[k - s->npar], sizeof names - strlen(names) - 1);
     }
     return HPC_ERR(HPC_ERR_ARG, "--param: system %s has no parameter '%.*s' (%s%s)", s->name, (int)nl, kv,
-             s->npar ? "it has: " : "it has none", names);
+                   s->npar + s->nvec ? "it has: " : "it has none", names);
+}
+
+/* the vector parameters: NaN until given (--param) or set by the system's
+ * setup hook (ode_params_setup) */
+static int make_vectors(ode_opts_t *o)
+{
+    for (int k = 0; k < o->sys->nvec; k++) {
+        int64_t n = o->sys->vec_len(k, o->dim);
+        if (n < 1 || n > ((int64_t)1 << 27))
+            return HPC_ERR(HPC_ERR_ARG, "system %s: vector parameter %s would have %lld numbers at dim %d",
+                           o->sys->name, o->sys->vec_name[k], (long long)n, o->dim);
+        o->vec_len[k] = n;
+        if (!(o->vec[k] = malloc((size_t)n * sizeof(double))))
+            return HPC_ERR(HPC_ERR_NOMEM, "vector parameter %s", o->sys->vec_name[k]);
+        for (int64_t i = 0; i < n; i++) o->vec[k][i] = NAN;
+    }
+    return 0;
 }
 
 static int check_dim(ode_opts_t *o)
 {
-    const ode_system_info_t *s = o->sys;
+    const ode_sys_t *s = o->sys;
     if (a.dim == 0) {
-        o->dim = s->dim_default;
+        o->dim = s->dim;
         return 0;
     }
     o->dim = (int)a.dim;
@@ -266,37 +385,140 @@ static int check_dim(ode_opts_t *o)
     return HPC_ERR(HPC_ERR_ARG, "--dim %d: system %s needs dim >= %d", o->dim, s->name, s->dim_min);
 }
 
-static int check_system(ode_opts_t *o)
+static int unknown_system(void)
 {
-    o->sys = ode_system_find(a.system);
-    if (o->sys) return 0;
     char names[256] = "", esc[128];
     for (int i = 0; i < ode_system_count(); i++) {
         strncat(names, i ? ", " : "", sizeof names - strlen(names) - 1);
         strncat(names, ode_system_at(i)->name, sizeof names - strlen(names) - 1);
     }
-    return HPC_ERR(HPC_ERR_ARG, "--system: unknown system '%s' (known: %s)", hpc_escape(a.system, esc, sizeof esc),
-             names);
+    return HPC_ERR(HPC_ERR_ARG, "--system: unknown system '%s' (known: %s; your own: --system-file FILE.c)",
+                   hpc_escape(a.system, esc, sizeof esc), names);
+}
+
+void ode_opts_system(ode_opts_t *o)
+{
+    memset(o, 0, sizeof *o);
+    int given = !!a.system + !!a.system_file + !!a.system_lib;
+    int rc = 0;
+    if (given > 1)
+        rc = HPC_ERR(HPC_ERR_ARG, "--system, --system-file and --system-lib exclude each other");
+    else if (a.compile_to && !a.system_file)
+        rc = HPC_ERR(HPC_ERR_ARG, "--compile-to needs --system-file (the source to compile)");
+    else if (!a.system_file && !a.system_lib && !(o->sys = ode_system_find(a.system ? a.system : "decay-sin")))
+        rc = unknown_system();
+    hpc_app_agree_rc(rc, HPC_EXIT_USAGE, NULL);
+    if (a.system_file || a.system_lib)
+        ode_sys_load(o, a.system_file ? a.system_file : a.system_lib, !a.system_file,
+                     a.compile_to ? -2 : a.method < ODE_NEXPLICIT ? a.method : -1);
+    else
+        o->sys_source = ode_system_source(o->sys);
+    if (!o->sys_path) ode_sha256(o->sys_source, strlen(o->sys_source), o->sys_sha256);
+    o->compile_to = a.compile_to;
+}
+
+/* --t-eval FILE: ascending times in [t0, t1] */
+static int read_t_eval(ode_opts_t *o)
+{
+    char *text = NULL, where[300];
+    size_t len;
+    int64_t n = 0;
+    snprintf(where, sizeof where, "--t-eval %s", a.t_eval);
+    if (hpc_file_read_all(a.t_eval, (size_t)1 << 30, hpc_comm_world(), &text, &len) < 0)
+        return HPC_ERR(HPC_ERR_ARG, "--t-eval: %s", hpc_last_cause());
+    int rc = parse_numbers(text, where, NULL, 0, &n);
+    if (!rc && (n < 1 || n > 100000000)) rc = HPC_ERR(HPC_ERR_ARG, "%s: %lld times (1 to 1e8)", where, (long long)n);
+    if (!rc && !(o->tgrid = malloc((size_t)n * sizeof(double)))) rc = HPC_ERR(HPC_ERR_NOMEM, "%s", where);
+    if (!rc) rc = parse_numbers(text, where, o->tgrid, n, &n);
+    free(text);
+    if (rc) return rc;
+    o->nt = (int)n;
+    for (int k = 0; k < o->nt; k++) {
+        if (o->tgrid[k] < o->t0 || o->tgrid[k] > o->t1)
+            return HPC_ERR(HPC_ERR_ARG, "%s: time %.17g is outside [t0, t1] = [%g, %g]", where, o->tgrid[k], o->t0,
+                           o->t1);
+        if (k && !(o->tgrid[k] > o->tgrid[k - 1]))
+            return HPC_ERR(HPC_ERR_ARG, "%s: times must ascend (%.17g after %.17g)", where, o->tgrid[k],
+                           o->tgrid[k - 1]);
+    }
+    return 0;
+}
+
+static int make_grid(ode_opts_t *o)
+{
+    if (a.t_eval) {
+        if (a.nt) return HPC_ERR(HPC_ERR_ARG, "--nt and --t-eval exclude each other");
+        return read_t_eval(o);
+    }
+    o->nt = a.nt ? (int)a.nt : 101;
+    if (!(o->tgrid = malloc((size_t)o->nt * sizeof(double)))) return HPC_ERR(HPC_ERR_NOMEM, "the time grid");
+    ode_tgrid(o->t0, o->t1, o->nt, o->tgrid);
+    return 0;
 }
 
 static void add_key(const ode_opts_t *o)
 {
-    hpc_app_key_add("system=%s;dim=%d", o->sys->name, o->dim);
+    /* the system by its source's hash: an edited file is another system */
+    hpc_app_key_add("system=%s;system_sha256=%s;dim=%d;method=%s", o->sys->name, o->sys_sha256, o->dim,
+                    ode_method_name(o->method));
     if (o->shards > 1) hpc_app_key_add("shard=%lld/%lld", (long long)o->shard, (long long)o->shards);
     for (int i = 0; i < o->sys->npar; i++) hpc_app_key_add("%s=%.17g", o->sys->par_name[i], o->par[i]);
+    for (int k = 0; k < o->sys->nvec; k++)
+        hpc_app_key_add("%s=hash:%016llx", o->sys->vec_name[k],
+                        (unsigned long long)hpc_hash64(o->vec[k], (size_t)o->vec_len[k] * sizeof(double), 0));
+    hpc_app_key_add("nt=%d;t=hash:%016llx", o->nt,
+                    (unsigned long long)hpc_hash64(o->tgrid, (size_t)o->nt * sizeof(double), 0));
     hpc_app_key_add("rtol=%.17g;x0=%s(%.17g,%.17g);chunk=%lld;version=%s", o->rtol,
                     o->x0_dist == ODE_X0_NORMAL ? "normal" : "uniform", o->x0_a, o->x0_b,
                     (long long)o->chunk, hpc_version());
 }
 
+/* event names become HDF5 groups (events/NAME): one path component each,
+ * none twice */
+static int check_events(const ode_sys_t *s)
+{
+    const hpc_ode_event *ev = s->events;
+    for (int e = 0; e < s->nev; e++) {
+        const char *n = ev[e].name;
+        if (!n || !*n || strchr(n, '/') || !strcmp(n, ".") || !strcmp(n, "..") || !strcmp(n, "occurrence") ||
+            strlen(n) > 128)
+            return HPC_ERR(HPC_ERR_ARG, "system %s: event %d needs a name of its own (1 to 128 characters, no '/', "
+                           "not 'occurrence')", s->name, e);
+        for (int k = 0; k < e; k++)
+            if (!strcmp(n, ev[k].name)) return HPC_ERR(HPC_ERR_ARG, "system %s: two events named '%s'", s->name, n);
+        if (ev[e].direction < -1 || ev[e].direction > 1)
+            return HPC_ERR(HPC_ERR_ARG, "system %s: event %s: .direction must be -1, 0 or 1", s->name, n);
+    }
+    return 0;
+}
+
 int ode_opts_finish(ode_opts_t *o)
 {
-    memset(o, 0, sizeof *o);
-    HPC_TRY(check_system(o));
     HPC_TRY(check_dim(o));
+    HPC_TRY(check_events(o->sys));
+    if (o->sys->npar > ODE_MAXPAR || o->sys->nvec > ODE_MAXVEC)
+        return HPC_ERR(HPC_ERR_ARG, "system %s has more than %d parameters or %d vector parameters", o->sys->name,
+                       ODE_MAXPAR, ODE_MAXVEC);
     for (int k = 0; k < ODE_MAXPAR; k++) o->par[k] = k < o->sys->npar ? o->sys->par_default[k] : 0.0;
+    HPC_TRY(make_vectors(o));
     for (int i = 0; i < a.nparams; i++)
-        HPC_TRY(apply_param(o->sys, a.params[i], o->par));
+        HPC_TRY(apply_param(o, a.params[i]));
+    o->method = a.method;
+    o->max_events = (int)a.max_events;
+    if (o->method < ODE_NEXPLICIT && !(o->sys->methods >> o->method & 1))
+        return HPC_ERR(HPC_ERR_ARG, "--method %s: %s was compiled without it (--compile-to compiles every "
+                       "method)", ode_method_name(o->method), o->sys_path ? o->sys_path : o->sys->name);
+    if (o->method == ODE_SDIRK)
+        return HPC_ERR(HPC_ERR_ARG, "--method SDIRK is not in this release: for stiff systems take BDF");
+    if (o->method >= ODE_NEXPLICIT && !ode_implicit_available())
+        return HPC_ERR(HPC_ERR_ARG, "--method %s: this hpc-odegen was built without SUNDIALS (Debian: "
+                       "libsundials-dev), which the implicit methods need", ode_method_name(o->method));
+    if (a.device == ODE_DEV_CUDA && o->method >= ODE_NEXPLICIT)
+        return HPC_ERR(HPC_ERR_ARG, "--method %s runs on the CPU only: the GPU takes RK45, RK23 and DOP853 "
+                       "(--device cpu for %s)", ode_method_name(o->method), ode_method_name(o->method));
+    if (a.device == ODE_DEV_CUDA && o->sys->nev)
+        return HPC_ERR(HPC_ERR_ARG, "--device cuda: system %s has events, which are located on the CPU only "
+                       "(--device cpu)", o->sys->name);
     o->n_total = a.n;
     /* the shard's range is n I / N and n (I + 1) / N: n N must fit */
     if (a.shards > 1 && a.n > INT64_MAX / a.shards)
@@ -308,7 +530,6 @@ int ode_opts_finish(ode_opts_t *o)
     o->first = a.n * a.shard / o->shards;
     o->n = a.n * (a.shard + 1) / o->shards - o->first;
     o->join = a.join;
-    o->nt = (int)a.nt;
     o->t0 = a.t0;
     o->t1 = a.t1;
     o->rtol = a.rtol < 100 * 2.220446049250313e-16 ? 100 * 2.220446049250313e-16 : a.rtol;
@@ -333,9 +554,10 @@ int ode_opts_finish(ode_opts_t *o)
     o->x0_dist = a.have_normal ? ODE_X0_NORMAL : ODE_X0_UNIFORM;
     o->x0_a = a.have_normal ? a.x0_mu : a.x0_low;
     o->x0_b = a.have_normal ? a.x0_sigma : a.x0_high;
+    if (!(o->t1 > o->t0)) return HPC_ERR(HPC_ERR_ARG, "--t1 must be greater than --t0");
+    HPC_TRY(make_grid(o));
     if ((double)o->nt * o->dim * sizeof(double) > 1073741824.0)
         return HPC_ERR(HPC_ERR_ARG, "--nt x dim: one trajectory would exceed 1 GiB");
-    if (!(o->t1 > o->t0)) return HPC_ERR(HPC_ERR_ARG, "--t1 must be greater than --t0");
     if (o->first_step > o->t1 - o->t0) return HPC_ERR(HPC_ERR_ARG, "--first-step must be <= t1 - t0");
     if (a.have_normal && (x0_low_set || x0_high_set))
         return HPC_ERR(HPC_ERR_ARG, "--x0-normal cannot be combined with --x0-low/--x0-high");

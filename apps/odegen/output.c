@@ -32,6 +32,7 @@
 #include "odegen.h"
 
 #include "out_internal.h"
+#include "hpc_ode.h"
 
 #define NDATA 7    /* the datasets written by the run; then the indices */
 #define NDSETS 9
@@ -52,7 +53,7 @@ int ode_scales(hid_t traj, hid_t t, hid_t component, hid_t x0, hid_t y, const hi
 
 const char *ode_status_legend(void)
 {
-    return "0 ok (reached t1), -1 step size underflow (below 10 ulp of t, scipy's "
+    return "1 ended by a terminal event, 0 ok (reached t1), -1 step size underflow (below 10 ulp of t, scipy's "
            "'Required step size is less than spacing between numbers'), -2 non-finite "
            "state or derivative (Inf/NaN), -3 --max-steps attempts used up, "
            "-127 missing (a joined file read without the shard that holds it), "
@@ -64,8 +65,8 @@ const char *ode_status_legend(void)
  * the legend above says more, as its comment */
 static int status_flags(hid_t status)
 {
-    static const int8_t codes[] = {ODE_OK, ODE_STEP_UNDERFLOW, ODE_NONFINITE, ODE_MAX_STEPS, ODE_MISSING,
-                                   ODE_NOT_RUN};
+    static const int8_t codes[] = {ODE_OK, ODE_EVENT, ODE_STEP_UNDERFLOW, ODE_NONFINITE, ODE_MAX_STEPS,
+                                   ODE_MISSING, ODE_NOT_RUN};
     hsize_t n = sizeof codes;
     hid_t s = H5Screate_simple(1, &n, NULL);
     hid_t a = s < 0 ? -1 : H5Acreate2(status, "flag_values", H5T_STD_I8LE, s, H5P_DEFAULT, H5P_DEFAULT);
@@ -74,23 +75,48 @@ static int status_flags(hid_t status)
     if (s >= 0) H5Sclose(s);
     if (e < 0) return hpc_error_hdf5(__FILE__, __LINE__, "flag_values");
     HPC_TRY(hpc_h5_attr_set_string(status, "flag_meanings",
-                                   "ok step_size_underflow non_finite max_steps_used_up missing not_computed"));
+                                   "ok terminal_event step_size_underflow non_finite max_steps_used_up missing "
+                                   "not_computed"));
     return hpc_h5_attr_set_string(status, "comment", ode_status_legend());
 }
 
-static int write_attrs(ode_out_t *w, hid_t fid, const double *vec)
+/* the system: its name, parameters, and where it came from with its
+ * source, so that the dataset can be made again from the file alone */
+static int system_attrs(const ode_opts_t *o, hid_t fid)
 {
-    const ode_opts_t *o = w->o;
-    char params[512] = "";
+    char params[4096] = "";
     for (int i = 0; i < o->sys->npar; i++) {
-        char one[96], an[64];
+        char one[160], an[160];
         snprintf(one, sizeof one, "%s%s=%.17g", i ? "," : "", o->sys->par_name[i], o->par[i]);
         strncat(params, one, sizeof params - strlen(params) - 1);
         snprintf(an, sizeof an, "param_%s", o->sys->par_name[i]);
         HPC_TRY(hpc_h5_attr_set_double(fid, an, o->par[i]));
     }
+    for (int k = 0; k < o->sys->nvec; k++) {
+        char an[160];
+        snprintf(an, sizeof an, "param_%s", o->sys->vec_name[k]);
+        HPC_TRY(hpc_h5_attr_set_doubles(fid, an, o->vec[k], (size_t)o->vec_len[k]));
+    }
     HPC_TRY(hpc_h5_attr_set_string(fid, "system", o->sys->name));
+    HPC_TRY(hpc_h5_attr_set_string(fid, "system_about", o->sys->about));
+    HPC_TRY(hpc_h5_attr_set_string(fid, "system_file", o->sys_path ? o->sys_path : "built-in"));
+    /* an attribute in the object header: HDF5's default format holds
+     * at most 64 KiB there, so a longer source keeps its first 60000 bytes
+     * (system_sha256 names the whole file) */
+    const char *src = o->sys_source ? o->sys_source : "";
+    char *cut = strlen(src) > 60000 ? strndup(src, 60000) : NULL;
+    int rc = hpc_h5_attr_set_string(fid, "system_source", cut ? cut : src);
+    free(cut);
+    HPC_TRY(rc);
+    HPC_TRY(hpc_h5_attr_set_string(fid, "system_sha256", o->sys_sha256));
     HPC_TRY(hpc_h5_attr_set_string(fid, "params", params));
+    return 0;
+}
+
+static int write_attrs(ode_out_t *w, hid_t fid)
+{
+    const ode_opts_t *o = w->o;
+    HPC_TRY(system_attrs(o, fid));
     HPC_TRY(hpc_h5_attr_set_int64(fid, "dim", o->dim));
     HPC_TRY(hpc_h5_attr_set_int64(fid, "n", o->n));
     /* a shard of a job array (--shard I/N) holds rows [first, first + n) of
@@ -117,16 +143,17 @@ static int write_attrs(ode_out_t *w, hid_t fid, const double *vec)
         HPC_TRY(hpc_h5_attr_set_double(fid, "x0_low", o->x0_a));
         HPC_TRY(hpc_h5_attr_set_double(fid, "x0_high", o->x0_b));
     }
-    if (vec) HPC_TRY(hpc_h5_attr_set_doubles(fid, "omega", vec, (size_t)o->dim));
+    HPC_TRY(hpc_h5_attr_set_string(fid, "t_eval", o->t_eval ? o->t_eval : ""));
     HPC_TRY(hpc_h5_attr_set_int64(fid, "chunk", o->chunk));
     HPC_TRY(hpc_h5_attr_set_string(fid, "device", o->device == ODE_DEV_CUDA ? "cuda" : "cpu"));
-    HPC_TRY(hpc_h5_attr_set_string(fid, "method",
-        "RK45 (Dormand-Prince 5(4)), step for step as scipy.integrate.solve_ivp"));
+    HPC_TRY(hpc_h5_attr_set_string(fid, "method", ode_method_name(o->method)));
+    HPC_TRY(hpc_h5_attr_set_string(fid, "method_about", ode_method_about(o->method)));
     /* CF: the conventions, what the file holds; the rest of the metadata
      * (program, command line, version, time) is the provenance's */
     HPC_TRY(hpc_h5_attr_set_string(fid, "Conventions", "CF-1.10"));
     char title[256];
-    snprintf(title, sizeof title, "trajectories of the %s ODE system (hpc-odegen, RK45)", o->sys->name);
+    snprintf(title, sizeof title, "trajectories of the %s ODE system (hpc-odegen, %s)", o->sys->name,
+             ode_method_name(o->method));
     HPC_TRY(hpc_h5_attr_set_string(fid, "title", title));
     HPC_TRY(status_flags(w->status));
     return 0;
@@ -175,6 +202,85 @@ static void dims_of(const ode_opts_t *o, int i, hsize_t dims[3])
     memcpy(dims, all[i], sizeof all[i]);
 }
 
+/* The events' datasets, event e's dataset k (count, t, y): its path, type
+ * and shape */
+static const char *const evsets[ODE_EVROWS] = {"count", "t", "y"};
+
+static void ev_path(const ode_opts_t *o, int e, int k, char *buf, size_t len)
+{
+    snprintf(buf, len, "events/%s/%s", ((const hpc_ode_event *)o->sys->events)[e].name, evsets[k]);
+}
+
+static void ev_shape(const ode_opts_t *o, int k, hid_t *type, H5T_class_t *cls, size_t *size, int *nd,
+                     hsize_t dims[3])
+{
+    hsize_t n = (hsize_t)o->n, m = (hsize_t)o->max_events, d = (hsize_t)o->dim;
+    const hsize_t all[ODE_EVROWS][3] = {{n}, {n, m}, {n, m, d}};
+    memcpy(dims, all[k], sizeof all[k]);
+    *nd = k + 1;
+    int f32 = k == 2 && o->dtype == ODE_F32;
+    *type = k == 0 ? H5T_STD_I32LE : f32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
+    *cls = k == 0 ? H5T_INTEGER : H5T_FLOAT;
+    *size = k == 0 ? 4 : f32 ? 4 : 8;
+}
+
+static int create_events(ode_out_t *w)
+{
+    const ode_opts_t *o = w->o;
+    hpc_h5file_t *f = hpc_out_file(w->out);
+    const hpc_ode_event *ev = o->sys->events;
+    const char *long_name[ODE_EVROWS] = {"occurrences of the event (all: more than max_events are counted too)",
+                                         "times of the first max_events occurrences (NaN: fewer)",
+                                         "states at them (NaN: fewer)"};
+    if (!w->nev) return 0;
+    hid_t occ;
+    HPC_TRY(hpc_h5_index(f, "events/occurrence", o->max_events, 0, &occ));
+    int rc = hpc_h5_describe(occ, "occurrence of an event, in time order", NULL);
+    if (!rc) rc = hpc_h5_scale_set(occ, "occurrence");
+    for (int e = 0; !rc && e < w->nev; e++) {
+        for (int k = 0; !rc && k < ODE_EVROWS; k++) {
+            char path[512];
+            hid_t type;
+            H5T_class_t cls;
+            size_t size;
+            int nd;
+            hsize_t dims[3];
+            const double nan = NAN;
+            ev_path(o, e, k, path, sizeof path);
+            ev_shape(o, k, &type, &cls, &size, &nd, dims);
+            rc = hpc_h5_dataset_create(f, path, type, nd, dims, NULL,
+                                       HPC_H5_ALLOC_EARLY | (k ? HPC_H5_FILL_NEVER : 0), k ? &nan : NULL,
+                                       &w->evd[e][k]);
+            if (!rc) rc = hpc_h5_describe(w->evd[e][k], long_name[k], NULL);
+            if (!rc) rc = hpc_h5_scale_attach(w->evd[e][k], w->traj, 0);
+            if (!rc && k) rc = hpc_h5_scale_attach(w->evd[e][k], occ, 1);
+            if (!rc && k == 2) rc = hpc_h5_scale_attach(w->evd[e][k], w->component, 2);
+        }
+        if (!rc) rc = hpc_h5_attr_set_int64(w->evd[e][0], "terminal", ev[e].terminal);
+        if (!rc) rc = hpc_h5_attr_set_int64(w->evd[e][0], "direction", ev[e].direction);
+    }
+    H5Dclose(occ);
+    return rc;
+}
+
+static int open_events(ode_out_t *w)
+{
+    for (int e = 0; e < w->nev; e++)
+        for (int k = 0; k < ODE_EVROWS; k++) {
+            char path[512];
+            hid_t type;
+            H5T_class_t cls;
+            size_t size;
+            int nd;
+            hsize_t dims[3];
+            ev_path(w->o, e, k, path, sizeof path);
+            ev_shape(w->o, k, &type, &cls, &size, &nd, dims);
+            HPC_TRY(hpc_h5_dataset_open(hpc_out_file(w->out), path, nd, dims, &w->evd[e][k]));
+            HPC_TRY(hpc_h5_dataset_check_type(w->evd[e][k], path, cls, size));
+        }
+    return 0;
+}
+
 /* /stats/chunk, the scale of the kit's done flags and checksums (a named dimension for
  * xarray: h5netcdf refuses a group with an unnamed one) */
 static int chunk_scale(ode_out_t *w)
@@ -212,7 +318,7 @@ static int write_coords(ode_out_t *w, const double *tgrid)
     return 0;
 }
 
-static int create_layout(ode_out_t *w, const double *tgrid, const double *vec, int argc, char **argv)
+static int create_layout(ode_out_t *w, const double *tgrid, int argc, char **argv)
 {
     const ode_opts_t *o = w->o;
     hpc_h5file_t *f = hpc_out_file(w->out);
@@ -231,8 +337,9 @@ static int create_layout(ode_out_t *w, const double *tgrid, const double *vec, i
         HPC_TRY(hpc_h5_dataset_create(f, d[i].name, d[i].type, d[i].nd, dims, NULL, flags, fill, handle(w, i)));
     }
     HPC_TRY(write_coords(w, tgrid));
+    HPC_TRY(create_events(w));
     HPC_TRY(chunk_scale(w));
-    HPC_TRY(write_attrs(w, hpc_h5_id(f), vec));
+    HPC_TRY(write_attrs(w, hpc_h5_id(f)));
     HPC_TRY(hpc_out_ready(w->out, argc, argv));
     return 0;
 }
@@ -249,7 +356,7 @@ static int open_layout(ode_out_t *w)
         HPC_TRY(hpc_h5_dataset_open(f, d[i].name, d[i].nd, dims, handle(w, i)));
         HPC_TRY(hpc_h5_dataset_check_type(*handle(w, i), d[i].name, d[i].cls, d[i].size));
     }
-    return 0;
+    return open_events(w);
 }
 
 static void close_datasets(ode_out_t *w)
@@ -259,26 +366,36 @@ static void close_datasets(ode_out_t *w)
             H5Dclose(*handle(w, i));
             *handle(w, i) = H5I_INVALID_HID;
         }
+    for (int e = 0; e < w->nev; e++)
+        for (int k = 0; k < ODE_EVROWS; k++)
+            if (w->evd[e][k] >= 0) {
+                H5Dclose(w->evd[e][k]);
+                w->evd[e][k] = H5I_INVALID_HID;
+            }
 }
 
-ode_out_t *ode_out_open(const ode_opts_t *o, int argc, char **argv, const double *tgrid,
-                        const double *vec)
+ode_out_t *ode_out_open(const ode_opts_t *o, int argc, char **argv, const double *tgrid)
 {
     ode_out_t *w = calloc(1, sizeof *w);
     if (!w) hpc_app_fatal(HPC_EXIT_DATA, "out of memory");
     w->o = o;
+    w->nev = o->sys->nev;
     for (int i = 0; i < NDSETS; i++) *handle(w, i) = H5I_INVALID_HID;
+    for (int e = 0; e < ODE_MAXEV; e++)
+        for (int k = 0; k < ODE_EVROWS; k++) w->evd[e][k] = H5I_INVALID_HID;
     int64_t nchunks = (o->n + o->chunk - 1) / o->chunk;
     /* what the finished file will take: the data, and a little metadata */
     double es = o->dtype == ODE_F32 ? 4 : 8;
-    double bytes = (double)o->n * ((double)o->nt * o->dim * es + o->dim * es + 21) + (double)nchunks * 17 + 65536;
+    double evbytes = (double)o->sys->nev * (4 + (double)o->max_events * (8 + o->dim * es));
+    double bytes = (double)o->n * ((double)o->nt * o->dim * es + o->dim * es + 21 + evbytes) + (double)nchunks * 17 +
+                   65536;
     int mode = o->resume ? HPC_OUT_RESUME : o->force ? HPC_OUT_FORCE : HPC_OUT_NEW;
     int rc = hpc_out_open(o->out, hpc_comm_world(), mode, hpc_app_key(), nchunks, "stats/done", bytes,
                           &w->out);
     hpc_app_agree_rc(rc, HPC_EXIT_DATA, NULL);
     int st = hpc_out_state(w->out);
     if (st == HPC_OUT_CREATED) {
-        rc = create_layout(w, tgrid, vec, argc, argv);
+        rc = create_layout(w, tgrid, argc, argv);
         hpc_app_agree_rc(rc, HPC_EXIT_DATA, "cannot write the output");
     } else if (st == HPC_OUT_RESUMED) {
         rc = open_layout(w);
@@ -300,13 +417,13 @@ const uint8_t *ode_out_done(const ode_out_t *w, int64_t *nchunks, int64_t *ndone
     return hpc_out_done(w->out);
 }
 
-int ode_out_totals(ode_out_t *w, int64_t *failed, int64_t *steps, int64_t fails_by[4])
+int ode_out_totals(ode_out_t *w, int64_t *failed, int64_t *steps, int64_t fails_by[4], int64_t *stopped)
 {
     const int64_t n = w->o->n, slice = 1 << 20;
     int rank = hpc_rank(), size = hpc_size();
     int64_t lo = n * rank / size, hi = n * (rank + 1) / size;
     int64_t most = (n + size - 1) / size;
-    int64_t loc[6] = {0, 0, 0, 0, 0, 0};
+    int64_t loc[7] = {0, 0, 0, 0, 0, 0, 0};
     int32_t *ns = malloc((size_t)slice * sizeof *ns);
     int8_t *stt = malloc((size_t)slice);
     if (!ns || !stt) {
@@ -327,17 +444,19 @@ int ode_out_totals(ode_out_t *w, int64_t *failed, int64_t *steps, int64_t fails_
         }
         for (hsize_t i = 0; i < cnt; i++) {
             loc[0] += ns[i];
-            if (stt[i] != ODE_OK) {
+            if (stt[i] < ODE_OK) {
                 loc[1]++;
                 if (stt[i] >= -3 && stt[i] <= -1)
                     loc[1 - stt[i]]++;
             }
+            loc[6] += stt[i] == ODE_EVENT;
         }
     }
     free(ns);
     free(stt);
-    int64_t tot[6];
-    HPC_MPI(MPI_Allreduce(loc, tot, 6, MPI_INT64_T, MPI_SUM, hpc_comm_world()));
+    int64_t tot[7];
+    HPC_MPI(MPI_Allreduce(loc, tot, 7, MPI_INT64_T, MPI_SUM, hpc_comm_world()));
+    *stopped = tot[6];
     *steps = tot[0];
     *failed = tot[1];
     for (int k = 0; k < 3; k++)

@@ -37,6 +37,11 @@ int ode_rows_open(ode_out_t *w)
                            H5T_NATIVE_INT32, H5T_NATIVE_INT8};
     int ok = 1;
     for (int i = 0; ok && i < ODE_NROWS; i++) ok = hpc_h5_raw_open(hpc_out_file(w->out), d[i], mt[i], &w->raw[i]) == 0;
+    for (int e = 0; ok && e < w->nev; e++)
+        for (int k = 0; ok && k < ODE_EVROWS; k++) {
+            hid_t t = k == 0 ? H5T_NATIVE_INT32 : k == 2 ? float_type(o) : H5T_NATIVE_DOUBLE;
+            ok = hpc_h5_raw_open(hpc_out_file(w->out), w->evd[e][k], t, &w->evraw[e][k]) == 0;
+        }
     hpc_error_clear();
     if (ok) {
         size_t rows = (size_t)o->chunk;
@@ -46,7 +51,12 @@ int ode_rows_open(ode_out_t *w)
             w->xbuf = malloc(rows * o->dim * sizeof(float));
             w->ybuf = malloc(rows * o->nt * o->dim * sizeof(float));
         }
-        ok = w->ibuf && w->sbuf && (o->dtype != ODE_F32 || (w->xbuf && w->ybuf));
+        if (w->nev) {
+            w->evbuf = malloc(rows * o->max_events * o->dim * sizeof(double));
+            w->evfbuf = malloc(rows * o->max_events * o->dim * sizeof(float));
+        }
+        ok = w->ibuf && w->sbuf && (o->dtype != ODE_F32 || (w->xbuf && w->ybuf)) &&
+             (!w->nev || (w->evbuf && w->evfbuf));
         if (!ok) return HPC_ERR(HPC_ERR_NOMEM, "the writer's buffers for %lld trajectories", (long long)o->chunk);
         HPC_TRY(hpc_out_writer_start(w->out, o->sync_every));
         return 0;
@@ -61,6 +71,15 @@ void ode_rows_close(ode_out_t *w)
         hpc_h5_raw_close(w->raw[i]);
         w->raw[i] = NULL;
     }
+    for (int e = 0; e < w->nev; e++)
+        for (int k = 0; k < ODE_EVROWS; k++) {
+            hpc_h5_raw_close(w->evraw[e][k]);
+            w->evraw[e][k] = NULL;
+        }
+    free(w->evbuf);
+    free(w->evfbuf);
+    w->evbuf = NULL;
+    w->evfbuf = NULL;
     free(w->xbuf);
     free(w->ybuf);
     free(w->ibuf);
@@ -90,9 +109,44 @@ static const void *as_file_floats(const ode_opts_t *o, const double *v, size_t n
     return f;
 }
 
+/* the checksum of one event's rows, chained to h */
+static uint64_t event_sum(const ode_opts_t *o, const int32_t *count, const double *t, const void *y, size_t n,
+                          uint64_t h)
+{
+    size_t M = (size_t)o->max_events, es = o->dtype == ODE_F32 ? 4 : 8;
+    h = hpc_hash64(count, n * sizeof(int32_t), h);
+    h = hpc_hash64(t, n * M * sizeof(double), h);
+    return hpc_hash64(y, n * M * (size_t)o->dim * es, h);
+}
+
+/* the events of a chunk (writer thread), the batch's rows from k0, as
+ * events/NAME/count, t, y hold them: 0 or -errno; the checksum chained
+ * in event_sum's order */
+static int put_events(ode_out_t *w, const ode_evout_t *ev, int64_t k0, hsize_t r0, size_t n, uint64_t *h)
+{
+    const ode_opts_t *o = w->o;
+    size_t M = (size_t)o->max_events, D = (size_t)o->dim, nev = (size_t)w->nev, es = o->dtype == ODE_F32 ? 4 : 8;
+    int rc = 0;
+    for (int e = 0; !rc && e < w->nev; e++) {
+        size_t row = (size_t)k0 * nev + (size_t)e; /* trajectory k0's row of event e */
+        for (size_t i = 0; i < n; i++) w->ibuf[i] = ev->count[row + i * nev];
+        rc = hpc_h5_raw_write_rows(w->evraw[e][0], r0, n, w->ibuf);
+        *h = hpc_hash64(w->ibuf, n * sizeof(int32_t), *h);
+        for (size_t i = 0; i < n; i++) memcpy(w->evbuf + i * M, ev->t + (row + i * nev) * M, M * sizeof(double));
+        if (!rc) rc = hpc_h5_raw_write_rows(w->evraw[e][1], r0, n, w->evbuf);
+        *h = hpc_hash64(w->evbuf, n * M * sizeof(double), *h);
+        for (size_t i = 0; i < n; i++)
+            memcpy(w->evbuf + i * M * D, ev->y + (row + i * nev) * M * D, M * D * sizeof(double));
+        const void *yf = as_file_floats(o, w->evbuf, n * M * D, w->evfbuf);
+        if (!rc) rc = hpc_h5_raw_write_rows(w->evraw[e][2], r0, n, yf);
+        *h = hpc_hash64(yf, n * M * D * es, *h);
+    }
+    return rc;
+}
+
 /* one chunk (writer thread): 0 or -errno */
 static int put_chunk(ode_out_t *w, int64_t first, int64_t cnt, const double *x0, const double *y,
-                     const ode_stat_t *st, uint64_t *sum)
+                     const ode_stat_t *st, const ode_evout_t *ev, int64_t k0, uint64_t *sum)
 {
     const ode_opts_t *o = w->o;
     size_t n = (size_t)cnt;
@@ -111,7 +165,9 @@ static int put_chunk(ode_out_t *w, int64_t first, int64_t cnt, const double *x0,
     }
     for (size_t i = 0; i < n; i++) w->sbuf[i] = st[i].status;
     if (!rc) rc = hpc_h5_raw_write_rows(w->raw[5], r0, nr, w->sbuf);
-    *sum = hpc_hash64(w->sbuf, n, h);
+    h = hpc_hash64(w->sbuf, n, h);
+    if (!rc && w->nev) rc = put_events(w, ev, k0, r0, n, &h);
+    *sum = h;
     return rc;
 }
 
@@ -130,7 +186,7 @@ static int put_batch(void *arg, uint64_t *sums)
     for (int k = 0; k < b->nchunks; k++) {
         int64_t cnt = chunk_rows(o, b->chunks[k]);
         int rc = put_chunk(b->w, b->chunks[k] * o->chunk, cnt, b->x0 + off * o->dim, b->y + off * o->nt * o->dim,
-                           b->st + off, &sums[k]);
+                           b->st + off, b->ev, off, &sums[k]);
         if (rc) return rc;
         off += cnt;
     }
@@ -203,6 +259,21 @@ static int verify_chunk(void *arg, int64_t chunk, uint64_t *sum)
     free(y);
     free(c);
     free(st);
+    /* the events' rows, read back and hashed as put_events made them */
+    size_t M = (size_t)o->max_events;
+    int32_t *ec = w->nev ? malloc(n * sizeof *ec) : NULL;
+    double *et = w->nev ? malloc(n * M * sizeof *et) : NULL;
+    void *ey = w->nev ? malloc(n * M * o->dim * es) : NULL;
+    if (w->nev && !rc && (!ec || !et || !ey)) rc = HPC_ERR(HPC_ERR_NOMEM, "checking chunk %lld", (long long)chunk);
+    for (int e = 0; !rc && e < w->nev; e++) {
+        rc = hpc_h5_read_rows_indep(w->evd[e][0], H5T_NATIVE_INT32, r0, nr, ec);
+        if (!rc) rc = hpc_h5_read_rows_indep(w->evd[e][1], H5T_NATIVE_DOUBLE, r0, nr, et);
+        if (!rc) rc = hpc_h5_read_rows_indep(w->evd[e][2], float_type(o), r0, nr, ey);
+        if (!rc) *sum = event_sum(o, ec, et, ey, n, *sum);
+    }
+    free(ec);
+    free(et);
+    free(ey);
     return rc;
 }
 

@@ -154,3 +154,77 @@ void hpc_file_discard(hpc_file_t *h)
     free(h->path);
     free(h);
 }
+
+/* ------------------------------------------------------------------ */
+/* Whole files read: by rank 0, given to every rank                    */
+/* ------------------------------------------------------------------ */
+static int read_local(const char *path, size_t max, char **text, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return err_io(path, "cannot read", errno);
+    struct stat st;
+    if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+        int e = S_ISDIR(st.st_mode) ? EISDIR : errno;
+        close(fd);
+        return err_io(path, "cannot read", e);
+    }
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap + 1);
+    for (ssize_t r = 1; buf && r > 0;) {
+        if (n == cap) {
+            char *b = cap < max + 1 ? realloc(buf, 2 * cap + 1) : NULL;
+            if (!b) break;
+            buf = b;
+            cap *= 2;
+        }
+        r = read(fd, buf + n, cap - n);
+        if (r < 0 && errno == EINTR) r = 1;
+        else if (r < 0) {
+            int e = errno;
+            free(buf);
+            close(fd);
+            return err_io(path, "cannot read", e);
+        } else n += (size_t)r;
+        if (n > max) break;
+    }
+    close(fd);
+    if (!buf) return HPC_ERR(HPC_ERR_NOMEM, "reading a file");
+    if (n > max) {
+        char esc[512];
+        free(buf);
+        return HPC_ERR(HPC_ERR_DATA, "'%s' is larger than %zu bytes", hpc_escape(path, esc, sizeof esc), max);
+    }
+    buf[n] = '\0';
+    *text = buf;
+    *len = n;
+    return 0;
+}
+
+int hpc_file_read_all(const char *path, size_t max, MPI_Comm comm, char **text, size_t *len)
+{
+    int rank;
+    HPC_MPI(MPI_Comm_rank(comm, &rank));
+    char *buf = NULL;
+    size_t n = 0;
+    int rc = rank == 0 ? read_local(path, max, &buf, &n) : 0;
+    /* the outcome and the size, then the bytes (the cause stays on rank 0:
+     * others record the same code with a pointer to it) */
+    long long hdr[2] = {rc, (long long)n};
+    HPC_MPI(MPI_Bcast(hdr, 2, MPI_LONG_LONG, 0, comm));
+    if (hdr[0] < 0) {
+        if (rank == 0) return rc;
+        char esc[512];
+        return HPC_ERR((int)hdr[0], "'%s' could not be read on rank 0", hpc_escape(path, esc, sizeof esc));
+    }
+    n = (size_t)hdr[1];
+    if (rank != 0 && !(buf = malloc(n + 1))) return HPC_ERR(HPC_ERR_NOMEM, "reading '%s'", path);
+    for (size_t off = 0; off < n;) {
+        int part = n - off > (1u << 30) ? 1 << 30 : (int)(n - off);
+        HPC_MPI(MPI_Bcast(buf + off, part, MPI_CHAR, 0, comm));
+        off += (size_t)part;
+    }
+    buf[n] = '\0';
+    *text = buf;
+    *len = n;
+    return 0;
+}
