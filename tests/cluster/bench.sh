@@ -62,7 +62,7 @@ for shape in $SHAPES; do
             for c in $COLLS; do
                 echo "== $tag: $c"
                 # every algorithm of c but nccl (its --help lists them), and auto
-                algs=$("$bench" --help | awk -v c="$c" '$1 == c { for (i = 2; i <= NF; i++) { a = $i; sub(",", "", a)
+                algs=$("$bench" --help | awk -v c="$c" '$1 == c && $2 == "native," { for (i = 2; i <= NF; i++) { a = $i; sub(",", "", a)
                        if (a != "nccl") { printf "%s%s", s, a; s = "," } } }'),auto
                 HPC_COLL_TUNING=$out/$tag.tune $run "$bench" -q -c "$c" -a "$algs" -b 8 -e "$MAX" -n "$ITERS" -w 2 \
                     --csv "$out/$tag-$c.csv" || exit 1
