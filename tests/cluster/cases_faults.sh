@@ -143,7 +143,7 @@ fault_mid_collective() {   # fault_mid_collective cut|freeze
     brun 60 -N2 -n2 "$(bprog collbench)" -c allreduce -a ring -b 8 -e 1K -n 1000000 -w 1 > out 2> err &
     pid=$!
     i=0
-    until grep -q '^# hpc-collbench' out 2>/dev/null; do i=$((i + 1)); [ $i -gt 300 ] && fail "hpc-collbench did not start"; sleep 0.1; done
+    until grep -q '^# hpc-collbench' out 2>/dev/null; do i=$((i + 1)); [ $i -gt 600 ] && { cat out err; squeue 2>/dev/null; fail "hpc-collbench did not start in 60 s"; }; sleep 0.1; done
     sleep 1
     box "$1" n2 || fail "box $1 n2"
     t0=$(date +%s)
