@@ -58,6 +58,8 @@ dist_check_SCRIPTS += tests/blas_kernel.sh
 TESTS += tests/blas_kernel.sh
 # by hand: the tests that pin BLAS results under every kernel this CPU runs
 EXTRA_DIST += tests/blas_kernels.sh
+# the README's test command (its block names it; a tarball runs it too)
+EXTRA_DIST += tests/run.sh
 tests_test_blas_pick_LDADD = $(HPC_TESTING_LDADD)
 # What libhpc makes of the CUDA runtime's statuses (a fake runtime), and
 # the device tests' skip-or-fail verdict
