@@ -213,7 +213,7 @@ fi
 step "make uninstall: nothing left, not even an empty folder"
 mv "$P" "$T/stage$prefix" || fail "moving the prefix back"
 make -C "$top_builddir" uninstall DESTDIR="$T/stage" > "$T/uninstall.log" 2>&1 || { tail "$T/uninstall.log"; fail "make uninstall"; }
-left=$(find "$T/stage$prefix" 2>/dev/null)
+left=$(find "$T/stage$prefix" -mindepth 1 2>/dev/null)   # the prefix itself stays
 # under /usr and /usr/local the standard folders are the system's and stay
 # (empty); hpckit's own (share/hpckit, share/doc/hpckit, lib/hpckit) go
 case $prefix in /usr | /usr/local) left=$(find "$T/stage$prefix" ! -type d 2>/dev/null; find "$T/stage$prefix" -path '*hpckit*' 2>/dev/null) ;; esac
