@@ -10,7 +10,8 @@
 # default 3), PYTHON (a Python with scipy, default /usr/bin/python3),
 # MPIEXEC (default: the launcher configure chose, from tests/mpiexec-wrap),
 # TMPDIR (where the output files go; they are deleted), METHOD (RK45,
-# RK23 or DOP853 for both scipy and hpc-odegen, default RK45).
+# RK23 or DOP853 for both scipy and hpc-odegen, default RK45; BDF or SDIRK
+# for the stiff benchmark below).
 #
 # The classic example: decay-sin, 10 dims, t in [0, 10], rtol 1e-3,
 # atol 1e-6, 101 output times, x0 ~ U[0, 1).  Prints:
@@ -24,15 +25,29 @@
 #              ranks, against 1 rank (goal >= 1.8x) or, where the run is
 #              I/O bound, its write rate against the disk's (dd with
 #              fdatasync in the same folder; goal >= 0.8x)
+#
+# METHOD=BDF or SDIRK: the stiff benchmark instead, Robertson's kinetics
+# (tests/odegen_systems/robertson.c, its Jacobian), t in [0, 100], rtol
+# 1e-6, atol 1e-10, 11 output times, x0[0] ~ U[0.5, 1); N defaults to
+# 20000, SCIPY_N to 50.  Prints, each per core:
+#   hpc-odegen  the implicit method's solver alone, 1 rank (its summary)
+#   cvode       (BDF) CVODE called directly on the same problems
+#               (apps/odegen/cvode_direct: same tolerances, dense LU, the
+#               Jacobian, output times and initial states, read from
+#               hpc-odegen's file), and hpc-odegen / CVODE (goal >= 0.9x)
+#   scipy       solve_ivp(BDF) and solve_ivp(Radau) with the Jacobian,
+#               a Python loop over the first SCIPY_N of the same states,
+#               and hpc-odegen / scipy (goal >= 100x)
 set -e
 build=${1:-.}
 prog=$build/apps/odegen/hpc-odegen
 [ -x "$prog" ] || { echo "bench.sh: no $prog (pass the build folder)" >&2; exit 2; }
+METHOD=${METHOD:-RK45}
+case $METHOD in BDF|bdf|SDIRK|sdirk) stiff=1 N=${N:-20000} SCIPY_N=${SCIPY_N:-50} ;; esac
 N=${N:-200000}
 SCIPY_N=${SCIPY_N:-300}
 NP=${NP:-2}
 REPEAT=${REPEAT:-3}
-METHOD=${METHOD:-RK45}
 sysfile=$(cd "$(dirname "$0")/../.." && pwd)/data/systems/decay-sin.c
 PYTHON=${PYTHON:-/usr/bin/python3}
 MPIEXEC=${MPIEXEC:-$build/tests/mpiexec-wrap -n}
@@ -75,6 +90,12 @@ disk_rate() {
         sed -n 's/.* s, \([0-9.]*\) \([MG]\)B\/s.*/\1 \2/p' | awk '{ print $2 == "G" ? $1 * 1000 : $1 }'
     rm -f "$dir/dd"
 }
+
+if [ -n "$stiff" ]; then
+    # shellcheck source=apps/odegen/bench_stiff.sh
+    . "$(dirname "$0")/bench_stiff.sh"
+    exit 0
+fi
 
 echo "bench.sh: classic example, $METHOD, N=$N, $REPEAT runs each, median; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 : > "$dir/scipy"; : > "$dir/r1"; : > "$dir/rn"; : > "$dir/disk"; : > "$dir/rf"

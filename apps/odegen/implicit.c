@@ -54,6 +54,7 @@ typedef struct {
     const ode_prob_t *p;
     void *mem;     /* the CVODE instance */
     N_Vector dky;  /* the interpolant's value */
+    double *jrow;  /* the file's row-major Jacobian, dim x dim (set up once) */
     int nonfinite; /* the right-hand side gave Inf or NaN */
 } imp_t;
 
@@ -77,8 +78,7 @@ static int imp_jac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *da
     (void)fy, (void)t1, (void)t2, (void)t3;
     imp_t *c = (imp_t *)data;
     const int D = c->p->dim;
-    double *Jr = malloc((size_t)D * D * sizeof *Jr);
-    if (!Jr) return -1;
+    double *Jr = c->jrow;
     c->sys->jac(c->p->user, t, N_VGetArrayPointer(y), Jr);
     /* the file's J is row-major (J[i * dim + j] = d f_i / d x_j);
      * SUNDIALS' dense matrix is column-major */
@@ -86,7 +86,6 @@ static int imp_jac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *da
         double *col = SUNDenseMatrix_Column(J, j);
         for (int i = 0; i < D; i++) col[i] = Jr[(size_t)i * D + j];
     }
-    free(Jr);
     return 0;
 }
 
@@ -213,13 +212,15 @@ int ode_implicit_solve(const ode_sys_t *sys, const ode_prob_t *p, int64_t n, con
     N_Vector v = N_VNew_Serial(p->dim, ctx);
     c.dky = N_VNew_Serial(p->dim, ctx);
     double *scratch = malloc((2 * HPC_ODE_MAX_EVENTS + (size_t)p->dim) * sizeof *scratch);
-    int rc = v && c.dky && scratch ? imp_setup(&c, ctx, v, &A, &LS)
+    c.jrow = malloc((size_t)p->dim * p->dim * sizeof *c.jrow);
+    int rc = v && c.dky && scratch && c.jrow ? imp_setup(&c, ctx, v, &A, &LS)
                                    : HPC_ERR(HPC_ERR_NOMEM, "CVODE vectors of %d", p->dim);
     for (int64_t k = 0; !rc && k < n; k++) {
         imp_one(&c, v, x0 + k * p->dim, yout + k * p->nt * p->dim, stat + k, ev, k, scratch);
         if (p->poll) p->poll();
     }
     free(scratch);
+    free(c.jrow);
     if (c.mem) CVodeFree(&c.mem);
     if (LS) SUNLinSolFree(LS);
     if (A) SUNMatDestroy(A);

@@ -76,9 +76,17 @@ apps/odegen/cuda.lo: apps/odegen/cuda.cu apps/odegen/ode_prob.h apps/odegen/ode_
 		-c $(srcdir)/apps/odegen/cuda.cu
 CLEANFILES += apps/odegen/cuda.lo apps/odegen/cuda.o apps/odegen/.libs/cuda.o
 endif
-EXTRA_DIST += apps/odegen/cuda.cu apps/odegen/bench.sh apps/odegen/readbench.sh
+EXTRA_DIST += apps/odegen/cuda.cu apps/odegen/bench.sh apps/odegen/bench_stiff.sh apps/odegen/readbench.sh
 
 # The reading benchmark (apps/odegen/readbench.sh): a joined job array
 # against a plain file, through MPI-IO and the serial driver.
 noinst_PROGRAMS += apps/odegen/readbench
 apps_odegen_readbench_SOURCES = apps/odegen/readbench.c
+
+# The yardstick for --method BDF (apps/odegen/bench.sh, METHOD=BDF): the
+# same Robertson problem through CVODE called directly.
+if HAVE_SUNDIALS
+noinst_PROGRAMS += apps/odegen/cvode_direct
+apps_odegen_cvode_direct_SOURCES = apps/odegen/cvode_direct.c
+apps_odegen_cvode_direct_LDADD = $(HDF5_LIBS) $(SUNDIALS_LIBS) -lm
+endif
