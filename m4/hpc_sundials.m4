@@ -25,5 +25,25 @@ AC_DEFUN([HPC_CHECK_SUNDIALS], [
     [SUNDIALS_LIBS=""
      AC_MSG_NOTICE([no SUNDIALS 6: hpc-odegen without --method BDF (apt-get install libsundials-dev)])])
   AM_CONDITIONAL([HAVE_SUNDIALS], [test $hpc_have_sundials = yes])
+  # ARKODE's ARKStep (--method ESDIRK): optional on its own, in the same
+  # package; an ESDIRK table of Kennedy and Carpenter 2019 (SUNDIALS 6.4 on)
+  hpc_have_arkode=no
+  AS_IF([test $hpc_have_sundials = yes], [
+    LIBS="-lsundials_arkode $SUNDIALS_LIBS $LIBS -lm"
+    AC_MSG_CHECKING([for SUNDIALS ARKODE (ARKStep, ESDIRK436L2SA)])
+    AC_LINK_IFELSE([AC_LANG_PROGRAM([[#include <arkode/arkode_arkstep.h>
+#include <nvector/nvector_serial.h>]],
+        [[SUNContext c; SUNContext_Create(NULL, &c); N_Vector v = N_VNew_Serial(2, c);
+          void *m = ARKStepCreate(NULL, NULL, 0.0, v, c);
+          ARKStepSetTableNum(m, ARKODE_ESDIRK436L2SA_6_3_4, ARKODE_ERK_NONE);
+          ARKStepFree(&m); N_VDestroy(v); SUNContext_Free(&c);]])],
+      [hpc_have_arkode=yes])
+    AC_MSG_RESULT([$hpc_have_arkode])
+    LIBS=$hpc_save_LIBS])
+  AS_IF([test $hpc_have_arkode = yes],
+    [AC_DEFINE([HAVE_ARKODE], [1], [SUNDIALS ARKODE: hpc-odegen's --method ESDIRK])
+     SUNDIALS_LIBS="-lsundials_arkode $SUNDIALS_LIBS"],
+    [AS_IF([test $hpc_have_sundials = yes],
+       [AC_MSG_NOTICE([no SUNDIALS ARKODE with ESDIRK436L2SA: hpc-odegen without --method ESDIRK])])])
   AC_SUBST([SUNDIALS_LIBS])
 ])

@@ -10,7 +10,7 @@
 # default 3), PYTHON (a Python with scipy, default /usr/bin/python3),
 # MPIEXEC (default: the launcher configure chose, from tests/mpiexec-wrap),
 # TMPDIR (where the output files go; they are deleted), METHOD (RK45,
-# RK23 or DOP853 for both scipy and hpc-odegen, default RK45; BDF or SDIRK
+# RK23 or DOP853 for both scipy and hpc-odegen, default RK45; BDF or ESDIRK
 # for the stiff benchmark below).
 #
 # The classic example: decay-sin, 10 dims, t in [0, 10], rtol 1e-3,
@@ -26,7 +26,7 @@
 #              I/O bound, its write rate against the disk's (dd with
 #              fdatasync in the same folder; goal >= 0.8x)
 #
-# METHOD=BDF or SDIRK: the stiff benchmark instead, Robertson's kinetics
+# METHOD=BDF or ESDIRK: the stiff benchmark instead, Robertson's kinetics
 # (tests/odegen_systems/robertson.c, its Jacobian), t in [0, 100], rtol
 # 1e-6, atol 1e-10, 11 output times, x0[0] ~ U[0.5, 1); N defaults to
 # 20000, SCIPY_N to 50.  Prints, each per core:
@@ -43,7 +43,7 @@ build=${1:-.}
 prog=$build/apps/odegen/hpc-odegen
 [ -x "$prog" ] || { echo "bench.sh: no $prog (pass the build folder)" >&2; exit 2; }
 METHOD=${METHOD:-RK45}
-case $METHOD in BDF|bdf|SDIRK|sdirk) stiff=1 N=${N:-20000} SCIPY_N=${SCIPY_N:-50} ;; esac
+case $METHOD in BDF|bdf|ESDIRK|esdirk) stiff=1 N=${N:-20000} SCIPY_N=${SCIPY_N:-50} ;; esac
 N=${N:-200000}
 SCIPY_N=${SCIPY_N:-300}
 NP=${NP:-2}

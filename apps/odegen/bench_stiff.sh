@@ -1,5 +1,5 @@
 # bench_stiff.sh - the stiff half of apps/odegen/bench.sh (METHOD=BDF or
-# SDIRK), sourced by it: its variables ($prog, $build, $dir, $N, $SCIPY_N,
+# ESDIRK), sourced by it: its variables ($prog, $build, $dir, $N, $SCIPY_N,
 # $REPEAT, $METHOD, $PYTHON) and functions (run, median) are in scope.
 # Robertson's kinetics as in tests/odegen_stiff.sh; see bench.sh's header.
 # shellcheck shell=sh disable=SC2154

@@ -35,7 +35,7 @@ enum {
     ODE_DOP853 = 2,/* Dormand-Prince 8(5,3), scipy's DOP853 */
     ODE_NEXPLICIT = 3,
     ODE_BDF = 3,   /* CVODE's variable-order BDF (1-5), Newton, dense LU */
-    ODE_SDIRK = 4, /* ARKODE's SDIRK: named, refused (not in this release) */
+    ODE_ESDIRK = 4,/* ARKODE's ESDIRK 4(3), 6 stages, L-stable, Newton, dense LU */
     ODE_NMETHODS = 5
 };
 

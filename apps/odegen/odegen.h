@@ -126,9 +126,10 @@ const char *ode_sys_object(void);
 int ode_cache_fetch(const char *key, const char *ext, int (*make)(void *arg, const char *tmp), void *arg,
                     char *path, size_t len);
 
-/* ---- implicit.c: BDF and SDIRK through SUNDIALS ---- */
-/* 1 if this hpc-odegen has them (built with SUNDIALS). */
-int ode_implicit_available(void);
+/* ---- implicit.c: BDF and ESDIRK through SUNDIALS ---- */
+/* 1 if this hpc-odegen has the implicit method (ODE_BDF: built with
+ * SUNDIALS CVODE; ODE_ESDIRK: with ARKODE too). */
+int ode_implicit_available(int method);
 /* Integrate n trajectories, one after the other, with p->method; as the
  * explicit engine's solve.  0, or HPC_ERR_* (out of memory). */
 int ode_implicit_solve(const ode_sys_t *sys, const ode_prob_t *p, int64_t n, const double *x0, double *yout,

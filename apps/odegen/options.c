@@ -38,10 +38,10 @@ static int take_method(const char *v, void *dest)
             a.have_method = 1;
             return 0;
         }
-    if (strcasecmp(v, "Radau") == 0 || strcasecmp(v, "LSODA") == 0)
-        return HPC_ERR(HPC_ERR_ARG, "scipy's %s is not offered: for stiff systems take BDF (SUNDIALS CVODE's); "
-                       "see docs/odegen.md", v);
-    return HPC_ERR(HPC_ERR_ARG, "expected RK45, RK23, DOP853 or BDF");
+    if (strcasecmp(v, "Radau") == 0 || strcasecmp(v, "LSODA") == 0 || strcasecmp(v, "SDIRK") == 0)
+        return HPC_ERR(HPC_ERR_ARG, "%s is not offered: for stiff systems take BDF (SUNDIALS CVODE's) or ESDIRK "
+                       "(SUNDIALS ARKODE's implicit Runge-Kutta); see docs/odegen.md", v);
+    return HPC_ERR(HPC_ERR_ARG, "expected RK45, RK23, DOP853, BDF or ESDIRK");
 }
 
 static int take_param(const char *v, void *dest)
@@ -145,7 +145,9 @@ static const hpc_opt_t options[] = {
              "RK45 (default), RK23 or DOP853: explicit, step for step as scipy's; BDF: implicit, "
              "for stiff systems (SUNDIALS CVODE's variable-order BDF, dense LU; the system's "
              "Jacobian where its file has one, else difference quotients; CPU only; values "
-             "within the tolerances of scipy's BDF and Radau, not its steps).  Names in any case"),
+             "within the tolerances of scipy's BDF and Radau, not its steps); ESDIRK: implicit "
+             "Runge-Kutta for stiff systems (SUNDIALS ARKODE's ESDIRK of order 4, L-stable, the "
+             "same Jacobian and LU; CPU only).  Names in any case"),
     HPC_DOUBLE("rtol", 0, &a.rtol, "R", 0, INFINITY, HPC_OPT_BOUNDS | HPC_OPT_GT,
                "relative tolerance, R > 0 (default 1e-3; values below 100 eps are raised to 100 "
                "eps, as scipy does)"),
@@ -508,9 +510,10 @@ int ode_opts_finish(ode_opts_t *o)
     if (o->method < ODE_NEXPLICIT && !(o->sys->methods >> o->method & 1))
         return HPC_ERR(HPC_ERR_ARG, "--method %s: %s was compiled without it (--compile-to compiles every "
                        "method)", ode_method_name(o->method), o->sys_path ? o->sys_path : o->sys->name);
-    if (o->method == ODE_SDIRK)
-        return HPC_ERR(HPC_ERR_ARG, "--method SDIRK is not in this release: for stiff systems take BDF");
-    if (o->method >= ODE_NEXPLICIT && !ode_implicit_available())
+    if (o->method == ODE_ESDIRK && ode_implicit_available(ODE_BDF) && !ode_implicit_available(ODE_ESDIRK))
+        return HPC_ERR(HPC_ERR_ARG, "--method ESDIRK: this hpc-odegen was built without SUNDIALS ARKODE (Debian: "
+                       "libsundials-dev, 6.4 or later), which it needs");
+    if (o->method >= ODE_NEXPLICIT && !ode_implicit_available(o->method))
         return HPC_ERR(HPC_ERR_ARG, "--method %s: this hpc-odegen was built without SUNDIALS (Debian: "
                        "libsundials-dev), which the implicit methods need", ode_method_name(o->method));
     if (a.device == ODE_DEV_CUDA && o->method >= ODE_NEXPLICIT)

@@ -72,13 +72,14 @@ const char *ode_text(const char *name)
 }
 
 /* the methods: scipy's names (--method takes them in any case) */
-static const char *const methods[ODE_NMETHODS] = {"RK45", "RK23", "DOP853", "BDF", "SDIRK"};
+static const char *const methods[ODE_NMETHODS] = {"RK45", "RK23", "DOP853", "BDF", "ESDIRK"};
 static const char *const method_about[ODE_NMETHODS] = {
     "RK45 (Dormand-Prince 5(4)), step for step as scipy.integrate.solve_ivp",
     "RK23 (Bogacki-Shampine 3(2)), step for step as scipy.integrate.solve_ivp",
     "DOP853 (Dormand-Prince 8(5,3)), step for step as scipy.integrate.solve_ivp",
     "BDF (variable order 1-5, Newton iteration, dense LU), SUNDIALS CVODE",
-    "SDIRK (L-stable, order 4, 5 stages, Newton iteration, dense LU), SUNDIALS ARKODE"};
+    "ESDIRK (Kennedy-Carpenter ESDIRK4(3)6L[2]SA: order 4, 6 stages, L-stable, stiffly accurate; Newton "
+    "iteration, dense LU), SUNDIALS ARKODE"};
 
 const char *ode_method_name(int m)
 {
