@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""odegen_stiff.py - hpc-odegen's implicit method (--method BDF, SUNDIALS
-CVODE) against scipy's BDF and Radau on stiff systems.
+"""odegen_stiff.py - hpc-odegen's implicit methods (--method BDF, SUNDIALS
+CVODE; --method ESDIRK, SUNDIALS ARKODE) against scipy's BDF and Radau on
+stiff systems.
 
     odegen_stiff.py FILE.h5 [--n K] [--bound B]
 
@@ -112,7 +113,8 @@ def main():
     print("odegen_stiff: %s, %d trajectories, rtol %g atol %g; error in tolerances (|y - y_ref| / "
           "(atol + rtol |y_ref|), y_ref: Radau at rtol 1e-12), right-hand side evaluations:"
           % (name, min(o.n, h["x0"].shape[0]), rtol, atol))
-    print("  hpc-odegen steps %d" % counts["hpc-odegen"][0])
+    meth = a["method"]
+    print("  hpc-odegen steps %d (--method %s)" % (counts["hpc-odegen"][0], meth.decode() if isinstance(meth, bytes) else meth))
     for m in worst:
         print("  %-10s error %8.3g  nfev %8d%s" % (m, worst[m], counts[m][1],
               "  (%.3f s)" % secs[m] if m in secs else ""))
