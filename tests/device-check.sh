@@ -13,7 +13,8 @@
 #   - hpc-info: the GPU stack it found, the GPU bound to each rank
 #   - every device test of make check: test_rng_cuda, coll_device and
 #     coll_stream at 1 and 2 ranks, coll_registry (its device rows), gpu.sh,
-#     odegen_cuda.sh, train_cuda.sh, and the GPU logic's unit tests that
+#     odegen_cuda.sh (the built-ins and a --system-file through NVRTC,
+#     RK45, RK23 and DOP853), train_cuda.sh, and the GPU logic's unit tests that
 #     run anywhere (fake runtime statuses, NCCL's in-progress handling,
 #     deferred frees, the legacy-stream gates, odegen's 64-bit layout);
 #     with a GPU, a device test that skips is a failure
