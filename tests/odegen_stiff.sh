@@ -23,38 +23,54 @@ fi
 STIFF="$PYTHON_SCI -W ignore $top_srcdir/tests/odegen_stiff.py"
 set -e
 
-step "Robertson, van der Pol mu=1000, Brusselator dim 100 against scipy BDF and Radau"
-odegen 2 -q -m BDF --system-file "$SYS/robertson.c" --x0-low 0.5 --x0-high 1 --t1 100 --nt 11 -n 40 \
-    --rtol 1e-6 --atol 1e-10 --out "$T/rob.h5" || fail "robertson"
-odegen 2 -q -m BDF -s vanderpol -p mu=1000 --x0-low 1 --x0-high 2 --t1 1000 --nt 11 -n 20 \
-    --rtol 1e-6 --atol 1e-8 --out "$T/vdp.h5" || fail "vanderpol"
-odegen 2 -q -m BDF --system-file "$SYS/brusselator.c" --x0-low 0 --x0-high 0.5 --t1 10 --nt 11 -n 8 \
-    --rtol 1e-6 --atol 1e-8 --out "$T/bru.h5" || fail "brusselator"
-if [ -n "$PYTHON_SCI" ]; then
-    $STIFF "$T/rob.h5" --n 2 || fail "robertson differs from scipy"
-    $STIFF "$T/vdp.h5" --n 1 || fail "vanderpol mu=1000 differs from scipy"
-    $STIFF "$T/bru.h5" --n 1 || fail "brusselator differs from scipy"
-fi
+# the three problems (40, 20 and 8 trajectories), and the scipy comparison
+ROB="--system-file $SYS/robertson.c --x0-low 0.5 --x0-high 1 --t1 100 --nt 11 -n 40 --rtol 1e-6 --atol 1e-10"
+VDP="-s vanderpol -p mu=1000 --x0-low 1 --x0-high 2 --t1 1000 --nt 11 -n 20 --rtol 1e-6 --atol 1e-8"
+BRU="--system-file $SYS/brusselator.c --x0-low 0 --x0-high 0.5 --t1 10 --nt 11 -n 8 --rtol 1e-6 --atol 1e-8"
 
-step "the same bits on 1 and 3 ranks"
-odegen 1 -q -m BDF --system-file "$SYS/robertson.c" --x0-low 0.5 --x0-high 1 --t1 100 --nt 11 -n 40 \
-    --rtol 1e-6 --atol 1e-10 --chunk 7 --out "$T/rob1.h5" || fail "1 rank"
-odegen 3 -q -m BDF --system-file "$SYS/robertson.c" --x0-low 0.5 --x0-high 1 --t1 100 --nt 11 -n 40 \
-    --rtol 1e-6 --atol 1e-10 --chunk 7 --out "$T/rob3.h5" || fail "3 ranks"
-same_data "$T/rob1.h5" "$T/rob3.h5" || fail "BDF: 1 and 3 ranks differ"
-for d in /y /stats/nsteps /stats/nfev; do
-    "$H5DIFF" -q "$T/rob.h5" "$T/rob1.h5" "$d" "$d" || fail "BDF: $d depends on --chunk"
-done
+# three_problems M P: each with --method M into $T/P{rob,vdp,bru}.h5, against scipy
+three_problems() {
+    # shellcheck disable=SC2086
+    odegen 2 -q -m "$1" $ROB --out "$T/${2}rob.h5" || fail "$1 robertson"
+    # shellcheck disable=SC2086
+    odegen 2 -q -m "$1" $VDP --out "$T/${2}vdp.h5" || fail "$1 vanderpol"
+    # shellcheck disable=SC2086
+    odegen 2 -q -m "$1" $BRU --out "$T/${2}bru.h5" || fail "$1 brusselator"
+    [ -n "$PYTHON_SCI" ] || return 0
+    $STIFF "$T/${2}rob.h5" --n 2 || fail "$1: robertson differs from scipy"
+    $STIFF "$T/${2}vdp.h5" --n 1 || fail "$1: vanderpol mu=1000 differs from scipy"
+    $STIFF "$T/${2}bru.h5" --n 1 || fail "$1: brusselator differs from scipy"
+}
 
-step "events with BDF: a ball thrown up, against RK45"
-for m in BDF RK45; do
-    odegen 1 -q -m $m --system-file "$SYS/ball.c" -n 10 --t1 3 --nt 31 --rtol 1e-10 --atol 1e-12 \
-        --out "$T/ball-$m.h5" || fail "ball $m"
-done
-if [ -n "$PYTHON_SCI" ]; then
-    "$PYTHON_SCI" - "$T/ball-BDF.h5" "$T/ball-RK45.h5" <<'PY' || fail "events with BDF"
+# ranks_and_chunks M P: Robertson with --chunk 7 on 1 and 3 ranks, the
+# same bits, and as three_problems' run with the automatic chunk
+ranks_and_chunks() {
+    # shellcheck disable=SC2086
+    odegen 1 -q -m "$1" $ROB --chunk 7 --out "$T/${2}rob1.h5" || fail "$1: 1 rank"
+    # shellcheck disable=SC2086
+    odegen 3 -q -m "$1" $ROB --chunk 7 --out "$T/${2}rob3.h5" || fail "$1: 3 ranks"
+    same_data "$T/${2}rob1.h5" "$T/${2}rob3.h5" || fail "$1: 1 and 3 ranks differ"
+    for d in /y /stats/nsteps /stats/nfev; do
+        "$H5DIFF" -q "$T/${2}rob.h5" "$T/${2}rob1.h5" "$d" "$d" || fail "$1: $d depends on --chunk"
+    done
+}
+
+# max_steps M: Robertson with --max-steps 5 stops every trajectory with
+# status -3 after at most 5 steps
+max_steps() {
+    odegen 1 -q -m "$1" --system-file "$SYS/robertson.c" --x0-low 0.5 --x0-high 1 --t1 100 --nt 11 -n 4 \
+        --rtol 1e-6 --atol 1e-10 --max-steps 5 --out "$T/max-$1.h5" || fail "$1 --max-steps"
+    "$H5DUMP" -d /stats/status "$T/max-$1.h5" | grep -q -- '-3, -3, -3, -3' || fail "$1: --max-steps 5 not status -3"
+    "$H5DUMP" -d /stats/nsteps "$T/max-$1.h5" | grep -q -- '(0): [1-5], [1-5], [1-5], [1-5]$' ||
+        fail "$1: --max-steps 5 and more steps: $("$H5DUMP" -d /stats/nsteps "$T/max-$1.h5" | grep '(0)')"
+}
+
+# ball_vs_rk45 M: the ball's events and grid with --method M as RK45's
+ball_vs_rk45() {
+    [ -n "$PYTHON_SCI" ] || return 0
+    "$PYTHON_SCI" - "$T/ball-$1.h5" "$T/ball-RK45.h5" "$1" <<'PY' || fail "events with $1"
 import sys, h5py, numpy as np
-b, r = (h5py.File(f, "r") for f in sys.argv[1:])
+b, r = (h5py.File(f, "r") for f in sys.argv[1:3])
 assert (b["stats/status"][...] == 1).all() and (r["stats/status"][...] == 1).all()
 for e in ("ground", "apex"):
     assert (b["events/%s/count" % e][...] == r["events/%s/count" % e][...]).all(), e
@@ -63,9 +79,22 @@ for e in ("ground", "apex"):
 yb, yr = b["y"][...], r["y"][...]
 assert (np.isnan(yb) == np.isnan(yr)).all(), "the grid after the ground: NaN in both"
 assert np.nanmax(np.abs(yb - yr)) < 1e-6
-print("odegen_stiff: ball with BDF: statuses, event counts as RK45's, times within %.1e" % d)
+print("odegen_stiff: ball with %s: statuses, event counts as RK45's, times within %.1e" % (sys.argv[3], d))
 PY
-fi
+}
+
+step "Robertson, van der Pol mu=1000, Brusselator dim 100 against scipy BDF and Radau"
+three_problems BDF ""
+
+step "the same bits on 1 and 3 ranks"
+ranks_and_chunks BDF ""
+
+step "events with BDF: a ball thrown up, against RK45"
+for m in BDF RK45; do
+    odegen 1 -q -m $m --system-file "$SYS/ball.c" -n 10 --t1 3 --nt 31 --rtol 1e-10 --atol 1e-12 \
+        --out "$T/ball-$m.h5" || fail "ball $m"
+done
+ball_vs_rk45 BDF
 
 step "BDF on the GPU, SDIRK: one line, exit 2"
 set +e
@@ -81,63 +110,33 @@ set -e
 # (CVODE's own limit counts the steps of one call, one step here: before
 # the fix the limit never fired and these trajectories reached t1)
 step "--max-steps with BDF: status -3"
-odegen 1 -q -m BDF --system-file "$SYS/robertson.c" --x0-low 0.5 --x0-high 1 --t1 100 --nt 11 -n 4 \
-    --rtol 1e-6 --atol 1e-10 --max-steps 5 --out "$T/max.h5" || fail "BDF --max-steps"
-"$H5DUMP" -d /stats/status "$T/max.h5" | grep -q -- '-3, -3, -3, -3' || fail "BDF: --max-steps 5 not status -3"
-"$H5DUMP" -d /stats/nsteps "$T/max.h5" | grep -q -- '(0): [1-5], [1-5], [1-5], [1-5]$' ||
-    fail "BDF: --max-steps 5 and more steps: $("$H5DUMP" -d /stats/nsteps "$T/max.h5" | grep '(0)')"
+max_steps BDF
 
 if "$ODEGEN" -m ESDIRK -n 1 --nt 2 --out "$T/probe.h5" 2>&1 | grep -q "without SUNDIALS ARKODE"; then
     echo "odegen_stiff.sh: BDF checks passed; ESDIRK skipped (built without SUNDIALS ARKODE)"
     exit 0
 fi
 step "ESDIRK: Robertson, van der Pol mu=1000, Brusselator dim 100 against scipy BDF and Radau"
-odegen 2 -q -m ESDIRK --system-file "$SYS/robertson.c" --x0-low 0.5 --x0-high 1 --t1 100 --nt 11 -n 40 \
-    --rtol 1e-6 --atol 1e-10 --out "$T/erob.h5" || fail "ESDIRK robertson"
-odegen 2 -q -m ESDIRK -s vanderpol -p mu=1000 --x0-low 1 --x0-high 2 --t1 1000 --nt 11 -n 20 \
-    --rtol 1e-6 --atol 1e-8 --out "$T/evdp.h5" || fail "ESDIRK vanderpol"
-odegen 2 -q -m ESDIRK --system-file "$SYS/brusselator.c" --x0-low 0 --x0-high 0.5 --t1 10 --nt 11 -n 8 \
-    --rtol 1e-6 --atol 1e-8 --out "$T/ebru.h5" || fail "ESDIRK brusselator"
-if [ -n "$PYTHON_SCI" ]; then
-    $STIFF "$T/erob.h5" --n 2 || fail "ESDIRK: robertson differs from scipy"
-    $STIFF "$T/evdp.h5" --n 1 || fail "ESDIRK: vanderpol mu=1000 differs from scipy"
-    $STIFF "$T/ebru.h5" --n 1 || fail "ESDIRK: brusselator differs from scipy"
-fi
+three_problems ESDIRK e
 "$H5DUMP" -a /method "$T/erob.h5" | grep -q '"ESDIRK"' || fail "ESDIRK: the file's method attribute"
 
-step "ESDIRK: the same bits on 1 and 3 ranks and for another --chunk"
-odegen 1 -q -m ESDIRK --system-file "$SYS/robertson.c" --x0-low 0.5 --x0-high 1 --t1 100 --nt 11 -n 40 \
-    --rtol 1e-6 --atol 1e-10 --chunk 7 --out "$T/erob1.h5" || fail "ESDIRK 1 rank"
-odegen 3 -q -m ESDIRK --system-file "$SYS/robertson.c" --x0-low 0.5 --x0-high 1 --t1 100 --nt 11 -n 40 \
-    --rtol 1e-6 --atol 1e-10 --chunk 7 --out "$T/erob3.h5" || fail "ESDIRK 3 ranks"
-same_data "$T/erob1.h5" "$T/erob3.h5" || fail "ESDIRK: 1 and 3 ranks differ"
-for d in /y /stats/nsteps /stats/nfev; do
-    "$H5DIFF" -q "$T/erob.h5" "$T/erob1.h5" "$d" "$d" || fail "ESDIRK: $d depends on --chunk"
-done
+step "ESDIRK: the same bits on 1 and 3 ranks, for another --chunk and after a kill and --resume"
+ranks_and_chunks ESDIRK e
+# shellcheck disable=SC2086
+if HPC_ODEGEN_TEST_KILL=1:2 odegen 2 -q -m ESDIRK $ROB --chunk 7 --out "$T/erobk.h5" 2>/dev/null; then
+    fail "ESDIRK: the run with rank 1 killed succeeded"
+fi
+# shellcheck disable=SC2086
+odegen 2 -q -m ESDIRK $ROB --chunk 7 --out "$T/erobk.h5" --resume || fail "ESDIRK --resume"
+same_data "$T/erob1.h5" "$T/erobk.h5" || fail "ESDIRK: killed and resumed differs from one run"
 
 step "events with ESDIRK: a ball thrown up, against RK45"
 odegen 1 -q -m ESDIRK --system-file "$SYS/ball.c" -n 10 --t1 3 --nt 31 --rtol 1e-10 --atol 1e-12 \
     --out "$T/ball-ESDIRK.h5" || fail "ball ESDIRK"
-if [ -n "$PYTHON_SCI" ]; then
-    "$PYTHON_SCI" - "$T/ball-ESDIRK.h5" "$T/ball-RK45.h5" <<'PY' || fail "events with ESDIRK"
-import sys, h5py, numpy as np
-b, r = (h5py.File(f, "r") for f in sys.argv[1:])
-assert (b["stats/status"][...] == 1).all() and (r["stats/status"][...] == 1).all()
-for e in ("ground", "apex"):
-    assert (b["events/%s/count" % e][...] == r["events/%s/count" % e][...]).all(), e
-    d = np.nanmax(np.abs(b["events/%s/t" % e][...] - r["events/%s/t" % e][...]))
-    assert d < 1e-6, (e, d)
-yb, yr = b["y"][...], r["y"][...]
-assert (np.isnan(yb) == np.isnan(yr)).all(), "the grid after the ground: NaN in both"
-assert np.nanmax(np.abs(yb - yr)) < 1e-6
-print("odegen_stiff: ball with ESDIRK: statuses, event counts as RK45's, times within %.1e" % d)
-PY
-fi
+ball_vs_rk45 ESDIRK
 
 step "ESDIRK: --max-steps (status -3), --t-eval, on the GPU refused"
-odegen 1 -q -m ESDIRK --system-file "$SYS/robertson.c" --x0-low 0.5 --x0-high 1 --t1 100 --nt 11 -n 4 \
-    --rtol 1e-6 --atol 1e-10 --max-steps 5 --out "$T/emax.h5" || fail "ESDIRK --max-steps"
-"$H5DUMP" -d /stats/status "$T/emax.h5" | grep -q -- '-3, -3, -3, -3' || fail "ESDIRK: --max-steps 5 not status -3"
+max_steps ESDIRK
 printf '0 0.5 3 17.25 100\n' > "$T/teval"
 odegen 1 -q -m ESDIRK --system-file "$SYS/robertson.c" --x0-low 0.5 --x0-high 1 --t1 100 --t-eval "$T/teval" \
     -n 40 --rtol 1e-6 --atol 1e-10 --out "$T/etev.h5" || fail "ESDIRK --t-eval"
