@@ -26,7 +26,7 @@ AC_DEFUN([HPC_CHECK_SUNDIALS], [
      AC_MSG_NOTICE([no SUNDIALS 6: hpc-odegen without --method BDF (apt-get install libsundials-dev)])])
   AM_CONDITIONAL([HAVE_SUNDIALS], [test $hpc_have_sundials = yes])
   # ARKODE's ARKStep (--method ESDIRK): optional on its own, in the same
-  # package; an ESDIRK table of Kennedy and Carpenter 2019 (SUNDIALS 6.4 on)
+  # package; an ESDIRK table of Kennedy and Carpenter 2019 (SUNDIALS 6.3 on)
   hpc_have_arkode=no
   AS_IF([test $hpc_have_sundials = yes], [
     LIBS="-lsundials_arkode $SUNDIALS_LIBS $LIBS -lm"
@@ -36,6 +36,7 @@ AC_DEFUN([HPC_CHECK_SUNDIALS], [
         [[SUNContext c; SUNContext_Create(NULL, &c); N_Vector v = N_VNew_Serial(2, c);
           void *m = ARKStepCreate(NULL, NULL, 0.0, v, c);
           ARKStepSetTableNum(m, ARKODE_ESDIRK436L2SA_6_3_4, ARKODE_ERK_NONE);
+          ARKStepSetErrHandlerFn(m, NULL, NULL); ARKStepSetInterpolantDegree(m, 3);
           ARKStepFree(&m); N_VDestroy(v); SUNContext_Free(&c);]])],
       [hpc_have_arkode=yes])
     AC_MSG_RESULT([$hpc_have_arkode])

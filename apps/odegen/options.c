@@ -512,7 +512,7 @@ int ode_opts_finish(ode_opts_t *o)
                        "method)", ode_method_name(o->method), o->sys_path ? o->sys_path : o->sys->name);
     if (o->method == ODE_ESDIRK && ode_implicit_available(ODE_BDF) && !ode_implicit_available(ODE_ESDIRK))
         return HPC_ERR(HPC_ERR_ARG, "--method ESDIRK: this hpc-odegen was built without SUNDIALS ARKODE (Debian: "
-                       "libsundials-dev, 6.4 or later), which it needs");
+                       "libsundials-dev, 6.3 or later), which it needs");
     if (o->method >= ODE_NEXPLICIT && !ode_implicit_available(o->method))
         return HPC_ERR(HPC_ERR_ARG, "--method %s: this hpc-odegen was built without SUNDIALS (Debian: "
                        "libsundials-dev), which the implicit methods need", ode_method_name(o->method));
