@@ -29,9 +29,11 @@
 #                    --compile-to/--system-lib, the cache, bad files
 #   odegen_events.sh events (a ball, thresholds) and --t-eval against
 #                    scipy, on 1 and 3 ranks, resumed, sharded
-#   odegen_stiff.sh  --method BDF (SUNDIALS CVODE) on Robertson, van der
-#                    Pol mu=1000 and a Brusselator of dim 100 against
-#                    scipy's BDF and Radau; 1 and 3 ranks; events
+#   odegen_stiff.sh  --method BDF (SUNDIALS CVODE) and ESDIRK (ARKODE) on
+#                    Robertson, van der Pol mu=1000 and a Brusselator of
+#                    dim 100 against scipy's BDF and Radau; 1 and 3 ranks;
+#                    events; --max-steps; apps/odegen/bench.sh METHOD=BDF
+#                    and ESDIRK on 200 trajectories (cvode_direct's bits)
 # the engine as the GPU runs it (one lane, any stride), per built-in
 ODEGEN_LANE1 = tests/odegen_lane1.h tests/odegen_lane1_decay_sin.c tests/odegen_lane1_lorenz.c \
 	tests/odegen_lane1_vanderpol.c tests/odegen_lane1_lotka_volterra.c tests/odegen_lane1_kuramoto.c
