@@ -37,6 +37,7 @@ AC_DEFUN([HPC_CHECK_SUNDIALS], [
           void *m = ARKStepCreate(NULL, NULL, 0.0, v, c);
           ARKStepSetTableNum(m, ARKODE_ESDIRK436L2SA_6_3_4, ARKODE_ERK_NONE);
           ARKStepSetErrHandlerFn(m, NULL, NULL); ARKStepSetInterpolantDegree(m, 3);
+          ARKStepSetDeduceImplicitRhs(m, SUNTRUE); ARKStepSetPredictorMethod(m, 1);
           ARKStepFree(&m); N_VDestroy(v); SUNContext_Free(&c);]])],
       [hpc_have_arkode=yes])
     AC_MSG_RESULT([$hpc_have_arkode])
