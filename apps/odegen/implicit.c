@@ -50,11 +50,11 @@
  * ARK548L2SA's DIRK (order 5) 2841, 6499, 3122 (0.3, 3.9, 309);
  * SDIRK_5_3_4 (Hairer and Wanner's, ARKODE's default of order 4) 13061,
  * 27592, 3144 (0.03, 0.12, 1.8): the first is the cheapest in all and
- * within the test's bounds everywhere (ARK548's fails the Brusselator).  It is driven exactly as
- * CVODE is (one step at a time, the stop time t1, ARKODE's interpolant
- * for the output times and the events, one instance re-initialised per
- * trajectory); nfev = ARKODE's implicit right-hand side evaluations
- * including the difference quotients.
+ * within the test's bounds everywhere (ARK548's fails the Brusselator).
+ * It is driven exactly as CVODE is (one step at a time, the stop time t1,
+ * ARKODE's interpolant for the output times and the events, one instance
+ * re-initialised per trajectory); nfev = ARKODE's implicit right-hand
+ * side evaluations including the difference quotients.
  */
 #include "config.h"
 #include "hpc_app.h"
@@ -358,9 +358,9 @@ int ode_implicit_solve(const ode_sys_t *sys, const ode_prob_t *p, int64_t n, con
     N_Vector v = N_VNew_Serial(p->dim, ctx);
     c.dky = N_VNew_Serial(p->dim, ctx);
     double *scratch = malloc((2 * HPC_ODE_MAX_EVENTS + (size_t)p->dim) * sizeof *scratch);
-    c.jrow = malloc((size_t)p->dim * p->dim * sizeof *c.jrow);
-    int rc = v && c.dky && scratch && c.jrow ? imp_setup(&c, ctx, v, &A, &LS)
-                                   : HPC_ERR(HPC_ERR_NOMEM, "CVODE vectors of %d", p->dim);
+    c.jrow = sys->jac ? malloc((size_t)p->dim * p->dim * sizeof *c.jrow) : NULL;
+    int rc = v && c.dky && scratch && (c.jrow || !sys->jac) ? imp_setup(&c, ctx, v, &A, &LS)
+                                                            : HPC_ERR(HPC_ERR_NOMEM, "SUNDIALS vectors of %d", p->dim);
     for (int64_t k = 0; !rc && k < n; k++) {
         imp_one(&c, v, x0 + k * p->dim, yout + k * p->nt * p->dim, stat + k, ev, k, scratch);
         if (p->poll) p->poll();
