@@ -19,7 +19,9 @@ TRAIN_CORE = \
 	apps/train/dp.c \
 	apps/train/strategy.c \
 	apps/train/strat_dp.c \
-	apps/train/shard.c \
+	apps/train/strat_shard.c \
+	apps/train/strat_common.c \
+	apps/train/zero.c \
 	apps/train/pipe.c \
 	apps/train/pipe_run.c \
 	apps/train/pipe_sched.c \

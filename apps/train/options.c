@@ -381,7 +381,7 @@ int train_opts_finish(train_opts_t *o)
         return HPC_ERR(HPC_ERR_ARG, "--betas is not for --optim %s", o->optim->name);
     if (o->nesterov && o->momentum == 0) return HPC_ERR(HPC_ERR_ARG, "--nesterov needs --momentum > 0");
     if (o->min_lr > o->lr) return HPC_ERR(HPC_ERR_ARG, "--min-lr must not exceed --lr");
-    return strategy_of(o)->check(o);
+    return strategy_check(o);
 }
 
 static void add_key(const train_opts_t *o, int64_t nin, int64_t nout, int64_t ntrain,

@@ -78,7 +78,7 @@ typedef struct pipe {
     float *p, *g;            /* my layers' parameters and gradients (device) */
     wts_t pw, gw;            /* where each of my layers' arrays is */
     dp_t dp;                 /* the replicas' gradient allreduce (hybrid) */
-    struct zero *zero;       /* or --shard optim over the replicas (shard.c) */
+    gsync_t sync;            /* it, or --shard optim over the replicas (zero.c) */
     int prev, next;          /* neighbours in pipe_comm, MPI_PROC_NULL at the ends */
     MPI_Comm pipe_comm;      /* my replica's stages (rank = stage) */
     MPI_Comm rep_comm;       /* my stage in every replica (rank = replica) */

@@ -260,12 +260,11 @@ static void backward(pipe_t *pp, train_t *t, int64_t mb, int last)
     double t0 = hpc_wtime();
     if (t->o->recompute) model_forward(&t->model, t->dev, pw, a, rows, pp->lo, pp->hi);
     t0 += output_grad(pp, t, a, mb, rows);   /* waiting is not work */
-    layer_done_fn done = pp->zero ? zero_layer_done : dp_layer_done;
-    void *ctx = pp->zero ? (void *)pp->zero : (void *)&pp->dp;
-    if (pp->zero) zero_begin(pp->zero, last, pp->backs == 0);
-    else dp_begin(&pp->dp, last);
+    const gsync_t *gs = &pp->sync;
+    gs->ops->begin(gs->ctx, last, pp->backs == 0);
     float beta = pp->backs ? 1.0f : 0.0f;
-    float *dx = model_backward(&t->model, t->dev, pw, &pp->gw, a, rows, beta, pp->lo, pp->hi, done, ctx);
+    float *dx = model_backward(&t->model, t->dev, pw, &pp->gw, a, rows, beta, pp->lo, pp->hi, gs->ops->layer_done,
+                               gs->ctx);
     pp->backs++;
     if (dx) {
         pipe_msg_t *m = &pp->dx[pp->dx_next++ % PIPE_RING];
@@ -328,14 +327,7 @@ static void run_ops(pipe_t *pp, train_t *t, int drain)
 static void update(pipe_t *pp, train_t *t)
 {
     double lr = sched_lr(t->o, t->step, t->total);
-    if (pp->zero) {
-        t->grad_norm = zero_update(pp->zero, &t->opt, lr, t->step + 1, pp->pipe_comm);
-        return;
-    }
-    /* the norm over every stage's layers (the replicas hold the same) */
-    t->grad_norm = optim_clip(&t->opt, t->dev, pp->g, MODEL_PAD, pp->lay.n, pp->pipe_comm, MPI_COMM_NULL);
-    optim_update(&t->opt, t->dev, pp->lay.n - MODEL_PAD, pp->p + MODEL_PAD, pp->g + MODEL_PAD, MODEL_PAD, lr,
-                 t->step + 1);
+    t->grad_norm = pp->sync.ops->update(pp->sync.ctx, &t->opt, lr, t->step + 1, pp->pipe_comm);
 }
 
 int pipe_step(train_t *t)
@@ -345,7 +337,6 @@ int pipe_step(train_t *t)
     pp->backs = 0;
     pp->base = t->step * pp->M;
     if (pp->row->async) stale_step_begin(pp, t);
-    pp->dp.exposed = 0;
     if (t->steps_run == 1 && !pp->rec_t0) {   /* the timeline starts after the first step */
         MPI_Barrier(pp->pipe_comm);
         pp->rec_t0 = hpc_wtime();
@@ -356,14 +347,15 @@ int pipe_step(train_t *t)
     run_ops(pp, t, drain);
     pp->span += hpc_wtime() - s0;
     wait_sends(pp, drain);
-    int rc = pp->zero ? zero_finish(pp->zero) : dp_finish(&pp->dp);
+    const gsync_t *gs = &pp->sync;
+    int rc = gs->ops->finish(gs->ctx);
     if (rc < 0) hpc_app_fatal(HPC_EXIT_DATA, "gradient reduction: %s", hpc_last_cause());
     /* the step's loss came with the last gradient; the replicas add theirs */
     double all = pp->lsum;
     if (pp->D > 1) MPI_Allreduce(&pp->lsum, &all, 1, MPI_DOUBLE, MPI_SUM, pp->rep_comm);
     t->train_loss = all / train_loss_terms(t);
-    t->step_comm = pp->zero ? zero_exposed(pp->zero) : pp->dp.exposed;
-    t->step_blocking = pp->zero ? zero_blocking(pp->zero) : pp->dp.calib;
+    t->step_comm = gs->ops->exposed(gs->ctx);
+    t->step_blocking = gs->ops->blocking(gs->ctx);
     if (!isfinite(t->train_loss)) return -1;
     if (!pp->row->async) update(pp, t);
     return 0;

@@ -359,7 +359,42 @@ float *hold_piece(const hold_t *h, int l, int bias, size_t *first, size_t *count
  * of their layer (model_init_layer), the same values as one rank's */
 int hold_init(const hold_t *h, const train_dev_t *dev, uint64_t seed);
 
-/* ---- data parallelism's gradient buckets (dp.c) ---- */
+/* ---- gradient synchronisation: what makes the gradient each rank
+ * computed the one it updates with.  One table, two implementations:
+ * dp.c's buckets (allreduced during backward) and zero.c's shards
+ * (reduce-scattered during backward, the parameters gathered after the
+ * update).  A strategy calls them around its backwards; the pipeline
+ * holds either for its replicas. ---- */
+typedef struct {
+    const char *name;
+    /* before a backward: arm = 1 if its gradient is reduced now (the
+     * step's last, or with zero's grads and params every one), first = 1
+     * if it is the step's first (what the step spent starts over; zero's
+     * shard of the gradient too) */
+    void (*begin)(void *ctx, int arm, int first);
+    /* layer l's gradient is done: start what is complete */
+    layer_done_fn layer_done;
+    /* every reduction of the step complete; 0 or a libhpc error */
+    int (*finish)(void *ctx);
+    /* --clip over what this rank updates (its sum of squares summed over
+     * the replicas where each holds a part, then over parts: the other
+     * stages, or MPI_COMM_NULL) and the optimiser's update of it (zero:
+     * then the parameters gathered): the norm, NaN without clipping */
+    double (*update)(void *ctx, const optim_t *opt, double lr, int64_t t, MPI_Comm parts);
+    /* s spent in collective calls since the last begin(first); s the
+     * step's collectives take done blocking (measured at the start; 0 on
+     * one rank) */
+    double (*exposed)(const void *ctx);
+    double (*blocking)(const void *ctx);
+    /* what it holds; ctx NULL: nothing */
+    void (*close)(void *ctx);
+} gsync_ops_t;
+typedef struct {
+    const gsync_ops_t *ops;
+    void *ctx;
+} gsync_t;
+
+/* dp.c: the buckets */
 typedef struct {
     MPI_Comm comm;
     int size;
@@ -368,14 +403,20 @@ typedef struct {
     size_t *off, *count;             /* in floats, of the gradient buffer */
     int *last_layer;                 /* the bucket is ready when this layer is */
     hpc_request_t **req;
-    float *g;
+    float *g, *p;                    /* the gradient; the parameters (update) */
+    size_t n;                        /* floats of both: the layout's */
+    const train_dev_t *dev;
     int armed;                       /* this backward's gradients are reduced */
     double exposed, calib;           /* s in collective calls this step; one
                                         blocking reduction of all buckets */
     void (*sync_compute)(void);      /* the device's: backward is done (GPU) */
 } dp_t;
-/* Collective.  Buckets of bucket_mb over the layers of m's layout */
-int dp_open(dp_t *dp, const model_t *m, float *g, double bucket_mb, hpc_alg_t alg, MPI_Comm comm);
+/* Collective.  Buckets of bucket_mb over the layers of m's layout; g the
+ * gradient, p the parameters (m's layout, on dev) */
+int dp_open(dp_t *dp, const model_t *m, const train_dev_t *dev, float *p, float *g, double bucket_mb,
+            hpc_alg_t alg, MPI_Comm comm);
+/* dp behind the table (dp stays the caller's) */
+gsync_t dp_gsync(dp_t *dp);
 /* Before backward: arm = 1 on the last micro-step of a step (DDP's
  * no_sync for the others). */
 void dp_begin(dp_t *dp, int arm);
@@ -386,38 +427,16 @@ void dp_layer_done(void *dp, int l);
 int dp_finish(dp_t *dp);
 void dp_close(dp_t *dp);
 
-/* ---- sharding (shard.c): the gradient reduce-scattered unit by unit,
- * each rank's blocks updated, the parameters gathered ---- */
-typedef struct zero zero_t;
-/* Collective over comm (of lay->shards ranks).  level SHARD_*; p: the
- * parameters in lay's layout (SHARD_PARAMS: this rank's shard); g: the
- * whole gradient (SHARD_OPTIM; backward writes it) or NULL; gw: where
- * backward writes each layer's gradient (for grads and params: pointed
- * at the unit's staging buffer as backward reaches it); accum: micro-
- * steps a step. */
-int zero_open(zero_t **out, const model_t *lay, const train_dev_t *dev, int level, float *p, float *g, wts_t *gw,
+/* zero.c: ZeRO.  Collective over comm (of lay->shards ranks).  level
+ * SHARD_*; p: the parameters in lay's layout (SHARD_PARAMS: this rank's
+ * shard); g: the whole gradient (SHARD_OPTIM; backward writes it) or
+ * NULL; gw: where backward writes each layer's gradient (for grads and
+ * params: pointed at the unit's staging buffer as backward reaches it);
+ * accum: micro-steps a step.  *out is set even where it fails (close it). */
+int zero_open(gsync_t *out, const model_t *lay, const train_dev_t *dev, int level, float *p, float *g, wts_t *gw,
               MPI_Comm comm, int accum);
 /* The bytes zero_open allocates (the gradient's shard, the staging) */
 double zero_bytes(const model_t *lay, int level, int accum);
-/* Before a backward: arm = 1 if its gradient is reduced now (SHARD_OPTIM:
- * the step's last; otherwise every one), first = 1 if it is the step's
- * first (the shard of the gradient starts over) */
-void zero_begin(zero_t *z, int arm, int first);
-/* Layer l's gradient is done (a layer_done_fn) */
-void zero_layer_done(void *z, int l);
-/* The gradient's shard complete; 0 or a libhpc error */
-int zero_finish(zero_t *z);
-/* --clip over the gradient's shard (its sum of squares summed over the
- * shards and parts2), the optimiser's update of this rank's blocks, and
- * (but SHARD_PARAMS) the parameters gathered: the norm (NaN without
- * clipping) */
-double zero_update(zero_t *z, const optim_t *opt, double lr, int64_t t, MPI_Comm parts2);
-/* s spent in collective calls since the last zero_begin(first) */
-double zero_exposed(const zero_t *z);
-/* s the collectives of a step take done blocking (measured at
- * zero_open; 0 on one rank) */
-double zero_blocking(const zero_t *z);
-void zero_close(zero_t *z);
 
 /* ---- strategies (strategy.c and one file each) ---- */
 typedef struct train train_t;
@@ -432,8 +451,9 @@ typedef struct {
  * strategy uses the pieces above, never the loop. */
 typedef struct strategy {
     const char *name;
-    /* the checks that need only the command line; HPC_ERR_ARG with the
-     * cause */
+    /* the checks that need only the command line, or NULL: none
+     * (strategy_check has refused the options of the others first);
+     * HPC_ERR_ARG with the cause */
     int (*check)(const train_opts_t *o);
     /* against the layers and ranks (sets derived options); HPC_ERR_ARG
      * with the cause */
@@ -463,12 +483,27 @@ typedef struct strategy {
 extern const strategy_t strategy_dp, strategy_shard, strategy_pipe;
 /* The strategy of the options */
 const strategy_t *strategy_of(const train_opts_t *o);
+/* The options that belong to other strategies (or schedules) refused
+ * where given (one table), then the strategy's own check; HPC_ERR_ARG
+ * with the cause */
+int strategy_check(const train_opts_t *o);
 /* "--parallel dp --shard grads", "--parallel pipe --pipe-schedule 1f1b":
  * for messages */
 void strategy_describe(const train_opts_t *o, char *buf, size_t len);
+
+/* ---- what the strategies share (strat_common.c, below them) ---- */
 /* The stop a strategy without its own agrees on: a signal seen by any
  * rank, agreed over all of them after the step */
 int strategy_stop_agreed(train_t *t);
+/* Every rank a data-parallel replica: the fit (a sample each) and its
+ * slice of the batch (part rank of nranks) */
+int strat_fit_replicas(train_opts_t *o, int nranks);
+void strat_replica_each(const train_opts_t *o, int rank, int nranks, int *part, int *parts);
+/* hpc_all_same of a device buffer of n floats over comm */
+int train_buffers_same(const train_t *t, const float *buf, size_t n, MPI_Comm comm, int *same);
+/* A collective failed on this rank (the others wait inside theirs):
+ * "what: cause", exit 1 by MPI_Abort */
+void train_coll_fatal(const char *what);
 
 /* ---- the run ---- */
 struct train {
@@ -512,9 +547,6 @@ void train_to_device(train_t *t, const float **x, const float **y, int rows);
 /* device buffers for a batch of rows on the GPU (nothing on the CPU); -1 */
 int train_batch_alloc(train_t *t, int rows);
 size_t train_batch_bytes(const train_t *t, int rows);
-
-/* strat_dp.c: hpc_all_same of a device buffer of n floats over comm */
-int train_buffers_same(const train_t *t, const float *buf, size_t n, MPI_Comm comm, int *same);
 
 /* loop.c: run to the last step, or to a stop agreed by every rank:
  * checkpoint, then HPC_EXIT_STOPPED.  A non-finite loss ends the job
