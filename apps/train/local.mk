@@ -27,6 +27,7 @@ TRAIN_CORE = \
 	apps/train/pipe_sched.c \
 	apps/train/pipe_stale.c \
 	apps/train/pipe_predict.c \
+	apps/train/optim_predict.c \
 	apps/train/timeline.c \
 	apps/train/pipe.h \
 	apps/train/loop.c \

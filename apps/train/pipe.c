@@ -12,7 +12,7 @@
  * With replicas, each stage's gradients are allreduced over the replicas
  * by dp.c during the step's last backward, or with --shard optim
  * reduce-scattered and the optimiser state divided among the replicas
- * (shard.c).
+ * (zero.c): either behind the gradient-synchronisation table (gsync_t).
  *
  * This file: the options, the plan (partition, layout, what a stage
  * holds), opening and closing, the replica check and the summary; the
@@ -75,7 +75,7 @@ static int pipe_fit(train_opts_t *o, int nranks)
     int replicas = nranks / S;
     if (o->batch < (int64_t)replicas * o->micro)
         return HPC_ERR(HPC_ERR_ARG, "--batch %lld is smaller than %d replica%s x --micro %d: every micro-batch needs "
-                 "a sample", (long long)o->batch, replicas, replicas > 1 ? "s" : "", o->micro);
+                 "a sample", (long long)o->batch, replicas, replicas > 1 ? "s" : "", (int)o->micro);
     return 0;
 }
 
@@ -178,7 +178,7 @@ static void msg_free(pipe_msg_t *m, const train_dev_t *dev)
 /* The slots (one per micro-batch that can be alive, and one more so
  * that the next input's receive is posted early), message buffers, the
  * validation's activations */
-static int pipe_buffers(pipe_t *pp, const train_t *t, const plan_t *p)
+static int pipe_buffers(pipeline_t *pp, const train_t *t, const plan_t *p)
 {
     const model_t *m = &t->model;
     const train_dev_t *dev = t->dev;
@@ -211,7 +211,7 @@ static int pipe_buffers(pipe_t *pp, const train_t *t, const plan_t *p)
     return 0;
 }
 
-static void pipe_recorder(pipe_t *pp)
+static void pipe_recorder(pipeline_t *pp)
 {
     /* the timeline: a few steps after the first (which pays the page
      * faults), at most 4096 operations of a stage */
@@ -222,7 +222,7 @@ static void pipe_recorder(pipe_t *pp)
 
 /* The stage's parameters, gradients and optimiser state, and what a
  * checkpoint and a fresh start see of them */
-static int pipe_model_state(pipe_t *pp, train_t *t)
+static int pipe_model_state(pipeline_t *pp, train_t *t)
 {
     const train_dev_t *dev = t->dev;
     const model_t *m = &pp->lay;
@@ -239,7 +239,7 @@ static int pipe_model_state(pipe_t *pp, train_t *t)
 }
 
 /* the stage's communicators: rows of the grid are replicas, columns stages */
-static int pipe_comms(pipe_t *pp)
+static int pipe_comms(pipeline_t *pp)
 {
     hpc_grid_t *grid;
     HPC_TRY(hpc_grid_create(hpc_comm_world(), pp->D, pp->S, &grid));
@@ -257,7 +257,7 @@ static int pipe_comms(pipe_t *pp)
 static int pipe_open(train_t *t)
 {
     const train_opts_t *o = t->o;
-    pipe_t *pp = calloc(1, sizeof *pp);
+    pipeline_t *pp = calloc(1, sizeof *pp);
     if (!pp) return HPC_ERR(HPC_ERR_NOMEM, "pipeline");
     t->s = pp;
     plan_t p;
@@ -298,7 +298,7 @@ static int pipe_open(train_t *t)
 
 static void pipe_close(train_t *t)
 {
-    pipe_t *pp = t->s;
+    pipeline_t *pp = t->s;
     if (!pp) return;
     if (pp->vote) hpc_app_stop_vote_close(pp->vote);
     if (pp->row->async) stale_close(pp, t);
@@ -336,7 +336,7 @@ static void pipe_close(train_t *t)
 
 static int pipe_in_sync(train_t *t, int *same)
 {
-    pipe_t *pp = t->s;
+    pipeline_t *pp = t->s;
     /* each stage against its replicas (the stages hold other layers) */
     int mine = 1;
     HPC_TRY(train_buffers_same(t, pp->p, pp->lay.n, pp->rep_comm, &mine));
@@ -376,7 +376,7 @@ static double peak_rss(void)
 
 static void pipe_summary(train_t *t, char *buf, size_t len)
 {
-    pipe_t *pp = t->s;
+    pipeline_t *pp = t->s;
     int S = pp->S;
     enum { BUSY = 0, PEAK = TRAIN_MAXL, GPIPE = 2 * TRAIN_MAXL, MODEL = 3 * TRAIN_MAXL, RSS = 4 * TRAIN_MAXL,
            UPD = 5 * TRAIN_MAXL, N = 6 * TRAIN_MAXL };

@@ -11,17 +11,23 @@
  *               layers of layer.c
  *   layer.c     one linear layer with its activation
  *   act.c loss.c lr_schedule.c   activations, losses, learning-rate schedules
- *   optim.c opt_kernels.h  the optimisers: one table row each, their
+ *   optim.c opt_kernels.h optim_predict.c   the optimisers: one table
+ *               row each (the hyperparameters it takes, its state arrays,
+ *               its step's constants, its weight prediction), their
  *               element rules shared by the CPU and the GPU
  *   cpu.c cuda.cu  the two devices behind dev.h
  *   hold.c      what a rank holds of each array (checkpoints, start)
  *   batch.c     a step's rows on the device, what its loss is over
- *   dp.c        gradient buckets allreduced during backward
- *   strategy.c  the strategies' table and the memory they need
+ *   dp.c zero.c the gradient synchronisation (gsync_ops_t): buckets
+ *               allreduced during backward; ZeRO's reduce-scatter,
+ *               update of a rank's blocks and gather
+ *   strat_common.c  what the strategies share, below them
  *   strat_dp.c  data parallelism (--parallel dp)
- *   shard.c     sharded data parallelism (--shard optim|grads|params)
- *   pipe.c pipe_sched.c pipe_stale.c pipe_predict.c timeline.c   pipeline
- *               parallelism (--parallel pipe|hybrid; pipe.h)
+ *   strat_shard.c   sharded data parallelism (--shard optim|grads|params)
+ *   pipe.c pipe_run.c pipe_sched.c pipe_stale.c pipe_predict.c
+ *   timeline.c  pipeline parallelism (--parallel pipe|hybrid; pipe.h)
+ *   strategy.c  which strategy the options ask for; which options
+ *               belong to which strategies (one table)
  *   loop.c      the training loop: steps, evaluation, stop, NaN; it
  *               calls a strategy, which never calls it
  *   checkpoint.c metrics.c   what the run leaves in RUNDIR
@@ -51,18 +57,21 @@ typedef struct {
     int nlayers;                       /* linear layers (sizes: nlayers + 1) */
     int64_t size[TRAIN_MAXL + 1];
     int layers_given;                  /* else: inputs, 64, 64, outputs */
-    act_t act;
+    act_t act;                         /* the choices' index, as int */
     loss_kind_t loss;
     uint64_t seed;
     /* data */
     const char *data;
-    int target_delta, preload, normalize;
+    int target_delta, preload;
+    int no_normalize, normalize;       /* normalize: derived */
     double val_fraction;
     /* training */
     int64_t epochs, steps, batch, accum, eval_every, log_every;
-    const struct optim_kind *optim;    /* a row of optim.c's table */
-    double lr, momentum, beta1, beta2, eps, weight_decay, clip, min_lr;
-    int nesterov;
+    int optim_choice;                  /* --optim: the row's index */
+    const struct optim_kind *optim;    /* derived: that row of optim.c's table */
+    double lr, momentum, beta1, beta2, eps, clip, min_lr;
+    double weight_decay;               /* < 0: the row's default (derived) */
+    int nesterov, betas_given;
     sched_kind_t sched;
     int64_t warmup;
     /* parallel and device */
@@ -76,10 +85,11 @@ typedef struct {
      * micro-batches a step; partition[s] layers on stage s (npart 0:
      * balanced by parameters and FLOPs); pipe_sched: a row of
      * pipe_sched.c's table */
-    int parallel, stages, micro, pipe_sched;
+    int parallel, pipe_sched;
+    int64_t stages, micro;
     int npart;
     int64_t partition[TRAIN_MAXL];
-    int stash, predict, gap_aware, gap_just_lost, recompute;
+    int stash, predict, gap_aware, gap_just_lost, recompute;   /* gap_aware: also set by gap_just_lost */
     int64_t step_every;
     /* --init-from: initial weights from this file (checkpoint layout) */
     const char *init_from;
@@ -91,11 +101,14 @@ typedef struct {
 } train_opts_t;
 
 extern const hpc_app_t train_app;
+/* The options: the option table's destinations (options.c) */
+extern train_opts_t train_opts;
 /* Before hpc_app_start: the option strings that the tables give (the
  * optimisers, the pipeline schedules). */
 void train_opts_prepare(void);
-/* After hpc_app_start: the parsed options, checked against each other;
- * HPC_ERR_ARG with a one-line cause (hpc_last_cause). */
+/* After hpc_app_start: the parsed options (train_opts) completed with
+ * what follows from them and checked against each other; HPC_ERR_ARG
+ * with a one-line cause (hpc_last_cause). */
 int train_opts_finish(train_opts_t *o);
 /* Once the data is known: layer sizes against it, the rank count, the
  * derived entries of the options key.  HPC_ERR_ARG with the cause. */
@@ -275,7 +288,7 @@ void layer_backward_input(const train_dev_t *dev, int rows, int in, int out, con
 /* ---- optimisers (optim.c: one row each) and schedules (lr_schedule.c) ---- */
 typedef struct optim_s optim_t;
 /* The weights D updates ahead with every future gradient taken as 0
- * (weight prediction, pipe_predict.c): the row's formula over n floats, lr[k]
+ * (weight prediction, optim_predict.c): the row's formula over n floats, lr[k]
  * the learning rate of the k-th update ahead (k = 0..D-1), t the updates
  * done; gacc: the gradient summed so far towards the next one (aggmsnag),
  * or NULL. */
@@ -292,8 +305,9 @@ typedef struct optim_kind {
     const char *name;                   /* --optim; the checkpoint's 'optimizer' */
     int kernel;                         /* its element rule (opt_kernels.h) */
     double weight_decay;                /* the default of --weight-decay */
-    int betas;                          /* takes --betas and --eps */
-    int momentum;                       /* takes --momentum and --nesterov */
+    /* the hyperparameters it takes, by option name (optim_check
+     * refuses the others where given) */
+    const char *takes;
     /* the state arrays it keeps with these options, torch.optim's names
      * (the checkpoint's /optim/<name>) */
     int (*nstates)(const train_opts_t *o);
@@ -303,16 +317,34 @@ typedef struct optim_kind {
     /* weight prediction from its momentum, or NULL: none */
     void (*predict)(const optim_t *o, const wp_args_t *a);
 } optim_kind_t;
-/* the rows' predictions (pipe_predict.c) */
+/* the rows' predictions (optim_predict.c) */
 void wp_predict_sgd_row(const optim_t *o, const wp_args_t *a);
 void wp_predict_adam_row(const optim_t *o, const wp_args_t *a);
 void wp_predict_adamw_row(const optim_t *o, const wp_args_t *a);
+/* The formulas behind them (docs/train.md), double inside, float out:
+ * the weights D updates ahead from momentum v (SGD) or m, v (Adam),
+ * lr[k-1] the rate of the k-th; gacc NULL: msnag, else aggmsnag with
+ * that summed gradient. */
+typedef struct {
+    const double *lr;        /* the D updates' rates */
+    double beta1, beta2, eps, wd;
+    int decoupled;           /* AdamW */
+    int64_t t;               /* updates done */
+} wp_adam_t;
+void wp_predict_sgd(size_t n, float *out, const float *w, const float *v, const float *gacc, const double *lr,
+                    double mu, int D);
+void wp_predict_adam(size_t n, float *out, const float *w, const float *m, const float *v, const float *gacc,
+                     const wp_adam_t *h, int D);
 /* The learning rates of the D updates after done (the k-th ahead in
- * lr[k-1]): update u belongs to loop step u / per_step (pipe_predict.c) */
+ * lr[k-1]): update u belongs to loop step u / per_step (pipe_predict.c,
+ * the stale pipeline's) */
 void wp_horizon(const train_opts_t *o, int64_t done, int64_t per_step, int64_t total, int D, double *lr);
 /* The table, ending with a row whose name is NULL */
 extern const optim_kind_t optim_kinds[];
 const optim_kind_t *optim_find(const char *name);
+/* The hyperparameters given that --optim's row does not take refused;
+ * HPC_ERR_ARG with the cause */
+int optim_check(const train_opts_t *o);
 
 struct optim_s {
     const optim_kind_t *kind;
