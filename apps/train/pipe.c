@@ -347,7 +347,7 @@ static int pipe_in_sync(train_t *t, int *same)
 /* ---- what the summary says ---- */
 
 /* Append to buf[k..len) what fmt says; the new end (at most len) */
-static size_t put(char *buf, size_t len, size_t k, const char *fmt, ...)
+static size_t summary_put(char *buf, size_t len, size_t k, const char *fmt, ...)
 {
     if (k >= len) return len;
     va_list ap;
@@ -358,12 +358,12 @@ static size_t put(char *buf, size_t len, size_t k, const char *fmt, ...)
 }
 
 /* " 1.0 MiB/2.0 MiB/...", appended */
-static size_t put_bytes(char *buf, size_t len, size_t k, const double *v, int n)
+static size_t summary_put_bytes(char *buf, size_t len, size_t k, const double *v, int n)
 {
     for (int s = 0; s < n; s++) {
         char b[32];
         hpc_format_bytes(v[s], b, sizeof b);
-        k = put(buf, len, k, "%s%s", s ? "/" : " ", b);
+        k = summary_put(buf, len, k, "%s%s", s ? "/" : " ", b);
     }
     return k;
 }
@@ -400,21 +400,21 @@ static void pipe_summary(train_t *t, char *buf, size_t len)
     char replayed[64] = "";
     if (isfinite(pp->bubble_replay))
         snprintf(replayed, sizeof replayed, ", %.1f%% replayed", 100 * pp->bubble_replay);
-    size_t k = put(buf, len, 0, "; pipeline %s, %d stage%s%s, %d micro-batches: bubble %.1f%% (theory %.1f%%%s), "
+    size_t k = summary_put(buf, len, 0, "; pipeline %s, %d stage%s%s, %d micro-batches: bubble %.1f%% (theory %.1f%%%s), "
                    "utilisation", pp->row->name, S, S > 1 ? "s" : "", reps, pp->M, 100 * (1 - used / S),
                    100 * pipe_bubble_theory(pp->sched, S, pp->M), replayed);
     for (int s = 0; s < S; s++)
-        k = put(buf, len, k, "%s%.0f%%", s ? "/" : " ", most > 0 ? 100 * all[BUSY + s] / most : 0);
+        k = summary_put(buf, len, k, "%s%.0f%%", s ? "/" : " ", most > 0 ? 100 * all[BUSY + s] / most : 0);
     /* the stale schedule steps inside the stream, once a --step-every:
      * the share of the wall clock that is not F or B but is not idle */
     for (int s = 0; pp->row->async && s < S; s++)
-        k = put(buf, len, k, "%s%.1f%%", s ? "/" : " (optimiser steps ", most > 0 ? 100 * all[UPD + s] / most : 0);
-    if (pp->row->async) k = put(buf, len, k, ")");
-    k = put_bytes(buf, len, put(buf, len, k, ", model state"), all + MODEL, S);
-    k = put_bytes(buf, len, put(buf, len, k, ", peak activations"), all + PEAK, S);
+        k = summary_put(buf, len, k, "%s%.1f%%", s ? "/" : " (optimiser steps ", most > 0 ? 100 * all[UPD + s] / most : 0);
+    if (pp->row->async) k = summary_put(buf, len, k, ")");
+    k = summary_put_bytes(buf, len, summary_put(buf, len, k, ", model state"), all + MODEL, S);
+    k = summary_put_bytes(buf, len, summary_put(buf, len, k, ", peak activations"), all + PEAK, S);
     if (strcmp(pp->row->name, "gpipe"))
-        k = put(buf, len, put_bytes(buf, len, put(buf, len, k, " (gpipe"), all + GPIPE, S), ")");
-    put_bytes(buf, len, put(buf, len, k, ", peak RSS"), all + RSS, S);
+        k = summary_put(buf, len, summary_put_bytes(buf, len, summary_put(buf, len, k, " (gpipe"), all + GPIPE, S), ")");
+    summary_put_bytes(buf, len, summary_put(buf, len, k, ", peak RSS"), all + RSS, S);
 }
 
 static void pipe_finish(train_t *t)

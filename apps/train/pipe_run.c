@@ -195,7 +195,7 @@ static const wts_t *weights(pipeline_t *pp, const float *flat, wts_t *w)
     return w;
 }
 
-static void forward(pipeline_t *pp, train_t *t, int64_t mb)
+static void stage_forward(pipeline_t *pp, train_t *t, int64_t mb)
 {
     int rows = mb_rows(pp, t, mb, NULL);
     size_t in = (size_t)rows * t->model.size[pp->lo] * sizeof(float);
@@ -248,7 +248,7 @@ static double output_grad(pipeline_t *pp, train_t *t, acts_t *a, int64_t mb, int
     return waited;
 }
 
-static void backward(pipeline_t *pp, train_t *t, int64_t mb, int last)
+static void stage_backward(pipeline_t *pp, train_t *t, int64_t mb, int last)
 {
     int rows = mb_rows(pp, t, mb, NULL);
     pipe_slot_t *sl = slot_of(pp, mb);
@@ -316,15 +316,15 @@ static void run_ops(pipeline_t *pp, train_t *t, int drain)
     for (int k = 0; k < pp->nops; k++) {
         int last = k == pp->nops - 1;   /* every step ends with its last backward */
         int64_t mb = pp->base + pp->ops[k].mb;
-        if (pp->ops[k].kind == 'F') forward(pp, t, mb);
-        else backward(pp, t, mb, last);
+        if (pp->ops[k].kind == 'F') stage_forward(pp, t, mb);
+        else stage_backward(pp, t, mb, last);
     }
     pp->fresh = drain;
 }
 
 /* The flushed schedules' update: the stage's gradient (reduced over the
  * replicas), clipped to the norm over every stage */
-static void update(pipeline_t *pp, train_t *t)
+static void stage_update(pipeline_t *pp, train_t *t)
 {
     double lr = sched_lr(t->o, t->step, t->total);
     t->grad_norm = pp->sync.ops->update(pp->sync.ctx, &t->opt, lr, t->step + 1, pp->pipe_comm);
@@ -357,7 +357,7 @@ int pipe_step(train_t *t)
     t->step_comm = gs->ops->exposed(gs->ctx);
     t->step_blocking = gs->ops->blocking(gs->ctx);
     if (!isfinite(t->train_loss)) return -1;
-    if (!pp->row->async) update(pp, t);
+    if (!pp->row->async) stage_update(pp, t);
     return 0;
 }
 

@@ -65,7 +65,7 @@ static view_t view(pipeline_t *pp, train_t *t, float *buf, float *tmp, int load)
     return v;
 }
 
-static void put(train_t *t, view_t v)
+static void stale_put(train_t *t, view_t v)
 {
     if (v.copied) t->dev->to_dev(v.dev, v.h, v.n * sizeof(float));
 }
@@ -181,7 +181,7 @@ static void predict(pipeline_t *pp, train_t *t)
     wp_args_t a = {w.n, out.h, w.h, agg ? g.h : NULL, {NULL, NULL}, lr, D, pp->updates};
     for (int k = 0; k < t->opt.nstates; k++) a.state[k] = view(pp, t, t->opt.state[k], st->tmp[2 + k], 1).h;
     t->opt.kind->predict(&t->opt, &a);
-    put(t, out);
+    stale_put(t, out);
 }
 
 const float *stale_forward_weights(pipeline_t *pp, train_t *t, pipe_slot_t *sl)
@@ -211,7 +211,7 @@ static void keep_ref(pipeline_t *pp, train_t *t, pipe_slot_t *sl)
     st->have_ref = 1;
 }
 
-static void update(pipeline_t *pp, train_t *t)
+static void stale_update(pipeline_t *pp, train_t *t)
 {
     stale_t *st = st_of(pp);
     double lr = sched_lr(t->o, t->step, t->total), t0 = hpc_wtime();
@@ -220,7 +220,7 @@ static void update(pipeline_t *pp, train_t *t)
         view_t g = view(pp, t, pp->g, st->tmp[0], 1), w = view(pp, t, pp->p, st->tmp[1], 1);
         view_t ref = view(pp, t, st->ref, st->tmp[2], 1);
         ga_penalise(g.n, g.h, w.h, ref.h, pp->gap_avg);
-        put(t, g);
+        stale_put(t, g);
         old = view(pp, t, pp->p, st->tmp[3], 1);
         if (!old.copied) {   /* on the CPU the view is the buffer: keep a copy */
             memcpy(st->tmp[3], old.h, old.n * sizeof(float));
@@ -242,5 +242,5 @@ static void update(pipeline_t *pp, train_t *t)
 void stale_after_backward(pipeline_t *pp, train_t *t, pipe_slot_t *sl, int last)
 {
     keep_ref(pp, t, sl);
-    if (pp->backs >= t->o->step_every || last) update(pp, t);
+    if (pp->backs >= t->o->step_every || last) stale_update(pp, t);
 }
