@@ -20,7 +20,7 @@ TESTS += tests/test_perm \
 check_PROGRAMS += tests/train_unit
 tests_train_unit_SOURCES = tests/train_unit.c apps/train/model.c apps/train/layer.c apps/train/act.c \
 	apps/train/loss.c apps/train/optim.c apps/train/lr_schedule.c apps/train/cpu.c apps/train/pipe_predict.c \
-	apps/train/hold.c
+	apps/train/optim_predict.c apps/train/hold.c
 tests_train_unit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/apps/train -I$(top_srcdir)/tests
 tests_train_unit_CFLAGS = $(TRAIN_CFLAGS)
 tests_train_unit_LDADD = $(LDADD) $(BLAS_LIBS)
@@ -30,7 +30,7 @@ TESTS += tests/train_unit
 #                    partition against every split, the schedules
 check_PROGRAMS += tests/pipe_unit
 tests_pipe_unit_SOURCES = tests/pipe_unit.c apps/train/pipe_predict.c apps/train/pipe_sched.c apps/train/model.c \
-	apps/train/layer.c apps/train/lr_schedule.c apps/train/optim.c
+	apps/train/layer.c apps/train/lr_schedule.c apps/train/optim.c apps/train/optim_predict.c
 tests_pipe_unit_CPPFLAGS = $(tests_train_unit_CPPFLAGS)
 tests_pipe_unit_CFLAGS = $(TRAIN_CFLAGS)
 tests_pipe_unit_LDADD = $(LDADD) $(BLAS_LIBS)

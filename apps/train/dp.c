@@ -67,12 +67,16 @@ static int calibrate(dp_t *dp, double *secs)
     return 0;
 }
 
-int dp_open(dp_t *dp, const model_t *m, float *g, double bucket_mb, hpc_alg_t alg, MPI_Comm comm)
+int dp_open(dp_t *dp, const model_t *m, const train_dev_t *dev, float *p, float *g, double bucket_mb,
+            hpc_alg_t alg, MPI_Comm comm)
 {
     memset(dp, 0, sizeof *dp);
     dp->comm = comm;
     dp->alg = alg;
     dp->g = g;
+    dp->p = p;
+    dp->n = m->n;
+    dp->dev = dev;
     MPI_Comm_size(comm, &dp->size);
     HPC_TRY(buckets(dp, m, bucket_mb));
     /* g is all zeros here: the calibration leaves it so */
@@ -129,4 +133,51 @@ void dp_close(dp_t *dp)
     free(dp->last_layer);
     free(dp->req);
     memset(dp, 0, sizeof *dp);
+}
+
+/* ---- behind the gradient-synchronisation table ---- */
+
+static void gs_begin(void *ctx, int arm, int first)
+{
+    dp_t *dp = ctx;
+    if (first) dp->exposed = 0;
+    dp_begin(dp, arm);
+}
+
+static int gs_finish(void *ctx)
+{
+    return dp_finish(ctx);
+}
+
+/* every replica holds the whole gradient: the norm over this layout's
+ * layers (and parts'), the update of all of them */
+static double gs_update(void *ctx, const optim_t *opt, double lr, int64_t t, MPI_Comm parts)
+{
+    dp_t *dp = ctx;
+    double norm = optim_clip(opt, dp->dev, dp->g, MODEL_PAD, dp->n, parts, MPI_COMM_NULL);
+    optim_update(opt, dp->dev, dp->n - MODEL_PAD, dp->p + MODEL_PAD, dp->g + MODEL_PAD, MODEL_PAD, lr, t);
+    return norm;
+}
+
+static double gs_exposed(const void *ctx)
+{
+    return ((const dp_t *)ctx)->exposed;
+}
+
+static double gs_blocking(const void *ctx)
+{
+    return ((const dp_t *)ctx)->calib;
+}
+
+static void gs_close(void *ctx)
+{
+    if (ctx) dp_close(ctx);
+}
+
+static const gsync_ops_t dp_ops = {"dp", gs_begin, dp_layer_done, gs_finish, gs_update, gs_exposed, gs_blocking,
+                                   gs_close};
+
+gsync_t dp_gsync(dp_t *dp)
+{
+    return (gsync_t){&dp_ops, dp};
 }

@@ -19,12 +19,15 @@ TRAIN_CORE = \
 	apps/train/dp.c \
 	apps/train/strategy.c \
 	apps/train/strat_dp.c \
-	apps/train/shard.c \
+	apps/train/strat_shard.c \
+	apps/train/strat_common.c \
+	apps/train/zero.c \
 	apps/train/pipe.c \
 	apps/train/pipe_run.c \
 	apps/train/pipe_sched.c \
 	apps/train/pipe_stale.c \
 	apps/train/pipe_predict.c \
+	apps/train/optim_predict.c \
 	apps/train/timeline.c \
 	apps/train/pipe.h \
 	apps/train/loop.c \

@@ -174,36 +174,36 @@ static void summary(train_t *t)
 
 int main(int argc, char **argv)
 {
-    train_opts_t o;
+    train_opts_t *o = &train_opts;
     train_opts_prepare();
     hpc_app_start(&train_app, &argc, &argv);
-    if (train_opts_finish(&o) < 0) hpc_app_exit(HPC_EXIT_USAGE, "%s", hpc_last_cause());
+    if (train_opts_finish(o) < 0) hpc_app_exit(HPC_EXIT_USAGE, "%s", hpc_last_cause());
     train_t t;
     memset(&t, 0, sizeof t);
-    t.o = &o;
-    t.strat = strategy_of(&o);
+    t.o = o;
+    t.strat = strategy_of(o);
     t.saved_step = -1;
     t.validates = 1;
     t.argc = argc;
     t.argv = argv;
-    t.dev = o.device == DEV_CUDA ? train_dev_cuda() : train_dev_cpu();
+    t.dev = o->device == DEV_CUDA ? train_dev_cuda() : train_dev_cpu();
     hpc_app_agree(t.dev ? 0 : HPC_EXIT_DATA, "%s", hpc_last_cause());
-    open_data(&t, &o);
-    model_layout(&t.model, o.nlayers, o.size, o.act);
+    open_data(&t, o);
+    model_layout(&t.model, o->nlayers, o->size, o->act);
     /* the slice of each batch: a rank's (dp), or its replica's (pipeline) */
-    t.strat->replica(&o, hpc_rank(), hpc_size(), &t.part, &t.parts);
-    hpc_block_range(o.batch, t.parts, t.part, &t.loader.rank_lo, &t.loader.rank_n);
+    t.strat->replica(o, hpc_rank(), hpc_size(), &t.part, &t.parts);
+    hpc_block_range(o->batch, t.parts, t.part, &t.loader.rank_lo, &t.loader.rank_n);
     check_memory(&t);
     open_run(&t);
     hpc_app_agree_rc(t.strat->open(&t), HPC_EXIT_DATA, t.strat->name);
     start(&t);
-    hpc_app_agree_rc(loader_open(&t.loader, &t.data, &o, t.part, t.parts), HPC_EXIT_DATA, NULL);
+    hpc_app_agree_rc(loader_open(&t.loader, &t.data, o, t.part, t.parts), HPC_EXIT_DATA, NULL);
     same_start(&t);
-    hpc_app_agree_rc(metrics_open(&t, o.resume ? t.step : -1), HPC_EXIT_DATA, "metrics.csv");
+    hpc_app_agree_rc(metrics_open(&t, o->resume ? t.step : -1), HPC_EXIT_DATA, "metrics.csv");
 
-    if (o.resume && t.step >= t.total) {
+    if (o->resume && t.step >= t.total) {
         if (hpc_rank() == 0 && !hpc_app_quiet())
-            printf("%s: %s/checkpoint.h5 is at step %lld of %lld: nothing to do\n", TRAIN_PROG, o.out,
+            printf("%s: %s/checkpoint.h5 is at step %lld of %lld: nothing to do\n", TRAIN_PROG, o->out,
                    (long long)t.step, (long long)t.total);
     } else if (t.total == 0) {   /* no step: the initial model, for inspection */
         hpc_app_agree_rc(ckpt_save(&t), HPC_EXIT_DATA, "writing the checkpoint");
@@ -212,7 +212,7 @@ int main(int argc, char **argv)
         if (train_loop(&t) == HPC_EXIT_STOPPED)
             hpc_app_exit(HPC_EXIT_STOPPED, "%s after step %lld of %lld; %s/checkpoint.h5 is written: "
                          "continue with --resume", hpc_app_stop_why(), (long long)t.step, (long long)t.total,
-                         o.out);
+                         o->out);
         metrics_plot(&t);
         t.strat->finish(&t);
         summary(&t);

@@ -4,7 +4,11 @@
  * (torch.optim's names: the checkpoint's /optim/<name>), the constants of
  * a step as PyTorch 1.13 computes them in Python floats, its element rule
  * (opt_kernels.h, shared with the GPU) and its weight prediction
- * (pipe_predict.c).  Adding one: its rule in opt_kernels.h, a row here.
+ * (optim_predict.c).  Adding one: its rule in opt_kernels.h, a row here.
+ * Adding a hyperparameter: its option (options.c, into train_opts_t), its
+ * name in the rows that take it, a row of hyperparams below if some
+ * optimiser does not, its copy in optim_t and its use in the constants
+ * and the rule.
  *
  * Before the step, clip_grad_norm_: the global norm of the gradient, and
  * if C / (norm + 1e-6) < 1 every gradient times that.  The state lives in
@@ -84,17 +88,61 @@ static void adamw_constants(const optim_t *o, double lr, int64_t t, opt_step_t *
 }
 
 const optim_kind_t optim_kinds[] = {
-    {"sgd", OPT_K_sgd, 0.0, 0, 1, sgd_states, {"momentum_buffer"}, sgd_constants, wp_predict_sgd_row},
-    {"adam", OPT_K_adam, 0.0, 1, 0, adam_states, {"exp_avg", "exp_avg_sq"}, adam_constants, wp_predict_adam_row},
-    {"adamw", OPT_K_adam, 0.01, 1, 0, adam_states, {"exp_avg", "exp_avg_sq"}, adamw_constants,
-     wp_predict_adamw_row},
-    {NULL, 0, 0, 0, 0, NULL, {NULL}, NULL, NULL}};
+    {"sgd", OPT_K_sgd, 0.0, "momentum nesterov weight-decay", sgd_states, {"momentum_buffer"}, sgd_constants,
+     wp_predict_sgd_row},
+    {"adam", OPT_K_adam, 0.0, "betas eps weight-decay", adam_states, {"exp_avg", "exp_avg_sq"}, adam_constants,
+     wp_predict_adam_row},
+    {"adamw", OPT_K_adam, 0.01, "betas eps weight-decay", adam_states, {"exp_avg", "exp_avg_sq"},
+     adamw_constants, wp_predict_adamw_row},
+    {NULL, 0, 0, NULL, NULL, {NULL}, NULL, NULL}};
 
 const optim_kind_t *optim_find(const char *name)
 {
     for (const optim_kind_t *k = optim_kinds; k->name; k++)
         if (!strcmp(k->name, name)) return k;
     return NULL;
+}
+
+/* ---- the hyperparameters some optimiser does not take ---- */
+
+static int momentum_given(const train_opts_t *o)
+{
+    return o->momentum != 0 || o->nesterov;   /* --momentum 0 changes nothing */
+}
+
+static int betas_given(const train_opts_t *o)
+{
+    return o->betas_given;
+}
+
+/* given: set to something that would change the training.  Not here,
+ * so never refused: --weight-decay (every row takes it) and --eps, which
+ * SGD has always ignored (refusing it would break command lines that
+ * worked). */
+static const struct {
+    const char *name;        /* in a row's takes */
+    const char *says;        /* the refusal's subject */
+    int (*given)(const train_opts_t *o);
+} hyperparams[] = {
+    {"momentum", "--momentum and --nesterov are", momentum_given},
+    {"betas", "--betas is", betas_given},
+};
+
+/* name is a word of the row's takes */
+static int takes(const optim_kind_t *k, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *s = k->takes; (s = strstr(s, name)); s += n)
+        if ((s == k->takes || s[-1] == ' ') && (s[n] == ' ' || s[n] == 0)) return 1;
+    return 0;
+}
+
+int optim_check(const train_opts_t *o)
+{
+    for (size_t i = 0; i < sizeof hyperparams / sizeof *hyperparams; i++)
+        if (hyperparams[i].given(o) && !takes(o->optim, hyperparams[i].name))
+            return HPC_ERR(HPC_ERR_ARG, "%s not for --optim %s", hyperparams[i].says, o->optim->name);
+    return 0;
 }
 
 /* ---- using them ---- */

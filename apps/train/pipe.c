@@ -12,7 +12,7 @@
  * With replicas, each stage's gradients are allreduced over the replicas
  * by dp.c during the step's last backward, or with --shard optim
  * reduce-scattered and the optimiser state divided among the replicas
- * (shard.c).
+ * (zero.c): either behind the gradient-synchronisation table (gsync_t).
  *
  * This file: the options, the plan (partition, layout, what a stage
  * holds), opening and closing, the replica check and the summary; the
@@ -29,21 +29,14 @@
 
 /* ---- options ---- */
 
-static int check(const train_opts_t *o)
+static int pipe_check(const train_opts_t *o)
 {
+    /* the options of other strategies and schedules: strategy.c's table */
     const pipe_sched_t *row = &pipe_scheds[o->pipe_sched];
-    /* refused where given, their defaults given explicitly too */
-    static const char *const stale_only[] = {"weight-stashing", "weight-prediction", "gap-aware-just-lost",
-                                             "gap-aware", "step-every"};
-    for (size_t i = 0; !row->async && i < sizeof stale_only / sizeof *stale_only; i++)
-        if (hpc_app_opt_given(stale_only[i]))
-            return HPC_ERR(HPC_ERR_ARG, "--%s is for --pipe-schedule stale, not %s", stale_only[i], row->name);
     if (o->parallel == PAR_HYBRID && !o->stages)
         return HPC_ERR(HPC_ERR_ARG, "--parallel hybrid needs --stages S (replicas: the ranks / S)");
     if (o->parallel == PAR_HYBRID && row->async)
         return HPC_ERR(HPC_ERR_ARG, "--pipe-schedule %s is not for --parallel hybrid (its stages step alone)", row->name);
-    if (hpc_app_opt_given("accum"))
-        return HPC_ERR(HPC_ERR_ARG, "--accum is for --parallel dp; a pipeline splits the batch with --micro");
     if (row->async && o->clip > 0)
         return HPC_ERR(HPC_ERR_ARG, "--clip is not for --pipe-schedule %s (its stages step alone: no global norm)", row->name);
     if (o->predict && (!o->optim->predict || o->optim->nstates(o) == 0))
@@ -58,7 +51,7 @@ static int check(const train_opts_t *o)
     return 0;
 }
 
-static int fit(train_opts_t *o, int nranks)
+static int pipe_fit(train_opts_t *o, int nranks)
 {
     if (!o->stages) o->stages = nranks;
     int S = o->stages;
@@ -82,11 +75,11 @@ static int fit(train_opts_t *o, int nranks)
     int replicas = nranks / S;
     if (o->batch < (int64_t)replicas * o->micro)
         return HPC_ERR(HPC_ERR_ARG, "--batch %lld is smaller than %d replica%s x --micro %d: every micro-batch needs "
-                 "a sample", (long long)o->batch, replicas, replicas > 1 ? "s" : "", o->micro);
+                 "a sample", (long long)o->batch, replicas, replicas > 1 ? "s" : "", (int)o->micro);
     return 0;
 }
 
-static void replica(const train_opts_t *o, int rank, int nranks, int *part, int *parts)
+static void pipe_replica(const train_opts_t *o, int rank, int nranks, int *part, int *parts)
 {
     *parts = nranks / o->stages;
     *part = rank / o->stages;
@@ -101,7 +94,7 @@ typedef struct {
     size_t in, out, wide;        /* floats of a micro-batch's input, output, widest */
 } plan_t;
 
-static void partition(const train_t *t, int S, int *first)
+static void pipe_partition(const train_t *t, int S, int *first)
 {
     if (t->o->npart) {
         first[0] = 0;
@@ -111,7 +104,7 @@ static void partition(const train_t *t, int S, int *first)
     }
 }
 
-static void plan(const train_t *t, int rank, plan_t *p)
+static void pipe_plan(const train_t *t, int rank, plan_t *p)
 {
     const train_opts_t *o = t->o;
     const model_t *m = &t->model;
@@ -120,7 +113,7 @@ static void plan(const train_t *t, int rank, plan_t *p)
     p->D = hpc_size() / p->S;
     p->s = rank % p->S;
     p->d = rank / p->S;
-    partition(t, p->S, p->first);
+    pipe_partition(t, p->S, p->first);
     p->lo = p->first[p->s];
     p->hi = p->first[p->s + 1];
     p->M = o->micro;
@@ -145,11 +138,11 @@ static void plan(const train_t *t, int rank, plan_t *p)
     p->wide = (size_t)p->rows_most * w;
 }
 
-static void need(const train_t *t, train_mem_t *out)
+static void pipe_need(const train_t *t, train_mem_t *out)
 {
     const train_opts_t *o = t->o;
     plan_t p;
-    plan(t, hpc_rank(), &p);
+    pipe_plan(t, hpc_rank(), &p);
     const model_t *m = &p.lay;
     int rec = o->recompute, gpu = o->device != DEV_CPU, last = p.s == p.S - 1;
     double f = sizeof(float), ns = o->optim->nstates(o);
@@ -185,7 +178,7 @@ static void msg_free(pipe_msg_t *m, const train_dev_t *dev)
 /* The slots (one per micro-batch that can be alive, and one more so
  * that the next input's receive is posted early), message buffers, the
  * validation's activations */
-static int buffers(pipe_t *pp, const train_t *t, const plan_t *p)
+static int pipe_buffers(pipeline_t *pp, const train_t *t, const plan_t *p)
 {
     const model_t *m = &t->model;
     const train_dev_t *dev = t->dev;
@@ -218,7 +211,7 @@ static int buffers(pipe_t *pp, const train_t *t, const plan_t *p)
     return 0;
 }
 
-static void recorder(pipe_t *pp)
+static void pipe_recorder(pipeline_t *pp)
 {
     /* the timeline: a few steps after the first (which pays the page
      * faults), at most 4096 operations of a stage */
@@ -229,7 +222,7 @@ static void recorder(pipe_t *pp)
 
 /* The stage's parameters, gradients and optimiser state, and what a
  * checkpoint and a fresh start see of them */
-static int model_state(pipe_t *pp, train_t *t)
+static int pipe_model_state(pipeline_t *pp, train_t *t)
 {
     const train_dev_t *dev = t->dev;
     const model_t *m = &pp->lay;
@@ -246,7 +239,7 @@ static int model_state(pipe_t *pp, train_t *t)
 }
 
 /* the stage's communicators: rows of the grid are replicas, columns stages */
-static int comms(pipe_t *pp)
+static int pipe_comms(pipeline_t *pp)
 {
     hpc_grid_t *grid;
     HPC_TRY(hpc_grid_create(hpc_comm_world(), pp->D, pp->S, &grid));
@@ -261,14 +254,14 @@ static int comms(pipe_t *pp)
     return 0;
 }
 
-static int open_pipe(train_t *t)
+static int pipe_open(train_t *t)
 {
     const train_opts_t *o = t->o;
-    pipe_t *pp = calloc(1, sizeof *pp);
+    pipeline_t *pp = calloc(1, sizeof *pp);
     if (!pp) return HPC_ERR(HPC_ERR_NOMEM, "pipeline");
     t->s = pp;
     plan_t p;
-    plan(t, hpc_rank(), &p);
+    pipe_plan(t, hpc_rank(), &p);
     pp->o = o;
     pp->S = p.S;
     pp->D = p.D;
@@ -283,13 +276,13 @@ static int open_pipe(train_t *t)
     pp->hi = p.hi;
     pp->lay = p.lay;
     pp->rows_most = p.rows_most;
-    HPC_TRY(comms(pp));
+    HPC_TRY(pipe_comms(pp));
     pp->ops = calloc((size_t)3 * pp->M + 1, sizeof *pp->ops);
     if (!pp->ops) return HPC_ERR(HPC_ERR_NOMEM, "pipeline schedule");
     pp->fresh = 1;
-    if (model_state(pp, t) < 0 || buffers(pp, t, &p) < 0 || train_batch_alloc(t, pp->rows_most) < 0)
+    if (pipe_model_state(pp, t) < 0 || pipe_buffers(pp, t, &p) < 0 || train_batch_alloc(t, pp->rows_most) < 0)
         return HPC_ERR(HPC_ERR_NOMEM, "out of %s memory for the pipeline stage", t->dev->name);
-    recorder(pp);
+    pipe_recorder(pp);
     pipe_dump_open(pp, t);
     if (pp->row->async) {
         HPC_TRY(stale_open(pp, t));
@@ -298,13 +291,14 @@ static int open_pipe(train_t *t)
     t->validates = pp->s == pp->S - 1;
     t->eval_rows = pp->rows_most;
     if (o->shard)
-        return zero_open(&pp->zero, &pp->lay, t->dev, SHARD_OPTIM, pp->p, pp->g, &pp->gw, pp->rep_comm, 1);
-    return dp_open(&pp->dp, &pp->lay, pp->g, o->bucket_mb, o->alg, pp->rep_comm);
+        return zero_open(&pp->sync, &pp->lay, t->dev, SHARD_OPTIM, pp->p, pp->g, &pp->gw, pp->rep_comm, 1);
+    pp->sync = dp_gsync(&pp->dp);
+    return dp_open(&pp->dp, &pp->lay, t->dev, pp->p, pp->g, o->bucket_mb, o->alg, pp->rep_comm);
 }
 
-static void close_pipe(train_t *t)
+static void pipe_close(train_t *t)
 {
-    pipe_t *pp = t->s;
+    pipeline_t *pp = t->s;
     if (!pp) return;
     if (pp->vote) hpc_app_stop_vote_close(pp->vote);
     if (pp->row->async) stale_close(pp, t);
@@ -324,8 +318,7 @@ static void close_pipe(train_t *t)
     pp->work.d[0] = pp->scratch[0];
     pp->work.d[1] = pp->scratch[1];
     acts_free(&pp->work, t->dev);
-    zero_close(pp->zero);
-    dp_close(&pp->dp);
+    if (pp->sync.ops) pp->sync.ops->close(pp->sync.ctx);
     if (pp->p) t->dev->release(pp->p);
     if (pp->g) t->dev->release(pp->g);
     if (pp->pipe_comm != MPI_COMM_NULL && pp->pipe_comm) MPI_Comm_free(&pp->pipe_comm);
@@ -341,9 +334,9 @@ static void close_pipe(train_t *t)
 
 /* ---- the replica check ---- */
 
-static int in_sync(train_t *t, int *same)
+static int pipe_in_sync(train_t *t, int *same)
 {
-    pipe_t *pp = t->s;
+    pipeline_t *pp = t->s;
     /* each stage against its replicas (the stages hold other layers) */
     int mine = 1;
     HPC_TRY(train_buffers_same(t, pp->p, pp->lay.n, pp->rep_comm, &mine));
@@ -354,7 +347,7 @@ static int in_sync(train_t *t, int *same)
 /* ---- what the summary says ---- */
 
 /* Append to buf[k..len) what fmt says; the new end (at most len) */
-static size_t put(char *buf, size_t len, size_t k, const char *fmt, ...)
+static size_t summary_put(char *buf, size_t len, size_t k, const char *fmt, ...)
 {
     if (k >= len) return len;
     va_list ap;
@@ -365,12 +358,12 @@ static size_t put(char *buf, size_t len, size_t k, const char *fmt, ...)
 }
 
 /* " 1.0 MiB/2.0 MiB/...", appended */
-static size_t put_bytes(char *buf, size_t len, size_t k, const double *v, int n)
+static size_t summary_put_bytes(char *buf, size_t len, size_t k, const double *v, int n)
 {
     for (int s = 0; s < n; s++) {
         char b[32];
         hpc_format_bytes(v[s], b, sizeof b);
-        k = put(buf, len, k, "%s%s", s ? "/" : " ", b);
+        k = summary_put(buf, len, k, "%s%s", s ? "/" : " ", b);
     }
     return k;
 }
@@ -381,9 +374,9 @@ static double peak_rss(void)
     return getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_maxrss * 1024.0 : 0;
 }
 
-static void summary(train_t *t, char *buf, size_t len)
+static void pipe_summary(train_t *t, char *buf, size_t len)
 {
-    pipe_t *pp = t->s;
+    pipeline_t *pp = t->s;
     int S = pp->S;
     enum { BUSY = 0, PEAK = TRAIN_MAXL, GPIPE = 2 * TRAIN_MAXL, MODEL = 3 * TRAIN_MAXL, RSS = 4 * TRAIN_MAXL,
            UPD = 5 * TRAIN_MAXL, N = 6 * TRAIN_MAXL };
@@ -407,27 +400,28 @@ static void summary(train_t *t, char *buf, size_t len)
     char replayed[64] = "";
     if (isfinite(pp->bubble_replay))
         snprintf(replayed, sizeof replayed, ", %.1f%% replayed", 100 * pp->bubble_replay);
-    size_t k = put(buf, len, 0, "; pipeline %s, %d stage%s%s, %d micro-batches: bubble %.1f%% (theory %.1f%%%s), "
+    size_t k = summary_put(buf, len, 0, "; pipeline %s, %d stage%s%s, %d micro-batches: bubble %.1f%% (theory %.1f%%%s), "
                    "utilisation", pp->row->name, S, S > 1 ? "s" : "", reps, pp->M, 100 * (1 - used / S),
                    100 * pipe_bubble_theory(pp->sched, S, pp->M), replayed);
     for (int s = 0; s < S; s++)
-        k = put(buf, len, k, "%s%.0f%%", s ? "/" : " ", most > 0 ? 100 * all[BUSY + s] / most : 0);
+        k = summary_put(buf, len, k, "%s%.0f%%", s ? "/" : " ", most > 0 ? 100 * all[BUSY + s] / most : 0);
     /* the stale schedule steps inside the stream, once a --step-every:
      * the share of the wall clock that is not F or B but is not idle */
     for (int s = 0; pp->row->async && s < S; s++)
-        k = put(buf, len, k, "%s%.1f%%", s ? "/" : " (optimiser steps ", most > 0 ? 100 * all[UPD + s] / most : 0);
-    if (pp->row->async) k = put(buf, len, k, ")");
-    k = put_bytes(buf, len, put(buf, len, k, ", model state"), all + MODEL, S);
-    k = put_bytes(buf, len, put(buf, len, k, ", peak activations"), all + PEAK, S);
+        k = summary_put(buf, len, k, "%s%.1f%%", s ? "/" : " (optimiser steps ", most > 0 ? 100 * all[UPD + s] / most : 0);
+    if (pp->row->async) k = summary_put(buf, len, k, ")");
+    k = summary_put_bytes(buf, len, summary_put(buf, len, k, ", model state"), all + MODEL, S);
+    k = summary_put_bytes(buf, len, summary_put(buf, len, k, ", peak activations"), all + PEAK, S);
     if (strcmp(pp->row->name, "gpipe"))
-        k = put(buf, len, put_bytes(buf, len, put(buf, len, k, " (gpipe"), all + GPIPE, S), ")");
-    put_bytes(buf, len, put(buf, len, k, ", peak RSS"), all + RSS, S);
+        k = summary_put(buf, len, summary_put_bytes(buf, len, summary_put(buf, len, k, " (gpipe"), all + GPIPE, S), ")");
+    summary_put_bytes(buf, len, summary_put(buf, len, k, ", peak RSS"), all + RSS, S);
 }
 
-static void finish(train_t *t)
+static void pipe_finish(train_t *t)
 {
     timeline_write(t->s, t);
 }
 
-const strategy_t strategy_pipe = {"pipe", check, fit, replica, need, open_pipe, pipe_step, pipe_stop, pipe_eval,
-                                  in_sync, summary, finish, close_pipe};
+const strategy_t strategy_pipe = {"pipe",       pipe_check,   pipe_fit,     pipe_replica, pipe_need,
+                                  pipe_open,    pipe_step,    pipe_stop,    pipe_eval,    pipe_in_sync,
+                                  pipe_summary, pipe_finish,  pipe_close};

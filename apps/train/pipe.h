@@ -1,6 +1,10 @@
-/* pipe.h - pipeline parallelism inside hpc-train (pipe.c, pipe_sched.c,
- * pipe_stale.c, pipe_predict.c, timeline.c): the pieces the strategy's files
- * share.  The rest of hpc-train sees only strategy_pipe (train.h).
+/* pipe.h - pipeline parallelism inside hpc-train: the pieces the
+ * strategy's files share (pipe.c: options, plan, set-up, summary;
+ * pipe_run.c: a stage's step and messages; pipe_sched.c: the schedules;
+ * pipe_stale.c, pipe_predict.c: the stale schedule's weights; timeline.c).
+ * The rest of hpc-train sees strategy_pipe (train.h) and the schedules'
+ * table (options.c: --pipe-schedule's choices; strategy.c: its name and
+ * whether it is asynchronous).
  */
 #ifndef TRAIN_PIPE_H
 #define TRAIN_PIPE_H
@@ -69,7 +73,7 @@ typedef struct {
     double t0, t1;           /* s since the recording started */
 } pipe_rec_t;
 
-typedef struct pipe {
+typedef struct pipeline {
     const train_opts_t *o;
     int S, s, D, d;          /* stages and mine; replicas and mine */
     int first[TRAIN_MAXL + 1];   /* stage s: layers [first[s], first[s+1]) */
@@ -78,7 +82,7 @@ typedef struct pipe {
     float *p, *g;            /* my layers' parameters and gradients (device) */
     wts_t pw, gw;            /* where each of my layers' arrays is */
     dp_t dp;                 /* the replicas' gradient allreduce (hybrid) */
-    struct zero *zero;       /* or --shard optim over the replicas (shard.c) */
+    gsync_t sync;            /* it, or --shard optim over the replicas (zero.c) */
     int prev, next;          /* neighbours in pipe_comm, MPI_PROC_NULL at the ends */
     MPI_Comm pipe_comm;      /* my replica's stages (rank = stage) */
     MPI_Comm rep_comm;       /* my stage in every replica (rank = replica) */
@@ -118,7 +122,7 @@ typedef struct pipe {
     double rec_t0;
     float *dump_buf;         /* test hook (pipe.c) */
     FILE *dump;
-} pipe_t;
+} pipeline_t;
 
 /* The model state a stage holds beside its layers' parameters,
  * gradients and optimiser state (pipe_stale.c): stashed versions,
@@ -130,39 +134,26 @@ double stale_bytes(const train_opts_t *o, const model_t *lay, int nslots, int gp
 int pipe_step(train_t *t);
 int pipe_stop(train_t *t);
 const float *pipe_eval(train_t *t, const float *x, int rows);
-void pipe_dump_open(pipe_t *pp, const train_t *t);
+void pipe_dump_open(pipeline_t *pp, const train_t *t);
 
-/* pipe_stale.c: the stale schedule's weights */
-typedef struct {
-    const double *lr;        /* the D updates' rates */
-    double beta1, beta2, eps, wd;
-    int decoupled;           /* AdamW */
-    int64_t t;               /* updates done */
-} wp_adam_t;
-/* The formulas (docs/train.md), double inside, float out: the weights
- * D updates ahead from momentum v (SGD) or m, v (Adam), lr[k-1] the rate
- * of the k-th; gacc NULL: msnag, else aggmsnag with that summed gradient. */
-void wp_predict_sgd(size_t n, float *out, const float *w, const float *v, const float *gacc, const double *lr,
-                    double mu, int D);
-void wp_predict_adam(size_t n, float *out, const float *w, const float *m, const float *v, const float *gacc,
-                     const wp_adam_t *h, int D);
+/* pipe_stale.c: the stale schedule's weights; pipe_predict.c: gap-aware */
 /* g /= 1 + |w - ref| / (sqrt(avg_sq) + 1e-8), elementwise */
 void ga_penalise(size_t n, float *g, const float *w, const float *ref, const float *avg_sq);
 /* avg_sq = decay avg_sq + (1 - decay) (w_new - w_old)^2 */
 void ga_track(size_t n, float *avg_sq, const float *w_new, const float *w_old, double decay);
-int stale_open(pipe_t *pp, train_t *t);
-void stale_step_begin(pipe_t *pp, train_t *t);
-void stale_close(pipe_t *pp, train_t *t);
+int stale_open(pipeline_t *pp, train_t *t);
+void stale_step_begin(pipeline_t *pp, train_t *t);
+void stale_close(pipeline_t *pp, train_t *t);
 /* the weights micro-batch slot's forward uses (and records them) */
-const float *stale_forward_weights(pipe_t *pp, train_t *t, pipe_slot_t *sl);
+const float *stale_forward_weights(pipeline_t *pp, train_t *t, pipe_slot_t *sl);
 /* the weights its backward uses */
-const float *stale_backward_weights(pipe_t *pp, train_t *t, pipe_slot_t *sl);
+const float *stale_backward_weights(pipeline_t *pp, train_t *t, pipe_slot_t *sl);
 /* a backward is done: step if --step-every backwards are */
-void stale_after_backward(pipe_t *pp, train_t *t, pipe_slot_t *sl, int last);
+void stale_after_backward(pipeline_t *pp, train_t *t, pipe_slot_t *sl, int last);
 
 /* timeline.c */
-void timeline_record(pipe_t *pp, train_t *t, char kind, int mb, double t0, double t1);
+void timeline_record(pipeline_t *pp, train_t *t, char kind, int mb, double t0, double t1);
 /* Collective: RUNDIR/timeline.csv and timeline.png */
-void timeline_write(pipe_t *pp, train_t *t);
+void timeline_write(pipeline_t *pp, train_t *t);
 
 #endif /* TRAIN_PIPE_H */

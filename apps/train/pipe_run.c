@@ -46,7 +46,7 @@ static int tag(int64_t k, int kind)
  * backward used, the gradient it computed; then the rows' inputs (first
  * stage) and targets (last).  tests/train_pipe_replay.py recomputes the
  * gradients from them. */
-void pipe_dump_open(pipe_t *pp, const train_t *t)
+void pipe_dump_open(pipeline_t *pp, const train_t *t)
 {
     const char *dir = getenv("HPC_TRAIN_TEST_PIPE_DUMP");
     char path[4096];
@@ -57,7 +57,7 @@ void pipe_dump_open(pipe_t *pp, const train_t *t)
     pp->dump = pp->dump_buf ? fopen(path, "wb") : NULL;
 }
 
-static void dump_layers(pipe_t *pp, train_t *t, const float *buf)
+static void dump_layers(pipeline_t *pp, train_t *t, const float *buf)
 {
     const model_t *m = &pp->lay;
     for (int l = pp->lo; l < pp->hi; l++) {
@@ -68,7 +68,7 @@ static void dump_layers(pipe_t *pp, train_t *t, const float *buf)
     }
 }
 
-static void dump_backward(pipe_t *pp, train_t *t, pipe_slot_t *sl, const float *pb, int rows)
+static void dump_backward(pipeline_t *pp, train_t *t, pipe_slot_t *sl, const float *pb, int rows)
 {
     int32_t head[5] = {(int32_t)(sl->mb / pp->M), (int32_t)(sl->mb % pp->M), pp->lo, pp->hi, rows};
     fwrite(head, sizeof head, 1, pp->dump);
@@ -87,7 +87,7 @@ static void dump_backward(pipe_t *pp, train_t *t, pipe_slot_t *sl, const float *
 
 /* Micro-batch k (counted from the run's start; k mod M of its step):
  * its rows and the first of them in the replica's slice of the batch */
-static int mb_rows(const pipe_t *pp, const train_t *t, int64_t k, int64_t *first)
+static int mb_rows(const pipeline_t *pp, const train_t *t, int64_t k, int64_t *first)
 {
     int64_t lo, n;
     hpc_block_range(t->loader.rank_n, pp->M, (int)(k % pp->M), &lo, &n);
@@ -101,14 +101,14 @@ static void mpi_ok(int rc, const char *what)
     if (rc != MPI_SUCCESS) hpc_app_fatal(HPC_EXIT_DATA, "pipeline: %s failed (MPI error %d)", what, rc);
 }
 
-static pipe_slot_t *free_slot(pipe_t *pp)
+static pipe_slot_t *free_slot(pipeline_t *pp)
 {
     for (int k = 0; k < pp->nslots; k++)
         if (pp->slot[k].mb < 0) return &pp->slot[k];
     return NULL;
 }
 
-static pipe_slot_t *slot_of(pipe_t *pp, int64_t mb)
+static pipe_slot_t *slot_of(pipeline_t *pp, int64_t mb)
 {
     for (int k = 0; k < pp->nslots; k++)
         if (pp->slot[k].mb == mb) return &pp->slot[k];
@@ -116,7 +116,7 @@ static pipe_slot_t *slot_of(pipe_t *pp, int64_t mb)
 }
 
 /* Post the receives of the next inputs, one per free slot */
-static void post_inputs(pipe_t *pp, const train_t *t)
+static void post_inputs(pipeline_t *pp, const train_t *t)
 {
     pipe_slot_t *sl;
     while (pp->s > 0 && pp->act_next < pp->limit && (sl = free_slot(pp))) {
@@ -130,7 +130,7 @@ static void post_inputs(pipe_t *pp, const train_t *t)
 
 /* Post the receives of the next gradients (and the loss sum after
  * them), one per free ring buffer */
-static void post_grads(pipe_t *pp, const train_t *t, int64_t consumed)
+static void post_grads(pipeline_t *pp, const train_t *t, int64_t consumed)
 {
     while (pp->s < pp->S - 1 && pp->grad_next < pp->limit && pp->grad_next < consumed + PIPE_RING) {
         pipe_msg_t *g = &pp->grad[pp->grad_next % PIPE_RING];
@@ -155,7 +155,7 @@ static void wait_msg(pipe_msg_t *m, const char *what)
 
 /* Copy n floats of the device buffer src out and send them; with
  * extra, the loss sum so far after them */
-static void send_msg(pipe_t *pp, const train_t *t, pipe_msg_t *m, const float *src, int n, int to, int tag,
+static void send_msg(pipeline_t *pp, const train_t *t, pipe_msg_t *m, const float *src, int n, int to, int tag,
                      int extra)
 {
     wait_msg(m, "sending");
@@ -166,7 +166,7 @@ static void send_msg(pipe_t *pp, const train_t *t, pipe_msg_t *m, const float *s
 
 /* ---- one micro-batch forward and backward ---- */
 
-static acts_t *acts_for(pipe_t *pp, pipe_slot_t *sl)
+static acts_t *acts_for(pipeline_t *pp, pipe_slot_t *sl)
 {
     acts_t *a = pp->o->recompute ? &pp->work : &sl->acts;
     a->a0 = sl->in.dev;
@@ -176,7 +176,7 @@ static acts_t *acts_for(pipe_t *pp, pipe_slot_t *sl)
 }
 
 /* The rows of micro-batch k: inputs (x) or targets (y), on the host */
-static const float *rows_of(pipe_t *pp, train_t *t, int64_t k, int targets)
+static const float *rows_of(pipeline_t *pp, train_t *t, int64_t k, int targets)
 {
     int64_t step = k / pp->M, first;
     const float *x, *y;
@@ -188,14 +188,14 @@ static const float *rows_of(pipe_t *pp, train_t *t, int64_t k, int targets)
 
 /* The layers of a flat buffer of the stage's layout (pp->p, a stash, the
  * predicted weights) */
-static const wts_t *weights(pipe_t *pp, const float *flat, wts_t *w)
+static const wts_t *weights(pipeline_t *pp, const float *flat, wts_t *w)
 {
     if (flat == pp->p) return &pp->pw;
     model_wts(&pp->lay, (float *)flat, w);
     return w;
 }
 
-static void forward(pipe_t *pp, train_t *t, int64_t mb)
+static void stage_forward(pipeline_t *pp, train_t *t, int64_t mb)
 {
     int rows = mb_rows(pp, t, mb, NULL);
     size_t in = (size_t)rows * t->model.size[pp->lo] * sizeof(float);
@@ -224,7 +224,7 @@ static void forward(pipe_t *pp, train_t *t, int64_t mb)
 /* dL/d(stage output) into a->d[0]: the loss on the last stage, else the
  * gradient the next stage sent (and the loss sum after it).  Returns the
  * seconds spent waiting. */
-static double output_grad(pipe_t *pp, train_t *t, acts_t *a, int64_t mb, int rows)
+static double output_grad(pipeline_t *pp, train_t *t, acts_t *a, int64_t mb, int rows)
 {
     const model_t *m = &t->model;
     if (pp->s == pp->S - 1) {
@@ -248,7 +248,7 @@ static double output_grad(pipe_t *pp, train_t *t, acts_t *a, int64_t mb, int row
     return waited;
 }
 
-static void backward(pipe_t *pp, train_t *t, int64_t mb, int last)
+static void stage_backward(pipeline_t *pp, train_t *t, int64_t mb, int last)
 {
     int rows = mb_rows(pp, t, mb, NULL);
     pipe_slot_t *sl = slot_of(pp, mb);
@@ -260,12 +260,11 @@ static void backward(pipe_t *pp, train_t *t, int64_t mb, int last)
     double t0 = hpc_wtime();
     if (t->o->recompute) model_forward(&t->model, t->dev, pw, a, rows, pp->lo, pp->hi);
     t0 += output_grad(pp, t, a, mb, rows);   /* waiting is not work */
-    layer_done_fn done = pp->zero ? zero_layer_done : dp_layer_done;
-    void *ctx = pp->zero ? (void *)pp->zero : (void *)&pp->dp;
-    if (pp->zero) zero_begin(pp->zero, last, pp->backs == 0);
-    else dp_begin(&pp->dp, last);
+    const gsync_t *gs = &pp->sync;
+    gs->ops->begin(gs->ctx, last, pp->backs == 0);
     float beta = pp->backs ? 1.0f : 0.0f;
-    float *dx = model_backward(&t->model, t->dev, pw, &pp->gw, a, rows, beta, pp->lo, pp->hi, done, ctx);
+    float *dx = model_backward(&t->model, t->dev, pw, &pp->gw, a, rows, beta, pp->lo, pp->hi, gs->ops->layer_done,
+                               gs->ctx);
     pp->backs++;
     if (dx) {
         pipe_msg_t *m = &pp->dx[pp->dx_next++ % PIPE_RING];
@@ -289,7 +288,7 @@ static void backward(pipe_t *pp, train_t *t, int64_t mb, int last)
 /* The dx sends of this step have been received (the stage before did all
  * its backwards); activations sent ahead to the next step are waited
  * for only when their slot is needed again, unless the pipeline drains */
-static void wait_sends(pipe_t *pp, int drain)
+static void wait_sends(pipeline_t *pp, int drain)
 {
     for (int k = 0; k < PIPE_RING; k++) wait_msg(&pp->dx[k], "sending gradients");
     for (int k = 0; drain && k < pp->nslots; k++) wait_msg(&pp->slot[k].out, "sending activations");
@@ -300,7 +299,7 @@ static void wait_sends(pipe_t *pp, int drain)
  * all stages in step: before a checkpoint (so that a resumed run
  * continues the uninterrupted one), at the end, and when a stop was
  * agreed (the vote of the step before: the run stops after this one). */
-static int drains(pipe_t *pp, train_t *t)
+static int drains(pipeline_t *pp, train_t *t)
 {
     if (!pp->row->async) return 1;
     int64_t next = t->step + 1, every = t->o->ckpt_every;
@@ -308,7 +307,7 @@ static int drains(pipe_t *pp, train_t *t)
     return pp->stop || next >= t->total || (every && next % every == 0);
 }
 
-static void run_ops(pipe_t *pp, train_t *t, int drain)
+static void run_ops(pipeline_t *pp, train_t *t, int drain)
 {
     pp->nops = pipe_schedule_step(pp->sched, pp->S, pp->s, pp->M, pp->fresh, !drain, pp->ops);
     if (pp->fresh) pp->act_next = pp->grad_next = pp->base;
@@ -317,35 +316,27 @@ static void run_ops(pipe_t *pp, train_t *t, int drain)
     for (int k = 0; k < pp->nops; k++) {
         int last = k == pp->nops - 1;   /* every step ends with its last backward */
         int64_t mb = pp->base + pp->ops[k].mb;
-        if (pp->ops[k].kind == 'F') forward(pp, t, mb);
-        else backward(pp, t, mb, last);
+        if (pp->ops[k].kind == 'F') stage_forward(pp, t, mb);
+        else stage_backward(pp, t, mb, last);
     }
     pp->fresh = drain;
 }
 
 /* The flushed schedules' update: the stage's gradient (reduced over the
  * replicas), clipped to the norm over every stage */
-static void update(pipe_t *pp, train_t *t)
+static void stage_update(pipeline_t *pp, train_t *t)
 {
     double lr = sched_lr(t->o, t->step, t->total);
-    if (pp->zero) {
-        t->grad_norm = zero_update(pp->zero, &t->opt, lr, t->step + 1, pp->pipe_comm);
-        return;
-    }
-    /* the norm over every stage's layers (the replicas hold the same) */
-    t->grad_norm = optim_clip(&t->opt, t->dev, pp->g, MODEL_PAD, pp->lay.n, pp->pipe_comm, MPI_COMM_NULL);
-    optim_update(&t->opt, t->dev, pp->lay.n - MODEL_PAD, pp->p + MODEL_PAD, pp->g + MODEL_PAD, MODEL_PAD, lr,
-                 t->step + 1);
+    t->grad_norm = pp->sync.ops->update(pp->sync.ctx, &t->opt, lr, t->step + 1, pp->pipe_comm);
 }
 
 int pipe_step(train_t *t)
 {
-    pipe_t *pp = t->s;
+    pipeline_t *pp = t->s;
     pp->lsum = 0;
     pp->backs = 0;
     pp->base = t->step * pp->M;
     if (pp->row->async) stale_step_begin(pp, t);
-    pp->dp.exposed = 0;
     if (t->steps_run == 1 && !pp->rec_t0) {   /* the timeline starts after the first step */
         MPI_Barrier(pp->pipe_comm);
         pp->rec_t0 = hpc_wtime();
@@ -356,22 +347,23 @@ int pipe_step(train_t *t)
     run_ops(pp, t, drain);
     pp->span += hpc_wtime() - s0;
     wait_sends(pp, drain);
-    int rc = pp->zero ? zero_finish(pp->zero) : dp_finish(&pp->dp);
+    const gsync_t *gs = &pp->sync;
+    int rc = gs->ops->finish(gs->ctx);
     if (rc < 0) hpc_app_fatal(HPC_EXIT_DATA, "gradient reduction: %s", hpc_last_cause());
     /* the step's loss came with the last gradient; the replicas add theirs */
     double all = pp->lsum;
     if (pp->D > 1) MPI_Allreduce(&pp->lsum, &all, 1, MPI_DOUBLE, MPI_SUM, pp->rep_comm);
     t->train_loss = all / train_loss_terms(t);
-    t->step_comm = pp->zero ? zero_exposed(pp->zero) : pp->dp.exposed;
-    t->step_blocking = pp->zero ? zero_blocking(pp->zero) : pp->dp.calib;
+    t->step_comm = gs->ops->exposed(gs->ctx);
+    t->step_blocking = gs->ops->blocking(gs->ctx);
     if (!isfinite(t->train_loss)) return -1;
-    if (!pp->row->async) update(pp, t);
+    if (!pp->row->async) stage_update(pp, t);
     return 0;
 }
 
 int pipe_stop(train_t *t)
 {
-    pipe_t *pp = t->s;
+    pipeline_t *pp = t->s;
     /* asynchronous: voted at the start of the step, which drained for it */
     if (pp->row->async) return pp->stop;
     return strategy_stop_agreed(t);
@@ -381,7 +373,7 @@ int pipe_stop(train_t *t)
 
 const float *pipe_eval(train_t *t, const float *x, int rows)
 {
-    pipe_t *pp = t->s;
+    pipeline_t *pp = t->s;
     const model_t *m = &t->model;
     acts_t *a = &pp->eval;
     int in = rows * (int)m->size[pp->lo], out = rows * (int)m->size[pp->hi];

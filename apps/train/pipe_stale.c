@@ -32,8 +32,10 @@
  *       only the updates that neither pass saw are penalised (the same
  *       as --gap-aware with stashing).
  *
- * The formulas are in pipe_predict.c.  The maths runs on host memory (the device buffer itself on the CPU; on
- * a GPU a copy, then put back): it is elementwise and once per update.
+ * The formulas are in optim_predict.c (each optimiser's prediction) and
+ * pipe_predict.c (the prediction's horizon, gap-aware).  The maths runs
+ * on host memory (the device buffer itself on the CPU; on a GPU a copy,
+ * then put back): it is elementwise and once per update.
  */
 #include "config.h"
 #include <math.h>
@@ -52,7 +54,7 @@ typedef struct {
     int copied;
 } view_t;
 
-static view_t view(pipe_t *pp, train_t *t, float *buf, float *tmp, int load)
+static view_t view(pipeline_t *pp, train_t *t, float *buf, float *tmp, int load)
 {
     view_t v = {buf + MODEL_PAD, buf + MODEL_PAD, pp->lay.n - MODEL_PAD, 0};
     if (t->dev != train_dev_cpu()) {
@@ -63,7 +65,7 @@ static view_t view(pipe_t *pp, train_t *t, float *buf, float *tmp, int load)
     return v;
 }
 
-static void put(train_t *t, view_t v)
+static void stale_put(train_t *t, view_t v)
 {
     if (v.copied) t->dev->to_dev(v.dev, v.h, v.n * sizeof(float));
 }
@@ -78,7 +80,7 @@ typedef struct {
     int64_t pred_at;         /* the update count pp->pred was predicted at */
 } stale_t;
 
-static stale_t *st_of(pipe_t *pp)
+static stale_t *st_of(pipeline_t *pp)
 {
     return (stale_t *)pp->stale;
 }
@@ -99,7 +101,7 @@ double stale_bytes(const train_opts_t *o, const model_t *lay, int nslots, int gp
     return f * sizeof(float);
 }
 
-int stale_open(pipe_t *pp, train_t *t)
+int stale_open(pipeline_t *pp, train_t *t)
 {
     const train_opts_t *o = t->o;
     size_t n = pp->lay.n, range = n - MODEL_PAD;
@@ -125,7 +127,7 @@ int stale_open(pipe_t *pp, train_t *t)
     return 0;
 }
 
-void stale_close(pipe_t *pp, train_t *t)
+void stale_close(pipeline_t *pp, train_t *t)
 {
     stale_t *st = st_of(pp);
     if (!st) return;
@@ -139,20 +141,20 @@ void stale_close(pipe_t *pp, train_t *t)
     pp->stale = NULL;
 }
 
-void stale_step_begin(pipe_t *pp, train_t *t)
+void stale_step_begin(pipeline_t *pp, train_t *t)
 {
     pp->updates = t->step * st_of(pp)->per_step;
 }
 
 /* The updates between this micro-batch's forward and its backward in
  * steady state (the last stage: none) */
-static int staleness(const pipe_t *pp)
+static int staleness(const pipeline_t *pp)
 {
     int ahead = pp->S - 1 - pp->s;
     return (int)((ahead + pp->o->step_every - 1) / pp->o->step_every);
 }
 
-static void copy_range(pipe_t *pp, train_t *t, float *dst, const float *src)
+static void copy_range(pipeline_t *pp, train_t *t, float *dst, const float *src)
 {
     /* to_dev copies device to device too (cudaMemcpyDefault; memcpy) */
     t->dev->to_dev(dst + MODEL_PAD, src + MODEL_PAD, (pp->lay.n - MODEL_PAD) * sizeof(float));
@@ -160,7 +162,7 @@ static void copy_range(pipe_t *pp, train_t *t, float *dst, const float *src)
 
 /* The weights D updates ahead, each at the rate the schedule will give
  * it (the rest of this step's updates, then the next steps') */
-static void predict(pipe_t *pp, train_t *t)
+static void predict(pipeline_t *pp, train_t *t)
 {
     const train_opts_t *o = t->o;
     stale_t *st = st_of(pp);
@@ -179,10 +181,10 @@ static void predict(pipe_t *pp, train_t *t)
     wp_args_t a = {w.n, out.h, w.h, agg ? g.h : NULL, {NULL, NULL}, lr, D, pp->updates};
     for (int k = 0; k < t->opt.nstates; k++) a.state[k] = view(pp, t, t->opt.state[k], st->tmp[2 + k], 1).h;
     t->opt.kind->predict(&t->opt, &a);
-    put(t, out);
+    stale_put(t, out);
 }
 
-const float *stale_forward_weights(pipe_t *pp, train_t *t, pipe_slot_t *sl)
+const float *stale_forward_weights(pipeline_t *pp, train_t *t, pipe_slot_t *sl)
 {
     sl->version = pp->updates;
     const float *w = pp->p;
@@ -194,13 +196,13 @@ const float *stale_forward_weights(pipe_t *pp, train_t *t, pipe_slot_t *sl)
     return w;
 }
 
-const float *stale_backward_weights(pipe_t *pp, train_t *t, pipe_slot_t *sl)
+const float *stale_backward_weights(pipeline_t *pp, train_t *t, pipe_slot_t *sl)
 {
     return t->o->stash ? sl->stash : pp->p;
 }
 
 /* The oldest micro-batch of an aggregation sets the gap's reference */
-static void keep_ref(pipe_t *pp, train_t *t, pipe_slot_t *sl)
+static void keep_ref(pipeline_t *pp, train_t *t, pipe_slot_t *sl)
 {
     stale_t *st = st_of(pp);
     if (!t->o->gap_aware || st->have_ref) return;
@@ -209,7 +211,7 @@ static void keep_ref(pipe_t *pp, train_t *t, pipe_slot_t *sl)
     st->have_ref = 1;
 }
 
-static void update(pipe_t *pp, train_t *t)
+static void stale_update(pipeline_t *pp, train_t *t)
 {
     stale_t *st = st_of(pp);
     double lr = sched_lr(t->o, t->step, t->total), t0 = hpc_wtime();
@@ -218,7 +220,7 @@ static void update(pipe_t *pp, train_t *t)
         view_t g = view(pp, t, pp->g, st->tmp[0], 1), w = view(pp, t, pp->p, st->tmp[1], 1);
         view_t ref = view(pp, t, st->ref, st->tmp[2], 1);
         ga_penalise(g.n, g.h, w.h, ref.h, pp->gap_avg);
-        put(t, g);
+        stale_put(t, g);
         old = view(pp, t, pp->p, st->tmp[3], 1);
         if (!old.copied) {   /* on the CPU the view is the buffer: keep a copy */
             memcpy(st->tmp[3], old.h, old.n * sizeof(float));
@@ -237,8 +239,8 @@ static void update(pipe_t *pp, train_t *t)
     pp->upd += hpc_wtime() - t0;
 }
 
-void stale_after_backward(pipe_t *pp, train_t *t, pipe_slot_t *sl, int last)
+void stale_after_backward(pipeline_t *pp, train_t *t, pipe_slot_t *sl, int last)
 {
     keep_ref(pp, t, sl);
-    if (pp->backs >= t->o->step_every || last) update(pp, t);
+    if (pp->backs >= t->o->step_every || last) stale_update(pp, t);
 }

@@ -32,41 +32,12 @@ typedef struct {
     hpc_stop_vote_t *vote;   /* the stop, agreed a step late */
 } dps_t;
 
-static dps_t *st(const train_t *t)
+static dps_t *ddp_state(const train_t *t)
 {
     return (dps_t *)t->s;
 }
 
-/* The pipeline's options, refused where given (their defaults given
- * explicitly too: a --pipe-schedule that dp ignores is a mistake) */
-static int check(const train_opts_t *o)
-{
-    static const char *const pipe_only[] = {"stages", "partition", "micro", "pipe-schedule",
-                                            "weight-stashing", "weight-prediction", "gap-aware",
-                                            "gap-aware-just-lost", "recompute", "step-every"};
-    (void)o;
-    for (size_t i = 0; i < sizeof pipe_only / sizeof *pipe_only; i++)
-        if (hpc_app_opt_given(pipe_only[i]))
-            return HPC_ERR(HPC_ERR_ARG, "--%s is for --parallel pipe or hybrid", pipe_only[i]);
-    return 0;
-}
-
-static int fit(train_opts_t *o, int nranks)
-{
-    if (o->batch < nranks)
-        return HPC_ERR(HPC_ERR_ARG, "--batch %lld is smaller than the %d ranks: every rank needs a sample",
-                 (long long)o->batch, nranks);
-    return 0;
-}
-
-static void replica(const train_opts_t *o, int rank, int nranks, int *part, int *parts)
-{
-    (void)o;
-    *part = rank;
-    *parts = nranks;
-}
-
-static void need(const train_t *t, train_mem_t *out)
+static void ddp_need(const train_t *t, train_mem_t *out)
 {
     const model_t *m = &t->model;
     int rows = (int)t->loader.rank_n;
@@ -74,7 +45,7 @@ static void need(const train_t *t, train_mem_t *out)
     out->acts = (double)(acts_bytes(m, rows, 0, m->nl, ACTS_OUT | ACTS_GRAD) + train_batch_bytes(t, rows));
 }
 
-static int open_dp(train_t *t)
+static int ddp_open(train_t *t)
 {
     const train_dev_t *dev = t->dev;
     dps_t *s = calloc(1, sizeof *s);
@@ -93,16 +64,16 @@ static int open_dp(train_t *t)
     for (int k = 0; k < t->opt.nstates; k++) t->hold[1 + k] = (hold_t){m, t->opt.state[k], 0, 0, hpc_rank() == 0};
     t->eval_rows = rows;
     t->validates = 1;
-    HPC_TRY(dp_open(&s->dp, m, s->g, t->o->bucket_mb, t->o->alg, hpc_comm_world()));
+    HPC_TRY(dp_open(&s->dp, m, dev, s->p, s->g, t->o->bucket_mb, t->o->alg, hpc_comm_world()));
     HPC_TRY(hpc_app_stop_vote_open(hpc_comm_world(), &s->vote));
     /* dp_finish waits for backward on the GPU before it times the wait */
     s->dp.sync_compute = t->dev->sync_compute;
     return 0;
 }
 
-static void micro_step(train_t *t, int64_t epoch, int64_t mb, int k, double *lsum)
+static void ddp_micro_step(train_t *t, int64_t epoch, int64_t mb, int k, double *lsum)
 {
-    dps_t *s = st(t);
+    dps_t *s = ddp_state(t);
     const float *x, *y;
     int rows = (int)t->loader.rank_n;
     if (loader_batch(&t->loader, epoch, mb, &x, &y) < 0)
@@ -122,14 +93,14 @@ static void micro_step(train_t *t, int64_t epoch, int64_t mb, int k, double *lsu
                    dp_layer_done, &s->dp);
 }
 
-static int step(train_t *t)
+static int ddp_step(train_t *t)
 {
-    dps_t *s = st(t);
+    dps_t *s = ddp_state(t);
     int64_t epoch = t->step / t->steps_per_epoch;
     int64_t mb = (t->step % t->steps_per_epoch) * t->o->accum;
     double lsum = 0;
     s->dp.exposed = 0;
-    for (int k = 0; k < t->o->accum; k++) micro_step(t, epoch, mb + k, k, &lsum);
+    for (int k = 0; k < t->o->accum; k++) ddp_micro_step(t, epoch, mb + k, k, &lsum);
     if (dp_finish(&s->dp) < 0) hpc_app_fatal(HPC_EXIT_DATA, "gradient allreduce: %s", hpc_last_cause());
     if (s->dp.size > 1) {
         float l;
@@ -148,56 +119,40 @@ static int step(train_t *t)
 /* the vote of the step before, and this step's sent.  The test hook
  * HPC_TRAIN_TEST_BLOCKING_STOP=1 agrees after every step instead, as
  * before issue 29 (for benchmarks that compare the two in one run). */
-static int stop_dp(train_t *t)
+static int ddp_stop(train_t *t)
 {
     static int64_t blocking = -1;
     if (blocking < 0 && hpc_app_test_hook("HPC_TRAIN_TEST_BLOCKING_STOP", 1, &blocking) != 1) blocking = 0;
-    return blocking ? strategy_stop_agreed(t) : hpc_app_stop_vote(st(t)->vote);
+    return blocking ? strategy_stop_agreed(t) : hpc_app_stop_vote(ddp_state(t)->vote);
 }
 
-static const float *eval(train_t *t, const float *x, int rows)
+static const float *ddp_eval(train_t *t, const float *x, int rows)
 {
-    dps_t *s = st(t);
+    dps_t *s = ddp_state(t);
     s->acts.a0 = x;
     model_forward(&t->model, t->dev, &s->pw, &s->acts, rows, 0, t->model.nl);
     return model_output(&t->model, &s->acts);
 }
 
-/* hpc_all_same of a device buffer of n floats over comm (shard.c and
- * pipe.c use it too) */
-int train_buffers_same(const train_t *t, const float *buf, size_t n, MPI_Comm comm, int *same)
+static int ddp_in_sync(train_t *t, int *same)
 {
-    const float *host = buf;
-    float *copy = NULL;
-    if (t->dev != train_dev_cpu()) {
-        if (!(copy = malloc(n * sizeof *copy + 1))) return HPC_ERR(HPC_ERR_NOMEM, "--check-sync");
-        t->dev->to_host(copy, buf, n * sizeof *copy);
-        host = copy;
-    }
-    int rc = hpc_all_same(host, n * sizeof(float), comm, same);
-    free(copy);
-    return rc;
+    return train_buffers_same(t, ddp_state(t)->p, t->model.n, hpc_comm_world(), same);
 }
 
-static int in_sync(train_t *t, int *same)
-{
-    return train_buffers_same(t, st(t)->p, t->model.n, hpc_comm_world(), same);
-}
-
-static void summary(train_t *t, char *buf, size_t len)
+static void ddp_summary(train_t *t, char *buf, size_t len)
 {
     (void)t;
     if (len) buf[0] = 0;
 }
 
-static void finish(train_t *t)
+static void ddp_finish(train_t *t)
 {
     (void)t;
 }
 
-static void close_dp(train_t *t)
+static void ddp_close(train_t *t)
 {
-    dps_t *s = st(t);
+    dps_t *s = ddp_state(t);
     if (!s) return;
     hpc_app_stop_vote_close(s->vote);   /* the last step's, in flight */
     dp_close(&s->dp);
@@ -208,5 +163,7 @@ static void close_dp(train_t *t)
     t->s = NULL;
 }
 
-const strategy_t strategy_dp = {"dp", check, fit, replica, need, open_dp, step, stop_dp, eval,
-                                in_sync, summary, finish, close_dp};
+/* dp takes every option that is not another strategy's (strategy.c) */
+const strategy_t strategy_dp = {"dp",        NULL,        strat_fit_replicas, strat_replica_each, ddp_need,
+                                ddp_open,    ddp_step,    ddp_stop,           ddp_eval,           ddp_in_sync,
+                                ddp_summary, ddp_finish,  ddp_close};

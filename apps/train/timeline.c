@@ -23,7 +23,7 @@
 #include <string.h>
 #include "pipe.h"
 
-void timeline_record(pipe_t *pp, train_t *t, char kind, int mb, double t0, double t1)
+void timeline_record(pipeline_t *pp, train_t *t, char kind, int mb, double t0, double t1)
 {
     pp->busy += t1 - t0;
     int64_t step = t->steps_run - 1;   /* steps recorded so far: the first is not */
@@ -32,7 +32,7 @@ void timeline_record(pipe_t *pp, train_t *t, char kind, int mb, double t0, doubl
 }
 
 /* Replica 0's records on rank 0 (of its pipeline): counts, then rows */
-static pipe_rec_t *gather(pipe_t *pp, int *counts, int *total)
+static pipe_rec_t *gather(pipeline_t *pp, int *counts, int *total)
 {
     int n = pp->nrec * (int)sizeof(pipe_rec_t), *displ = calloc((size_t)pp->S, sizeof *displ);
     MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, pp->pipe_comm);
@@ -101,7 +101,7 @@ static double median_cost(const pipe_rec_t *r, int n, char kind)
     return m;
 }
 
-static void replay(pipe_t *pp, const pipe_rec_t *all, const int *counts)
+static void replay(pipeline_t *pp, const pipe_rec_t *all, const int *counts)
 {
     int S = pp->S, M = pp->M, total = 0;
     for (int s = 0; s < S; s++) total += counts[s] / (int)sizeof *all;
@@ -131,7 +131,7 @@ static void replay(pipe_t *pp, const pipe_rec_t *all, const int *counts)
     free(end);
 }
 
-static int write_csv(pipe_t *pp, train_t *t, const pipe_rec_t *all, const int *counts)
+static int write_csv(pipeline_t *pp, train_t *t, const pipe_rec_t *all, const int *counts)
 {
     char path[4096];
     hpc_file_t *f;
@@ -145,7 +145,7 @@ static int write_csv(pipe_t *pp, train_t *t, const pipe_rec_t *all, const int *c
     return hpc_file_commit(f);
 }
 
-static void plot(pipe_t *pp, train_t *t)
+static void plot(pipeline_t *pp, train_t *t)
 {
     char script[2048];
     snprintf(script, sizeof script,
@@ -168,7 +168,7 @@ static void plot(pipe_t *pp, train_t *t)
     }
 }
 
-void timeline_write(pipe_t *pp, train_t *t)
+void timeline_write(pipeline_t *pp, train_t *t)
 {
     if (pp->d != 0) return;   /* replica 0 draws; the others are alike */
     int *counts = calloc((size_t)pp->S, sizeof *counts), total = 0;

@@ -11,17 +11,23 @@
  *               layers of layer.c
  *   layer.c     one linear layer with its activation
  *   act.c loss.c lr_schedule.c   activations, losses, learning-rate schedules
- *   optim.c opt_kernels.h  the optimisers: one table row each, their
+ *   optim.c opt_kernels.h optim_predict.c   the optimisers: one table
+ *               row each (the hyperparameters it takes, its state arrays,
+ *               its step's constants, its weight prediction), their
  *               element rules shared by the CPU and the GPU
  *   cpu.c cuda.cu  the two devices behind dev.h
  *   hold.c      what a rank holds of each array (checkpoints, start)
  *   batch.c     a step's rows on the device, what its loss is over
- *   dp.c        gradient buckets allreduced during backward
- *   strategy.c  the strategies' table and the memory they need
+ *   dp.c zero.c the gradient synchronisation (gsync_ops_t): buckets
+ *               allreduced during backward; ZeRO's reduce-scatter,
+ *               update of a rank's blocks and gather
+ *   strat_common.c  what the strategies share, below them
  *   strat_dp.c  data parallelism (--parallel dp)
- *   shard.c     sharded data parallelism (--shard optim|grads|params)
- *   pipe.c pipe_sched.c pipe_stale.c pipe_predict.c timeline.c   pipeline
- *               parallelism (--parallel pipe|hybrid; pipe.h)
+ *   strat_shard.c   sharded data parallelism (--shard optim|grads|params)
+ *   pipe.c pipe_run.c pipe_sched.c pipe_stale.c pipe_predict.c
+ *   timeline.c  pipeline parallelism (--parallel pipe|hybrid; pipe.h)
+ *   strategy.c  which strategy the options ask for; which options
+ *               belong to which strategies (one table)
  *   loop.c      the training loop: steps, evaluation, stop, NaN; it
  *               calls a strategy, which never calls it
  *   checkpoint.c metrics.c   what the run leaves in RUNDIR
@@ -51,18 +57,21 @@ typedef struct {
     int nlayers;                       /* linear layers (sizes: nlayers + 1) */
     int64_t size[TRAIN_MAXL + 1];
     int layers_given;                  /* else: inputs, 64, 64, outputs */
-    act_t act;
+    act_t act;                         /* the choices' index, as int */
     loss_kind_t loss;
     uint64_t seed;
     /* data */
     const char *data;
-    int target_delta, preload, normalize;
+    int target_delta, preload;
+    int no_normalize, normalize;       /* normalize: derived */
     double val_fraction;
     /* training */
     int64_t epochs, steps, batch, accum, eval_every, log_every;
-    const struct optim_kind *optim;    /* a row of optim.c's table */
-    double lr, momentum, beta1, beta2, eps, weight_decay, clip, min_lr;
-    int nesterov;
+    int optim_choice;                  /* --optim: the row's index */
+    const struct optim_kind *optim;    /* derived: that row of optim.c's table */
+    double lr, momentum, beta1, beta2, eps, clip, min_lr;
+    double weight_decay;               /* < 0: the row's default (derived) */
+    int nesterov, betas_given;
     sched_kind_t sched;
     int64_t warmup;
     /* parallel and device */
@@ -76,10 +85,11 @@ typedef struct {
      * micro-batches a step; partition[s] layers on stage s (npart 0:
      * balanced by parameters and FLOPs); pipe_sched: a row of
      * pipe_sched.c's table */
-    int parallel, stages, micro, pipe_sched;
+    int parallel, pipe_sched;
+    int64_t stages, micro;
     int npart;
     int64_t partition[TRAIN_MAXL];
-    int stash, predict, gap_aware, gap_just_lost, recompute;
+    int stash, predict, gap_aware, gap_just_lost, recompute;   /* gap_aware: also set by gap_just_lost */
     int64_t step_every;
     /* --init-from: initial weights from this file (checkpoint layout) */
     const char *init_from;
@@ -91,11 +101,14 @@ typedef struct {
 } train_opts_t;
 
 extern const hpc_app_t train_app;
+/* The options: the option table's destinations (options.c) */
+extern train_opts_t train_opts;
 /* Before hpc_app_start: the option strings that the tables give (the
  * optimisers, the pipeline schedules). */
 void train_opts_prepare(void);
-/* After hpc_app_start: the parsed options, checked against each other;
- * HPC_ERR_ARG with a one-line cause (hpc_last_cause). */
+/* After hpc_app_start: the parsed options (train_opts) completed with
+ * what follows from them and checked against each other; HPC_ERR_ARG
+ * with a one-line cause (hpc_last_cause). */
 int train_opts_finish(train_opts_t *o);
 /* Once the data is known: layer sizes against it, the rank count, the
  * derived entries of the options key.  HPC_ERR_ARG with the cause. */
@@ -275,7 +288,7 @@ void layer_backward_input(const train_dev_t *dev, int rows, int in, int out, con
 /* ---- optimisers (optim.c: one row each) and schedules (lr_schedule.c) ---- */
 typedef struct optim_s optim_t;
 /* The weights D updates ahead with every future gradient taken as 0
- * (weight prediction, pipe_predict.c): the row's formula over n floats, lr[k]
+ * (weight prediction, optim_predict.c): the row's formula over n floats, lr[k]
  * the learning rate of the k-th update ahead (k = 0..D-1), t the updates
  * done; gacc: the gradient summed so far towards the next one (aggmsnag),
  * or NULL. */
@@ -292,8 +305,9 @@ typedef struct optim_kind {
     const char *name;                   /* --optim; the checkpoint's 'optimizer' */
     int kernel;                         /* its element rule (opt_kernels.h) */
     double weight_decay;                /* the default of --weight-decay */
-    int betas;                          /* takes --betas and --eps */
-    int momentum;                       /* takes --momentum and --nesterov */
+    /* the hyperparameters it takes, by option name (optim_check
+     * refuses the others where given) */
+    const char *takes;
     /* the state arrays it keeps with these options, torch.optim's names
      * (the checkpoint's /optim/<name>) */
     int (*nstates)(const train_opts_t *o);
@@ -303,16 +317,34 @@ typedef struct optim_kind {
     /* weight prediction from its momentum, or NULL: none */
     void (*predict)(const optim_t *o, const wp_args_t *a);
 } optim_kind_t;
-/* the rows' predictions (pipe_predict.c) */
+/* the rows' predictions (optim_predict.c) */
 void wp_predict_sgd_row(const optim_t *o, const wp_args_t *a);
 void wp_predict_adam_row(const optim_t *o, const wp_args_t *a);
 void wp_predict_adamw_row(const optim_t *o, const wp_args_t *a);
+/* The formulas behind them (docs/train.md), double inside, float out:
+ * the weights D updates ahead from momentum v (SGD) or m, v (Adam),
+ * lr[k-1] the rate of the k-th; gacc NULL: msnag, else aggmsnag with
+ * that summed gradient. */
+typedef struct {
+    const double *lr;        /* the D updates' rates */
+    double beta1, beta2, eps, wd;
+    int decoupled;           /* AdamW */
+    int64_t t;               /* updates done */
+} wp_adam_t;
+void wp_predict_sgd(size_t n, float *out, const float *w, const float *v, const float *gacc, const double *lr,
+                    double mu, int D);
+void wp_predict_adam(size_t n, float *out, const float *w, const float *m, const float *v, const float *gacc,
+                     const wp_adam_t *h, int D);
 /* The learning rates of the D updates after done (the k-th ahead in
- * lr[k-1]): update u belongs to loop step u / per_step (pipe_predict.c) */
+ * lr[k-1]): update u belongs to loop step u / per_step (pipe_predict.c,
+ * the stale pipeline's) */
 void wp_horizon(const train_opts_t *o, int64_t done, int64_t per_step, int64_t total, int D, double *lr);
 /* The table, ending with a row whose name is NULL */
 extern const optim_kind_t optim_kinds[];
 const optim_kind_t *optim_find(const char *name);
+/* The hyperparameters given that --optim's row does not take refused;
+ * HPC_ERR_ARG with the cause */
+int optim_check(const train_opts_t *o);
 
 struct optim_s {
     const optim_kind_t *kind;
@@ -359,7 +391,42 @@ float *hold_piece(const hold_t *h, int l, int bias, size_t *first, size_t *count
  * of their layer (model_init_layer), the same values as one rank's */
 int hold_init(const hold_t *h, const train_dev_t *dev, uint64_t seed);
 
-/* ---- data parallelism's gradient buckets (dp.c) ---- */
+/* ---- gradient synchronisation: what makes the gradient each rank
+ * computed the one it updates with.  One table, two implementations:
+ * dp.c's buckets (allreduced during backward) and zero.c's shards
+ * (reduce-scattered during backward, the parameters gathered after the
+ * update).  A strategy calls them around its backwards; the pipeline
+ * holds either for its replicas. ---- */
+typedef struct {
+    const char *name;
+    /* before a backward: arm = 1 if its gradient is reduced now (the
+     * step's last, or with zero's grads and params every one), first = 1
+     * if it is the step's first (what the step spent starts over; zero's
+     * shard of the gradient too) */
+    void (*begin)(void *ctx, int arm, int first);
+    /* layer l's gradient is done: start what is complete */
+    layer_done_fn layer_done;
+    /* every reduction of the step complete; 0 or a libhpc error */
+    int (*finish)(void *ctx);
+    /* --clip over what this rank updates (its sum of squares summed over
+     * the replicas where each holds a part, then over parts: the other
+     * stages, or MPI_COMM_NULL) and the optimiser's update of it (zero:
+     * then the parameters gathered): the norm, NaN without clipping */
+    double (*update)(void *ctx, const optim_t *opt, double lr, int64_t t, MPI_Comm parts);
+    /* s spent in collective calls since the last begin(first); s the
+     * step's collectives take done blocking (measured at the start; 0 on
+     * one rank) */
+    double (*exposed)(const void *ctx);
+    double (*blocking)(const void *ctx);
+    /* what it holds; ctx NULL: nothing */
+    void (*close)(void *ctx);
+} gsync_ops_t;
+typedef struct {
+    const gsync_ops_t *ops;
+    void *ctx;
+} gsync_t;
+
+/* dp.c: the buckets */
 typedef struct {
     MPI_Comm comm;
     int size;
@@ -368,14 +435,20 @@ typedef struct {
     size_t *off, *count;             /* in floats, of the gradient buffer */
     int *last_layer;                 /* the bucket is ready when this layer is */
     hpc_request_t **req;
-    float *g;
+    float *g, *p;                    /* the gradient; the parameters (update) */
+    size_t n;                        /* floats of both: the layout's */
+    const train_dev_t *dev;
     int armed;                       /* this backward's gradients are reduced */
     double exposed, calib;           /* s in collective calls this step; one
                                         blocking reduction of all buckets */
     void (*sync_compute)(void);      /* the device's: backward is done (GPU) */
 } dp_t;
-/* Collective.  Buckets of bucket_mb over the layers of m's layout */
-int dp_open(dp_t *dp, const model_t *m, float *g, double bucket_mb, hpc_alg_t alg, MPI_Comm comm);
+/* Collective.  Buckets of bucket_mb over the layers of m's layout; g the
+ * gradient, p the parameters (m's layout, on dev) */
+int dp_open(dp_t *dp, const model_t *m, const train_dev_t *dev, float *p, float *g, double bucket_mb,
+            hpc_alg_t alg, MPI_Comm comm);
+/* dp behind the table (dp stays the caller's) */
+gsync_t dp_gsync(dp_t *dp);
 /* Before backward: arm = 1 on the last micro-step of a step (DDP's
  * no_sync for the others). */
 void dp_begin(dp_t *dp, int arm);
@@ -386,38 +459,16 @@ void dp_layer_done(void *dp, int l);
 int dp_finish(dp_t *dp);
 void dp_close(dp_t *dp);
 
-/* ---- sharding (shard.c): the gradient reduce-scattered unit by unit,
- * each rank's blocks updated, the parameters gathered ---- */
-typedef struct zero zero_t;
-/* Collective over comm (of lay->shards ranks).  level SHARD_*; p: the
- * parameters in lay's layout (SHARD_PARAMS: this rank's shard); g: the
- * whole gradient (SHARD_OPTIM; backward writes it) or NULL; gw: where
- * backward writes each layer's gradient (for grads and params: pointed
- * at the unit's staging buffer as backward reaches it); accum: micro-
- * steps a step. */
-int zero_open(zero_t **out, const model_t *lay, const train_dev_t *dev, int level, float *p, float *g, wts_t *gw,
+/* zero.c: ZeRO.  Collective over comm (of lay->shards ranks).  level
+ * SHARD_*; p: the parameters in lay's layout (SHARD_PARAMS: this rank's
+ * shard); g: the whole gradient (SHARD_OPTIM; backward writes it) or
+ * NULL; gw: where backward writes each layer's gradient (for grads and
+ * params: pointed at the unit's staging buffer as backward reaches it);
+ * accum: micro-steps a step.  *out is set even where it fails (close it). */
+int zero_open(gsync_t *out, const model_t *lay, const train_dev_t *dev, int level, float *p, float *g, wts_t *gw,
               MPI_Comm comm, int accum);
 /* The bytes zero_open allocates (the gradient's shard, the staging) */
 double zero_bytes(const model_t *lay, int level, int accum);
-/* Before a backward: arm = 1 if its gradient is reduced now (SHARD_OPTIM:
- * the step's last; otherwise every one), first = 1 if it is the step's
- * first (the shard of the gradient starts over) */
-void zero_begin(zero_t *z, int arm, int first);
-/* Layer l's gradient is done (a layer_done_fn) */
-void zero_layer_done(void *z, int l);
-/* The gradient's shard complete; 0 or a libhpc error */
-int zero_finish(zero_t *z);
-/* --clip over the gradient's shard (its sum of squares summed over the
- * shards and parts2), the optimiser's update of this rank's blocks, and
- * (but SHARD_PARAMS) the parameters gathered: the norm (NaN without
- * clipping) */
-double zero_update(zero_t *z, const optim_t *opt, double lr, int64_t t, MPI_Comm parts2);
-/* s spent in collective calls since the last zero_begin(first) */
-double zero_exposed(const zero_t *z);
-/* s the collectives of a step take done blocking (measured at
- * zero_open; 0 on one rank) */
-double zero_blocking(const zero_t *z);
-void zero_close(zero_t *z);
 
 /* ---- strategies (strategy.c and one file each) ---- */
 typedef struct train train_t;
@@ -432,8 +483,9 @@ typedef struct {
  * strategy uses the pieces above, never the loop. */
 typedef struct strategy {
     const char *name;
-    /* the checks that need only the command line; HPC_ERR_ARG with the
-     * cause */
+    /* the checks that need only the command line, or NULL: none
+     * (strategy_check has refused the options of the others first);
+     * HPC_ERR_ARG with the cause */
     int (*check)(const train_opts_t *o);
     /* against the layers and ranks (sets derived options); HPC_ERR_ARG
      * with the cause */
@@ -463,12 +515,27 @@ typedef struct strategy {
 extern const strategy_t strategy_dp, strategy_shard, strategy_pipe;
 /* The strategy of the options */
 const strategy_t *strategy_of(const train_opts_t *o);
+/* The options that belong to other strategies (or schedules) refused
+ * where given (one table), then the strategy's own check; HPC_ERR_ARG
+ * with the cause */
+int strategy_check(const train_opts_t *o);
 /* "--parallel dp --shard grads", "--parallel pipe --pipe-schedule 1f1b":
  * for messages */
 void strategy_describe(const train_opts_t *o, char *buf, size_t len);
+
+/* ---- what the strategies share (strat_common.c, below them) ---- */
 /* The stop a strategy without its own agrees on: a signal seen by any
  * rank, agreed over all of them after the step */
 int strategy_stop_agreed(train_t *t);
+/* Every rank a data-parallel replica: the fit (a sample each) and its
+ * slice of the batch (part rank of nranks) */
+int strat_fit_replicas(train_opts_t *o, int nranks);
+void strat_replica_each(const train_opts_t *o, int rank, int nranks, int *part, int *parts);
+/* hpc_all_same of a device buffer of n floats over comm */
+int train_buffers_same(const train_t *t, const float *buf, size_t n, MPI_Comm comm, int *same);
+/* A collective failed on this rank (the others wait inside theirs):
+ * "what: cause", exit 1 by MPI_Abort */
+void train_coll_fatal(const char *what);
 
 /* ---- the run ---- */
 struct train {
@@ -512,9 +579,6 @@ void train_to_device(train_t *t, const float **x, const float **y, int rows);
 /* device buffers for a batch of rows on the GPU (nothing on the CPU); -1 */
 int train_batch_alloc(train_t *t, int rows);
 size_t train_batch_bytes(const train_t *t, int rows);
-
-/* strat_dp.c: hpc_all_same of a device buffer of n floats over comm */
-int train_buffers_same(const train_t *t, const float *buf, size_t n, MPI_Comm comm, int *same);
 
 /* loop.c: run to the last step, or to a stop agreed by every rank:
  * checkpoint, then HPC_EXIT_STOPPED.  A non-finite loss ends the job
