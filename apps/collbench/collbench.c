@@ -289,7 +289,7 @@ static double bus_factor(hpc_coll_t c)
 {
     double p = nranks;
     switch (c) {
-#define CASE(name, E, SIG, SEND, RECV, BUS, ...) case HPC_COLL_##E: return BUS;
+#define CASE(name, E, SIG, SEND, RECV, ALIAS, BUS, ...) case HPC_COLL_##E: return BUS;
         COLL_TABLE(CASE)
 #undef CASE
     default: return (p - 1) / p;

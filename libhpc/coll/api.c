@@ -239,7 +239,7 @@ static hpc_coll_args_t args(hpc_coll_t c, const void *s, void *r, size_t n, hpc_
                              .root = root, .alg = alg};
 }
 
-#define WRAP(name, E, SIG, SEND, RECV, BUS, MPI, IMPI, STREAM)                                         \
+#define WRAP(name, E, SIG, SEND, RECV, ALIAS, BUS, MPI, IMPI, STREAM)                                     \
     int hpc_##name(PARAMS_##SIG)                                                                       \
     {                                                                                                  \
         hpc_coll_args_t a = args(HPC_COLL_##E, ARGS_##SIG, alg);                                       \

@@ -8,7 +8,7 @@
  * COLL_TABLE(X) calls X once per collective, in hpc_coll_t's order (the
  * public enum in hpc_coll.h is the ABI; types.c asserts the two agree):
  *
- *   X(name, ENUM, SIG, SEND, RECV, BUS, Mpi, Impi, STREAM)
+ *   X(name, ENUM, SIG, SEND, RECV, ALIAS, BUS, Mpi, Impi, STREAM)
  *
  *   name    hpc_<name>, hpc_i<name>, the name hpc_coll_name gives
  *   ENUM    HPC_COLL_<ENUM>
@@ -17,6 +17,11 @@
  *           hpckit's API and in MPI's
  *   SEND    elements this rank sends / receives, for count n on p ranks:
  *   RECV    NONE, N, PN, ROOT_N or ROOT_PN (at the root, else none)
+ *   ALIAS   which aliasing of sendbuf and recvbuf is "in place", as
+ *           HPC_IN_PLACE is (hpc_coll.h): NONE, SAME (the same pointer),
+ *           BLOCK (sendbuf is this rank's block of recvbuf), ROOT_BLOCK
+ *           (that, at the root), ROOT_SCATTER (recvbuf is the root's
+ *           block of sendbuf, at the root)
  *   BUS     bus bandwidth over algorithm bandwidth on p ranks (nccl-tests'
  *           factors; an expression in p, a double)
  *   Mpi     MPI_<Mpi> and MPI_<Impi>: its native call, blocking and not
@@ -33,17 +38,16 @@
 #ifndef COLL_COLLS_H
 #define COLL_COLLS_H
 
-#define COLL_TABLE(X)                                                                                  \
-    X(barrier, BARRIER, NONE, NONE, NONE, 0, Barrier, Ibarrier, 0)                                      \
-    X(bcast, BCAST, BUF_ROOT, NONE, N, 1, Bcast, Ibcast, 1)                                             \
-    X(reduce, REDUCE, RED_ROOT, N, ROOT_N, 1, Reduce, Ireduce, 1)                                       \
-    X(allreduce, ALLREDUCE, RED, N, N, 2 * (p - 1) / p, Allreduce, Iallreduce, 1)                       \
-    X(gather, GATHER, MOVE_ROOT, N, ROOT_PN, (p - 1) / p, Gather, Igather, 0)                           \
-    X(allgather, ALLGATHER, MOVE, N, PN, (p - 1) / p, Allgather, Iallgather, 1)                         \
-    X(scatter, SCATTER, MOVE_ROOT, ROOT_PN, N, (p - 1) / p, Scatter, Iscatter, 0)                       \
-    X(reduce_scatter, REDUCE_SCATTER, RED, PN, N, (p - 1) / p, Reduce_scatter_block,                    \
-      Ireduce_scatter_block, 1)                                                                         \
-    X(alltoall, ALLTOALL, MOVE, PN, PN, (p - 1) / p, Alltoall, Ialltoall, 0)
+#define COLL_TABLE(X)                                                                                                                              \
+    X(barrier,        BARRIER,        NONE,      NONE,    NONE,    NONE,         0,               Barrier,              Ibarrier,              0)  \
+    X(bcast,          BCAST,          BUF_ROOT,  NONE,    N,       NONE,         1,               Bcast,                Ibcast,                1)  \
+    X(reduce,         REDUCE,         RED_ROOT,  N,       ROOT_N,  SAME,         1,               Reduce,               Ireduce,               1)  \
+    X(allreduce,      ALLREDUCE,      RED,       N,       N,       SAME,         2 * (p - 1) / p, Allreduce,            Iallreduce,            1)  \
+    X(gather,         GATHER,         MOVE_ROOT, N,       ROOT_PN, ROOT_BLOCK,   (p - 1) / p,     Gather,               Igather,               0)  \
+    X(allgather,      ALLGATHER,      MOVE,      N,       PN,      BLOCK,        (p - 1) / p,     Allgather,            Iallgather,            1)  \
+    X(scatter,        SCATTER,        MOVE_ROOT, ROOT_PN, N,       ROOT_SCATTER, (p - 1) / p,     Scatter,              Iscatter,              0)  \
+    X(reduce_scatter, REDUCE_SCATTER, RED,       PN,      N,       SAME,         (p - 1) / p,     Reduce_scatter_block, Ireduce_scatter_block, 1)  \
+    X(alltoall,       ALLTOALL,       MOVE,      PN,      PN,      SAME,         (p - 1) / p,     Alltoall,             Ialltoall,             0)
 
 /* What a shape says: rooted, reduces */
 #define COLL_SIG_ROOTED(SIG) COLL_SIG_ROOTED_##SIG
@@ -69,6 +73,23 @@
 #define COLL_CNT_PN(n, pn, isroot) ((size_t)(pn))
 #define COLL_CNT_ROOT_N(n, pn, isroot) ((isroot) ? (size_t)(n) : (size_t)0)
 #define COLL_CNT_ROOT_PN(n, pn, isroot) ((isroot) ? (size_t)(pn) : (size_t)0)
+
+/* Is the call in place by aliasing (ALIAS)?  s, r: sendbuf and recvbuf
+ * as char pointers (NULL for HPC_IN_PLACE), off: this rank's block's
+ * offset in bytes.  And which of the two then stands for HPC_IN_PLACE:
+ * 1 sendbuf, 2 recvbuf */
+#define COLL_ALIAS_OF(A, s, r, isroot, off) COLL_ALIAS_##A(s, r, isroot, off)
+#define COLL_ALIAS_NONE(s, r, isroot, off) 0
+#define COLL_ALIAS_SAME(s, r, isroot, off) ((s) == (r))
+#define COLL_ALIAS_BLOCK(s, r, isroot, off) ((r) && (s) == (r) + (off))
+#define COLL_ALIAS_ROOT_BLOCK(s, r, isroot, off) ((isroot) && (r) && (s) == (r) + (off))
+#define COLL_ALIAS_ROOT_SCATTER(s, r, isroot, off) ((isroot) && (s) && (r) == (s) + (off))
+#define COLL_ALIAS_SIDE(A) COLL_ALIAS_SIDE_##A
+#define COLL_ALIAS_SIDE_NONE 0
+#define COLL_ALIAS_SIDE_SAME 1
+#define COLL_ALIAS_SIDE_BLOCK 1
+#define COLL_ALIAS_SIDE_ROOT_BLOCK 1
+#define COLL_ALIAS_SIDE_ROOT_SCATTER 2
 
 /* Expand to its arguments where FLAG is 1, to nothing where it is 0 */
 #define COLL_IF(FLAG, ...) COLL_IF_##FLAG(__VA_ARGS__)

@@ -117,7 +117,7 @@ static int call(hpc_request_t *r, coll_ext_t *x, hpc_coll_t coll, const void *sb
     int blk = x->blocking;
     if (!blk) HPC_TRY(more_req(x, &q));
     switch (coll) {
-#define CASE(name, E, SIG, SEND, RECV, BUS, MPI, IMPI, ...)                                            \
+#define CASE(name, E, SIG, SEND, RECV, ALIAS, BUS, MPI, IMPI, ...)                                       \
     case HPC_COLL_##E:                                                                                 \
         if (blk) HPC_MPI(MPI_##MPI(MPIARGS_##SIG()));                                                  \
         else HPC_MPI(MPI_##IMPI(MPIARGS_##SIG(WITH_REQ)));                                             \
@@ -208,26 +208,11 @@ static int native_post(hpc_request_t *r, coll_ext_t *x)
     void *rb = r->recvbuf;
     char *rbc = rb == MPI_IN_PLACE ? NULL : rb;
     x->nmreq = 0;
-    switch (r->coll) {
-    case HPC_COLL_REDUCE:
-        if (sb == rb) sb = MPI_IN_PLACE;
-        if (sb == MPI_IN_PLACE && !isroot) sb = rb;   /* MPI: only the root says so */
-        break;
-    case HPC_COLL_ALLREDUCE: case HPC_COLL_REDUCE_SCATTER: case HPC_COLL_ALLTOALL:
-        if (sb == rb) sb = MPI_IN_PLACE;
-        break;
-    case HPC_COLL_GATHER:
-        if (isroot && rbc && sb == rbc + (size_t)rank * n * es) sb = MPI_IN_PLACE;
-        break;
-    case HPC_COLL_ALLGATHER:
-        if (rbc && sb == rbc + (size_t)rank * n * es) sb = MPI_IN_PLACE;
-        break;
-    case HPC_COLL_SCATTER:
-        if (isroot && sb && rb == (const char *)sb + (size_t)rank * n * es) rb = MPI_IN_PLACE;
-        break;
-    default:
-        break;
-    }
+    int side = coll_aliased(r->coll, sb, rbc, isroot, (size_t)rank * n * es);
+    if (side == 1) sb = MPI_IN_PLACE;
+    if (side == 2) rb = MPI_IN_PLACE;
+    /* MPI: only the root of a reduce says in place */
+    if (r->coll == HPC_COLL_REDUCE && sb == MPI_IN_PLACE && !isroot) sb = rb;
     if (n <= coll_max_count) return call(r, x, r->coll, sb, rb, (int)n, t, op, r->root);
     /* more than an int of elements */
     coll_native_splits++;

@@ -243,3 +243,18 @@ void hpc_coll_buf_counts(const hpc_coll_args_t *a, int rank, int p, size_t *sc, 
     if (sc) *sc = s;
     if (rc) *rc = r;
 }
+
+/* 0, or which buffer of c stands for HPC_IN_PLACE where sb and rb alias
+ * as c's in-place form does (1 sendbuf, 2 recvbuf); NULL for a buffer
+ * that is HPC_IN_PLACE, off the offset of this rank's block in bytes */
+int coll_aliased(hpc_coll_t c, const void *sb, const void *rb, int isroot, size_t off)
+{
+    const char *s = sb, *r = rb;
+    switch (c) {
+#define CASE(name, E, SIG, SEND, RECV, ALIAS, ...)                                                     \
+    case HPC_COLL_##E: return COLL_ALIAS_OF(ALIAS, s, r, isroot, off) ? COLL_ALIAS_SIDE(ALIAS) : 0;
+        COLL_TABLE(CASE)
+#undef CASE
+    default: return 0;
+    }
+}

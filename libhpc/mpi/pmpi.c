@@ -5,7 +5,8 @@
  *
  * It defines MPI_Allreduce, MPI_Bcast, MPI_Reduce, MPI_Allgather,
  * MPI_Gather, MPI_Scatter, MPI_Reduce_scatter_block, MPI_Alltoall,
- * MPI_Barrier and their MPI_I* forms.  Whether libhpc serves a call
+ * MPI_Barrier and their MPI_I* forms: the pair each row of the
+ * collectives' table names (coll/colls.h), by the row's shape.  Whether libhpc serves a call
  * (auto: cost model, HPC_COLL_<OP>, tuning file) or MPI does (PMPI_*,
  * unchanged) must come out alike on every rank of the call - a rank in
  * libhpc and another in MPI wait for each other forever - so it is
@@ -509,7 +510,7 @@ static int barrier(hpc_coll_t coll, MPI_Comm comm, MPI_Request *R, int *e)
 #define SERVE_MOVE_ROOT rooted
 #define SERVE_MOVE all_to
 
-#define DROPIN(name, E, SIG, SEND, RECV, BUS, MPI, IMPI, STREAM)                                       \
+#define DROPIN(name, E, SIG, SEND, RECV, ALIAS, BUS, MPI, IMPI, STREAM)                                \
     static int name##_call(PARAMS_##SIG, MPI_Request *R)                                               \
     {                                                                                                  \
         int e = MPI_SUCCESS;                                                                           \
