@@ -6,18 +6,17 @@
 dist_doc_DATA = README.md docs/architecture.md docs/cluster.md docs/collectives.md docs/matmul.md docs/odegen.md \
 	docs/train.md docs/data.md docs/collbench-allreduce.png docs/train-loss.png docs/train-pipe.png
 
-# Man pages: built, not shipped (they are --help, which the build has).
+# Man pages: built, not shipped (they are --help, which the build has);
+# one for each of the programs (HPC_PROGS, Makefile.am).
 # The programs start MPI for --help, as a singleton; HPC_* settings and
 # launcher variables of the caller's shell are cleared so the text is the
 # program's own.
 if HAVE_HELP2MAN
-HPC_MANS = apps/info/hpc-info.1 apps/collbench/hpc-collbench.1 apps/odegen/hpc-odegen.1 \
-	apps/matmul/hpc-matmul.1 apps/train/hpc-train.1 \
-	apps/h5check/hpc-h5check.1
+HPC_MANS = $(HPC_PROGS:=.1)
 nodist_man1_MANS = $(HPC_MANS)
 CLEANFILES += $(HPC_MANS)
-$(HPC_MANS): %.1: % $(top_srcdir)/docs/man-see-also.sh $(top_srcdir)/docs/man-names.txt
-	$(AM_V_GEN)$(SHELL) $(top_srcdir)/docs/man-see-also.sh $(docdir) $(@F:.1=) > $@.inc && \
+$(HPC_MANS): %.1: % programs.list $(top_srcdir)/docs/man-see-also.sh $(top_srcdir)/docs/man-names.txt
+	$(AM_V_GEN)$(SHELL) $(top_srcdir)/docs/man-see-also.sh $(docdir) $(@F:.1=) programs.list > $@.inc && \
 	env -u HPC_LOG -u HPC_PROGRESS -u SLURM_JOB_ID -u PMI_RANK -u OMPI_COMM_WORLD_RANK \
 	  $(HELP2MAN) --no-info --section=1 --include=$@.inc \
 	    --name="`sed -n 's/^$(@F:.1=) - //p' $(top_srcdir)/docs/man-names.txt`" \
@@ -29,9 +28,7 @@ EXTRA_DIST += docs/man-see-also.sh docs/man-names.txt
 # at build time like the man pages; installed where bash-completion looks
 # (PREFIX/share/bash-completion/completions, on XDG_DATA_DIRS after
 # module load hpckit).
-HPC_COMPLETIONS = apps/info/hpc-info.bash apps/collbench/hpc-collbench.bash apps/odegen/hpc-odegen.bash \
-	apps/matmul/hpc-matmul.bash apps/train/hpc-train.bash \
-	apps/h5check/hpc-h5check.bash
+HPC_COMPLETIONS = $(HPC_PROGS:=.bash)
 bashcompdir = $(datarootdir)/bash-completion/completions
 nodist_bashcomp_DATA = $(HPC_COMPLETIONS)
 CLEANFILES += $(HPC_COMPLETIONS)

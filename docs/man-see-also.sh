@@ -1,7 +1,8 @@
 #!/bin/sh
-# man-see-also.sh DOCDIR PROGRAM - the [SEE ALSO] section help2man adds to
-# PROGRAM's man page: its guide, the README, the other programs.
-docdir=$1 prog=$2
+# man-see-also.sh DOCDIR PROGRAM LIST - the [SEE ALSO] section help2man
+# adds to PROGRAM's man page: its guide, the README, the other programs
+# (those of LIST, the build's programs.list: NAME FOLDER a line).
+docdir=$1 prog=$2 list=$3
 case $prog in
 hpc-info) guide=README.md ;;
 hpc-collbench) guide=collectives.md ;;
@@ -10,7 +11,7 @@ hpc-h5check) guide=data.md ;;
 esac
 printf '[SEE ALSO]\nThe guide: %s/%s; the overview: %s/README.md.\n.PP\n' "$docdir" "$guide" "$docdir"
 others=
-for p in hpc-info hpc-collbench hpc-odegen hpc-matmul hpc-train hpc-h5check; do
+for p in $(cut -d' ' -f1 "$list"); do
     [ "$p" = "$prog" ] || others="$others $p"
 done
 set -- $others

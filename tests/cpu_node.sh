@@ -26,9 +26,10 @@ rp=$(readelf -d "$B/apps/info/.libs/hpc-info" | sed -n 's/.*RUNPATH.*\[\$ORIGIN\
 [ -n "$rp" ] || fail "hpc-info has no \$ORIGIN RUNPATH"
 L=$(realpath -m "$P/bin/$rp")
 mkdir -p "$L"
-for p in info/hpc-info odegen/hpc-odegen train/hpc-train matmul/hpc-matmul collbench/hpc-collbench; do
-    cp "$B/apps/${p%/*}/.libs/${p#*/}" "$P/bin/" || fail "no $p in the build"
-done
+# every program of the build (programs.list: NAME FOLDER)
+while read -r p d; do
+    cp "$B/$d/.libs/$p" "$P/bin/" || fail "no $d/$p in the build"
+done < "$B/programs.list"
 cp "$B/tests/.libs/coll_wrap" "$P/bin/" || fail "no tests/coll_wrap"
 for l in libhpc.so.2 libhpc-core.so.2; do cp -L "$B/libhpc/.libs/$l" "$L/" || fail "no $l"; done
 cp "$B/libhpc/mpi/.libs/libhpc-mpi.so" "$L/" || fail "no libhpc-mpi.so"

@@ -21,7 +21,9 @@ prefix=$(sed -n "s/^prefix = //p" "$top_builddir/Makefile")
 [ -d "$T/stage$prefix/bin" ] || fail "nothing installed under $T/stage$prefix"
 mv "$T/stage$prefix" "$T/moved"
 P=$T/moved
-progs="hpc-info hpc-collbench hpc-odegen hpc-matmul hpc-train hpc-h5check"
+# every program of the build (programs.list: Makefile.am's one list)
+progs=$(cut -d' ' -f1 "$top_builddir/programs.list")
+[ "$(wc -l < "$top_builddir/programs.list")" -ge 6 ] || fail "programs.list names too few programs: $progs"
 # the harness points at the build tree's modules: not here
 unset LD_LIBRARY_PATH HPC_MODULE_DIR
 

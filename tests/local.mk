@@ -108,6 +108,10 @@ TESTS += tests/layers.sh
 # One error convention: no "char *err, size_t len" buffers in libhpc/, apps/
 dist_check_SCRIPTS += tests/conventions.sh
 TESTS += tests/conventions.sh
+# What is defined once stays so: a collective's wrappers only from its
+# row of libhpc/coll/colls.h, the programs only from programs.list
+dist_check_SCRIPTS += tests/one_place.sh
+TESTS += tests/one_place.sh
 
 # hpc_finalize's two ends of MPI (MPI_Finalize; the quiet end that avoids
 # MPICH's hang across nodes) leave open HDF5 and stdio files complete

@@ -48,9 +48,10 @@ only "$L/../mpi/.libs/libhpc-mpi.so"
 has "$L/../mpi/.libs/libhpc-mpi.so" 'libhpc-core\.so\..*'
 
 gpu='libcudart.* libnccl.* libcublas.* libcuda\..* libcublasLt.* libstdc++.*'
-for f in "$L/libhpc-core.so" "$L/libhpc.so" "$L/../mpi/.libs/libhpc-mpi.so" \
-         "$B"/apps/*/.libs/hpc-info "$B"/apps/*/.libs/hpc-collbench "$B"/apps/*/.libs/hpc-odegen \
-         "$B"/apps/*/.libs/hpc-matmul "$B"/apps/*/.libs/hpc-train; do
+# every program of the build (programs.list: NAME FOLDER a line)
+progs=$(while read -r p d; do echo "$B/$d/.libs/$p"; done < "$B/programs.list")
+[ "$(wc -l < "$B/programs.list")" -ge 6 ] || fail "programs.list names too few programs: $progs"
+for f in "$L/libhpc-core.so" "$L/libhpc.so" "$L/../mpi/.libs/libhpc-mpi.so" $progs; do
     [ -f "$f" ] || fail "$f is not built"
     for g in $gpu; do needed "$f" | grep -qx "$g" && fail "$(basename "$f") NEEDs $(needed "$f" | grep -x "$g")"; done
     for r in $(runpath "$f"); do
@@ -62,8 +63,8 @@ for f in "$L/libhpc-core.so" "$L/libhpc.so" "$L/../mpi/.libs/libhpc-mpi.so" \
         esac
     done
 done
-for p in hpc-info hpc-collbench hpc-odegen hpc-matmul hpc-train; do
-    has "$(ls "$B"/apps/*/.libs/$p)" 'libhpc-core\.so\..*'
+for f in $progs; do
+    has "$f" 'libhpc-core\.so\..*'
 done
 has "$B/apps/info/.libs/hpc-info" 'libhpc\.so\..*'
 # hpc-info links the BLAS the programs link: it reports (and restarts

@@ -15,6 +15,7 @@
 #include "hpc_app.h"
 #include "model.h"
 #include "hpc_coll.h"
+#include "coll/colls.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -254,32 +255,43 @@ static long verify(const opts_t *o, const hpc_coll_args_t *a, const void *hr, co
 }
 
 /* ---- sizes and factors --------------------------------------------- */
+/* A call's message of `size` bytes is this many times its count: the
+ * larger of its send and receive buffers, as a root holds them (colls.h) */
+static size_t blocks(hpc_coll_t c)
+{
+    size_t p = (size_t)nranks, s, r;
+    switch (c) {
+#define CASE(name, E, SIG, SEND, RECV, ...)                                                            \
+    case HPC_COLL_##E:                                                                                 \
+        s = COLL_CNT_OF(SEND, 1, p, 1);                                                                \
+        r = COLL_CNT_OF(RECV, 1, p, 1);                                                                \
+        return s > r ? s : r;
+        COLL_TABLE(CASE)
+#undef CASE
+    default: return 0;
+    }
+}
+
 /* elements per call argument for a message of `size` bytes */
 static size_t count_for(hpc_coll_t c, size_t size, size_t es)
 {
-    switch (c) {
-    case HPC_COLL_BARRIER: return 0;
-    case HPC_COLL_BCAST: case HPC_COLL_REDUCE: case HPC_COLL_ALLREDUCE: return size / es;
-    default: return size / es / (size_t)nranks;
-    }
+    size_t k = blocks(c);
+    return k ? size / es / k : 0;
 }
 
 static size_t size_for(hpc_coll_t c, size_t count, size_t es)
 {
-    switch (c) {
-    case HPC_COLL_BARRIER: return 0;
-    case HPC_COLL_BCAST: case HPC_COLL_REDUCE: case HPC_COLL_ALLREDUCE: return count * es;
-    default: return count * es * (size_t)nranks;
-    }
+    return count * es * blocks(c);
 }
 
+/* busbw = algbw * this: nccl-tests' factors, in colls.h's rows */
 static double bus_factor(hpc_coll_t c)
 {
     double p = nranks;
     switch (c) {
-    case HPC_COLL_ALLREDUCE: return 2 * (p - 1) / p;
-    case HPC_COLL_BCAST: case HPC_COLL_REDUCE: return 1;
-    case HPC_COLL_BARRIER: return 0;
+#define CASE(name, E, SIG, SEND, RECV, ALIAS, BUS, ...) case HPC_COLL_##E: return BUS;
+        COLL_TABLE(CASE)
+#undef CASE
     default: return (p - 1) / p;
     }
 }

@@ -8,6 +8,7 @@
 #include "config.h"
 #include "hpc.h"
 #include "coll_internal.h"
+#include "colls.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -209,151 +210,50 @@ int hpc_icoll_stream(const hpc_coll_args_t *a, MPI_Comm comm, hpc_stream_t strea
 }
 
 /* ------------------------------------------------------------------ */
-/* The named entry points                                               */
+/* The named entry points: one blocking, one nonblocking and, where the */
+/* table says so, one stream-ordered wrapper per row of colls.h, with   */
+/* the arguments of its shape (hpc_coll.h declares them)                */
 /* ------------------------------------------------------------------ */
-#define ARGS(C, S, R, N, T, O, RT, A) \
-    hpc_coll_args_t a = {.coll = (C), .sendbuf = (S), .recvbuf = (R), .count = (N), \
-                         .dtype = (T), .op = (O), .root = (RT), .alg = (A)}
+/* each shape's parameters up to the algorithm, and its call's fields */
+#define PARAMS_NONE MPI_Comm comm, hpc_alg_t alg
+#define PARAMS_BUF_ROOT void *buf, size_t count, hpc_dtype_t dt, int root, MPI_Comm comm, hpc_alg_t alg
+#define PARAMS_RED_ROOT                                                                                \
+    const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt, hpc_op_t op, int root, MPI_Comm comm, \
+        hpc_alg_t alg
+#define PARAMS_RED                                                                                     \
+    const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt, hpc_op_t op, MPI_Comm comm, hpc_alg_t alg
+#define PARAMS_MOVE_ROOT                                                                               \
+    const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt, int root, MPI_Comm comm, hpc_alg_t alg
+#define PARAMS_MOVE const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt, MPI_Comm comm, hpc_alg_t alg
+#define ARGS_NONE NULL, NULL, 0, HPC_INT32, HPC_SUM, 0
+#define ARGS_BUF_ROOT NULL, buf, count, dt, HPC_SUM, root
+#define ARGS_RED_ROOT sendbuf, recvbuf, count, dt, op, root
+#define ARGS_RED sendbuf, recvbuf, count, dt, op, 0
+#define ARGS_MOVE_ROOT sendbuf, recvbuf, count, dt, HPC_SUM, root
+#define ARGS_MOVE sendbuf, recvbuf, count, dt, HPC_SUM, 0
 
-int hpc_barrier(MPI_Comm comm, hpc_alg_t alg)
+static hpc_coll_args_t args(hpc_coll_t c, const void *s, void *r, size_t n, hpc_dtype_t t, hpc_op_t op, int root,
+                            hpc_alg_t alg)
 {
-    ARGS(HPC_COLL_BARRIER, NULL, NULL, 0, HPC_INT32, HPC_SUM, 0, alg);
-    return hpc_coll(&a, comm);
-}
-int hpc_bcast(void *buf, size_t count, hpc_dtype_t dt, int root, MPI_Comm comm, hpc_alg_t alg)
-{
-    ARGS(HPC_COLL_BCAST, NULL, buf, count, dt, HPC_SUM, root, alg);
-    return hpc_coll(&a, comm);
-}
-int hpc_reduce(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt, hpc_op_t op,
-               int root, MPI_Comm comm, hpc_alg_t alg)
-{
-    ARGS(HPC_COLL_REDUCE, sendbuf, recvbuf, count, dt, op, root, alg);
-    return hpc_coll(&a, comm);
-}
-int hpc_allreduce(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt, hpc_op_t op,
-                  MPI_Comm comm, hpc_alg_t alg)
-{
-    ARGS(HPC_COLL_ALLREDUCE, sendbuf, recvbuf, count, dt, op, 0, alg);
-    return hpc_coll(&a, comm);
-}
-int hpc_gather(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt, int root,
-               MPI_Comm comm, hpc_alg_t alg)
-{
-    ARGS(HPC_COLL_GATHER, sendbuf, recvbuf, count, dt, HPC_SUM, root, alg);
-    return hpc_coll(&a, comm);
-}
-int hpc_allgather(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
-                  MPI_Comm comm, hpc_alg_t alg)
-{
-    ARGS(HPC_COLL_ALLGATHER, sendbuf, recvbuf, count, dt, HPC_SUM, 0, alg);
-    return hpc_coll(&a, comm);
-}
-int hpc_scatter(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt, int root,
-                MPI_Comm comm, hpc_alg_t alg)
-{
-    ARGS(HPC_COLL_SCATTER, sendbuf, recvbuf, count, dt, HPC_SUM, root, alg);
-    return hpc_coll(&a, comm);
-}
-int hpc_reduce_scatter(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
-                       hpc_op_t op, MPI_Comm comm, hpc_alg_t alg)
-{
-    ARGS(HPC_COLL_REDUCE_SCATTER, sendbuf, recvbuf, count, dt, op, 0, alg);
-    return hpc_coll(&a, comm);
-}
-int hpc_alltoall(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
-                 MPI_Comm comm, hpc_alg_t alg)
-{
-    ARGS(HPC_COLL_ALLTOALL, sendbuf, recvbuf, count, dt, HPC_SUM, 0, alg);
-    return hpc_coll(&a, comm);
+    return (hpc_coll_args_t){.coll = c, .sendbuf = s, .recvbuf = r, .count = n, .dtype = t, .op = op,
+                             .root = root, .alg = alg};
 }
 
-int hpc_ibarrier(MPI_Comm comm, hpc_alg_t alg, hpc_request_t **req)
-{
-    ARGS(HPC_COLL_BARRIER, NULL, NULL, 0, HPC_INT32, HPC_SUM, 0, alg);
-    return hpc_icoll(&a, comm, req);
-}
-int hpc_ibcast(void *buf, size_t count, hpc_dtype_t dt, int root, MPI_Comm comm, hpc_alg_t alg,
-               hpc_request_t **req)
-{
-    ARGS(HPC_COLL_BCAST, NULL, buf, count, dt, HPC_SUM, root, alg);
-    return hpc_icoll(&a, comm, req);
-}
-int hpc_ireduce(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt, hpc_op_t op,
-                int root, MPI_Comm comm, hpc_alg_t alg, hpc_request_t **req)
-{
-    ARGS(HPC_COLL_REDUCE, sendbuf, recvbuf, count, dt, op, root, alg);
-    return hpc_icoll(&a, comm, req);
-}
-int hpc_iallreduce(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt, hpc_op_t op,
-                   MPI_Comm comm, hpc_alg_t alg, hpc_request_t **req)
-{
-    ARGS(HPC_COLL_ALLREDUCE, sendbuf, recvbuf, count, dt, op, 0, alg);
-    return hpc_icoll(&a, comm, req);
-}
-int hpc_igather(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt, int root,
-                MPI_Comm comm, hpc_alg_t alg, hpc_request_t **req)
-{
-    ARGS(HPC_COLL_GATHER, sendbuf, recvbuf, count, dt, HPC_SUM, root, alg);
-    return hpc_icoll(&a, comm, req);
-}
-int hpc_iallgather(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
-                   MPI_Comm comm, hpc_alg_t alg, hpc_request_t **req)
-{
-    ARGS(HPC_COLL_ALLGATHER, sendbuf, recvbuf, count, dt, HPC_SUM, 0, alg);
-    return hpc_icoll(&a, comm, req);
-}
-int hpc_iscatter(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt, int root,
-                 MPI_Comm comm, hpc_alg_t alg, hpc_request_t **req)
-{
-    ARGS(HPC_COLL_SCATTER, sendbuf, recvbuf, count, dt, HPC_SUM, root, alg);
-    return hpc_icoll(&a, comm, req);
-}
-int hpc_ireduce_scatter(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
-                        hpc_op_t op, MPI_Comm comm, hpc_alg_t alg, hpc_request_t **req)
-{
-    ARGS(HPC_COLL_REDUCE_SCATTER, sendbuf, recvbuf, count, dt, op, 0, alg);
-    return hpc_icoll(&a, comm, req);
-}
-int hpc_ialltoall(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
-                  MPI_Comm comm, hpc_alg_t alg, hpc_request_t **req)
-{
-    ARGS(HPC_COLL_ALLTOALL, sendbuf, recvbuf, count, dt, HPC_SUM, 0, alg);
-    return hpc_icoll(&a, comm, req);
-}
-
-
-/* ---- stream-ordered ------------------------------------------------ */
-int hpc_iallreduce_stream(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
-                          hpc_op_t op, MPI_Comm comm, hpc_alg_t alg, hpc_stream_t stream,
-                          hpc_request_t **req)
-{
-    ARGS(HPC_COLL_ALLREDUCE, sendbuf, recvbuf, count, dt, op, 0, alg);
-    return hpc_icoll_stream(&a, comm, stream, req);
-}
-int hpc_ibcast_stream(void *buf, size_t count, hpc_dtype_t dt, int root, MPI_Comm comm,
-                      hpc_alg_t alg, hpc_stream_t stream, hpc_request_t **req)
-{
-    ARGS(HPC_COLL_BCAST, NULL, buf, count, dt, HPC_SUM, root, alg);
-    return hpc_icoll_stream(&a, comm, stream, req);
-}
-int hpc_ireduce_stream(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
-                       hpc_op_t op, int root, MPI_Comm comm, hpc_alg_t alg, hpc_stream_t stream,
-                       hpc_request_t **req)
-{
-    ARGS(HPC_COLL_REDUCE, sendbuf, recvbuf, count, dt, op, root, alg);
-    return hpc_icoll_stream(&a, comm, stream, req);
-}
-int hpc_iallgather_stream(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
-                          MPI_Comm comm, hpc_alg_t alg, hpc_stream_t stream, hpc_request_t **req)
-{
-    ARGS(HPC_COLL_ALLGATHER, sendbuf, recvbuf, count, dt, HPC_SUM, 0, alg);
-    return hpc_icoll_stream(&a, comm, stream, req);
-}
-int hpc_ireduce_scatter_stream(const void *sendbuf, void *recvbuf, size_t count, hpc_dtype_t dt,
-                               hpc_op_t op, MPI_Comm comm, hpc_alg_t alg, hpc_stream_t stream,
-                               hpc_request_t **req)
-{
-    ARGS(HPC_COLL_REDUCE_SCATTER, sendbuf, recvbuf, count, dt, op, 0, alg);
-    return hpc_icoll_stream(&a, comm, stream, req);
-}
+#define WRAP(name, E, SIG, SEND, RECV, ALIAS, BUS, MPI, IMPI, STREAM)                                     \
+    int hpc_##name(PARAMS_##SIG)                                                                       \
+    {                                                                                                  \
+        hpc_coll_args_t a = args(HPC_COLL_##E, ARGS_##SIG, alg);                                       \
+        return hpc_coll(&a, comm);                                                                     \
+    }                                                                                                  \
+    int hpc_i##name(PARAMS_##SIG, hpc_request_t **req)                                                 \
+    {                                                                                                  \
+        hpc_coll_args_t a = args(HPC_COLL_##E, ARGS_##SIG, alg);                                       \
+        return hpc_icoll(&a, comm, req);                                                               \
+    }                                                                                                  \
+    COLL_IF(STREAM, int hpc_i##name##_stream(PARAMS_##SIG, hpc_stream_t stream, hpc_request_t **req) \
+                    {                                                                                  \
+                        hpc_coll_args_t a = args(HPC_COLL_##E, ARGS_##SIG, alg);                       \
+                        return hpc_icoll_stream(&a, comm, stream, req);                                \
+                    })
+COLL_TABLE(WRAP)
+#undef WRAP

@@ -36,18 +36,7 @@ static int build_own(hpc_request_t *r, const coll_row_t *row, const hpc_coll_arg
     char *rb = a->recvbuf == HPC_IN_PLACE ? NULL : a->recvbuf;
     int inplace = (a->sendbuf == HPC_IN_PLACE) || (a->recvbuf == HPC_IN_PLACE);
     /* the same pointer for both is in place too */
-    if (!inplace && sb && rb) {
-        switch (a->coll) {
-        case HPC_COLL_ALLREDUCE: case HPC_COLL_REDUCE: case HPC_COLL_ALLTOALL:
-        case HPC_COLL_REDUCE_SCATTER:
-            inplace = sb == rb;
-            break;
-        case HPC_COLL_ALLGATHER: inplace = sb == rb + (size_t)rank * n * es; break;
-        case HPC_COLL_GATHER: inplace = isroot && sb == rb + (size_t)rank * n * es; break;
-        case HPC_COLL_SCATTER: inplace = isroot && rb == sb + (size_t)rank * n * es; break;
-        default: break;
-        }
-    }
+    if (!inplace && sb && rb) inplace = coll_aliased(a->coll, sb, rb, isroot, (size_t)rank * n * es) != 0;
     /* Staging: host shadows of the user's device buffers. */
     char *urb = rb;
     if (stage) {

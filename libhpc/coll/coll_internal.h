@@ -258,6 +258,7 @@ typedef struct coll_build {
 /* types.c */
 int coll_name_eq(const char *a, const char *b);   /* case-insensitive, '-' == '_' */
 int coll_rooted(hpc_coll_t c);
+int coll_aliased(hpc_coll_t c, const void *sb, const void *rb, int isroot, size_t off);
 float coll_half_to_float(uint16_t h);
 uint16_t coll_float_to_half(float f);
 float coll_bf16_to_float(uint16_t h);

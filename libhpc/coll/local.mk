@@ -31,4 +31,5 @@ libhpc_libcore_la_SOURCES += \
 	libhpc/coll/settings_cache.c \
 	libhpc/coll/types.c \
 	libhpc/coll/coll_internal.h \
-	libhpc/coll/registry.h
+	libhpc/coll/registry.h \
+	libhpc/coll/colls.h

@@ -10,6 +10,7 @@
 #include "config.h"
 #include "hpc.h"
 #include "coll_internal.h"
+#include "colls.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -97,41 +98,35 @@ static int more_req(coll_ext_t *x, MPI_Request **q)
     return 0;
 }
 
-/* One MPI collective of n (an int) elements of t, blocking or not. */
-static int call(hpc_request_t *r, coll_ext_t *x, const void *sb, void *rb, int n, MPI_Datatype t,
-                MPI_Op op, int root)
+/* Each shape's MPI call (colls.h): the same shape as hpckit's, one count
+ * and type per side for data movement */
+#define MPIARGS_NONE(R) comm R
+#define MPIARGS_BUF_ROOT(R) rb, n, t, root, comm R
+#define MPIARGS_RED_ROOT(R) sb, rb, n, t, op, root, comm R
+#define MPIARGS_RED(R) sb, rb, n, t, op, comm R
+#define MPIARGS_MOVE_ROOT(R) sb, n, t, rb, n, t, root, comm R
+#define MPIARGS_MOVE(R) sb, n, t, rb, n, t, comm R
+#define WITH_REQ , q
+
+/* One MPI collective coll of n (an int) elements of t, blocking or not. */
+static int call(hpc_request_t *r, coll_ext_t *x, hpc_coll_t coll, const void *sb, void *rb, int n,
+                MPI_Datatype t, MPI_Op op, int root)
 {
     MPI_Comm comm = r->cc->comm;
     MPI_Request *q = NULL;
     int blk = x->blocking;
     if (!blk) HPC_TRY(more_req(x, &q));
-#define CALL(B, NB) do { if (blk) HPC_MPI(B); else HPC_MPI(NB); } while (0)
-    switch (r->coll) {
-    case HPC_COLL_BARRIER: CALL(MPI_Barrier(comm), MPI_Ibarrier(comm, q)); break;
-    case HPC_COLL_BCAST: CALL(MPI_Bcast(rb, n, t, root, comm), MPI_Ibcast(rb, n, t, root, comm, q)); break;
-    case HPC_COLL_REDUCE:
-    case HPC_COLL_REDUCE_SCATTER:   /* split into reductions to each rank (split_rs) */
-        CALL(MPI_Reduce(sb, rb, n, t, op, root, comm), MPI_Ireduce(sb, rb, n, t, op, root, comm, q));
+    switch (coll) {
+#define CASE(name, E, SIG, SEND, RECV, ALIAS, BUS, MPI, IMPI, ...)                                       \
+    case HPC_COLL_##E:                                                                                 \
+        if (blk) HPC_MPI(MPI_##MPI(MPIARGS_##SIG()));                                                  \
+        else HPC_MPI(MPI_##IMPI(MPIARGS_##SIG(WITH_REQ)));                                             \
         break;
-    case HPC_COLL_ALLREDUCE:
-        CALL(MPI_Allreduce(sb, rb, n, t, op, comm), MPI_Iallreduce(sb, rb, n, t, op, comm, q));
-        break;
-    case HPC_COLL_GATHER:
-        CALL(MPI_Gather(sb, n, t, rb, n, t, root, comm), MPI_Igather(sb, n, t, rb, n, t, root, comm, q));
-        break;
-    case HPC_COLL_ALLGATHER:
-        CALL(MPI_Allgather(sb, n, t, rb, n, t, comm), MPI_Iallgather(sb, n, t, rb, n, t, comm, q));
-        break;
-    case HPC_COLL_SCATTER:
-        CALL(MPI_Scatter(sb, n, t, rb, n, t, root, comm), MPI_Iscatter(sb, n, t, rb, n, t, root, comm, q));
-        break;
-    case HPC_COLL_ALLTOALL:
-        CALL(MPI_Alltoall(sb, n, t, rb, n, t, comm), MPI_Ialltoall(sb, n, t, rb, n, t, comm, q));
-        break;
+        COLL_TABLE(CASE)
+#undef CASE
     default:
         return HPC_ERR(HPC_ERR_ARG, "native: unknown collective");
     }
-#undef CALL
     return 0;
 }
 
@@ -175,7 +170,7 @@ static int split_reduce(hpc_request_t *r, coll_ext_t *x, const void *sb, void *r
 {
     for (size_t o = 0; o < r->count; o += coll_max_count) {
         size_t c = r->count - o < coll_max_count ? r->count - o : coll_max_count;
-        HPC_TRY(call(r, x, at(sb, o * es), (void *)at(rb, o * es), (int)c, t, op, r->root));
+        HPC_TRY(call(r, x, r->coll, at(sb, o * es), (void *)at(rb, o * es), (int)c, t, op, r->root));
     }
     return 0;
 }
@@ -194,7 +189,7 @@ static int split_rs(hpc_request_t *r, coll_ext_t *x, const void *sb, void *rb, s
         for (size_t o = 0; o < n; o += coll_max_count) {
             size_t c = n - o < coll_max_count ? n - o : coll_max_count;
             const void *s = i == rank && inplace ? MPI_IN_PLACE : in + o * es;
-            HPC_TRY(call(r, x, s, out ? out + o * es : NULL, (int)c, t, op, i));
+            HPC_TRY(call(r, x, HPC_COLL_REDUCE, s, out ? out + o * es : NULL, (int)c, t, op, i));
         }
     }
     return 0;
@@ -213,36 +208,12 @@ static int native_post(hpc_request_t *r, coll_ext_t *x)
     void *rb = r->recvbuf;
     char *rbc = rb == MPI_IN_PLACE ? NULL : rb;
     x->nmreq = 0;
-    switch (r->coll) {
-    case HPC_COLL_REDUCE:
-        if (sb == rb) sb = MPI_IN_PLACE;
-        if (sb == MPI_IN_PLACE && !isroot) sb = rb;   /* MPI: only the root says so */
-        break;
-    case HPC_COLL_ALLREDUCE: case HPC_COLL_REDUCE_SCATTER: case HPC_COLL_ALLTOALL:
-        if (sb == rb) sb = MPI_IN_PLACE;
-        break;
-    case HPC_COLL_GATHER:
-        if (isroot && rbc && sb == rbc + (size_t)rank * n * es) sb = MPI_IN_PLACE;
-        break;
-    case HPC_COLL_ALLGATHER:
-        if (rbc && sb == rbc + (size_t)rank * n * es) sb = MPI_IN_PLACE;
-        break;
-    case HPC_COLL_SCATTER:
-        if (isroot && sb && rb == (const char *)sb + (size_t)rank * n * es) rb = MPI_IN_PLACE;
-        break;
-    default:
-        break;
-    }
-    if (n <= coll_max_count) {
-        if (r->coll == HPC_COLL_REDUCE_SCATTER) {
-            MPI_Request *q = NULL;
-            if (!x->blocking) HPC_TRY(more_req(x, &q));
-            if (x->blocking) HPC_MPI(MPI_Reduce_scatter_block(sb, rb, (int)n, t, op, cc->comm));
-            else HPC_MPI(MPI_Ireduce_scatter_block(sb, rb, (int)n, t, op, cc->comm, q));
-            return 0;
-        }
-        return call(r, x, sb, rb, (int)n, t, op, r->root);
-    }
+    int side = coll_aliased(r->coll, sb, rbc, isroot, (size_t)rank * n * es);
+    if (side == 1) sb = MPI_IN_PLACE;
+    if (side == 2) rb = MPI_IN_PLACE;
+    /* MPI: only the root of a reduce says in place */
+    if (r->coll == HPC_COLL_REDUCE && sb == MPI_IN_PLACE && !isroot) sb = rb;
+    if (n <= coll_max_count) return call(r, x, r->coll, sb, rb, (int)n, t, op, r->root);
     /* more than an int of elements */
     coll_native_splits++;
     if (r->coll == HPC_COLL_REDUCE || r->coll == HPC_COLL_ALLREDUCE)
@@ -250,7 +221,7 @@ static int native_post(hpc_request_t *r, coll_ext_t *x)
     if (r->coll == HPC_COLL_REDUCE_SCATTER) return split_rs(r, x, sb, rb, es, t, op);
     MPI_Datatype big;
     HPC_TRY(big_type(t, n, es, &big));
-    int e = call(r, x, sb, rb, 1, big, op, r->root);
+    int e = call(r, x, r->coll, sb, rb, 1, big, op, r->root);
     MPI_Type_free(&big);      /* calls in flight keep what they need */
     return e;
 }

@@ -5,6 +5,7 @@
 #include "config.h"
 #include "hpc.h"
 #include "coll_internal.h"
+#include "colls.h"
 
 #include <ctype.h>
 #include <string.h>
@@ -12,9 +13,26 @@
 static const char *const dtype_names[HPC_DTYPE_COUNT] = {
     "int32", "int64", "float32", "float64", "float16", "bfloat16"};
 static const char *const op_names[HPC_OP_COUNT] = {"sum", "prod", "min", "max", "avg"};
-static const char *const coll_names[HPC_COLL_COUNT] = {
-    "barrier", "bcast", "reduce", "allreduce", "gather", "allgather",
-    "scatter", "reduce_scatter", "alltoall"};
+#define NAME(name, ...) #name,
+static const char *const coll_names[HPC_COLL_COUNT] = {COLL_TABLE(NAME)};
+#undef NAME
+/* ", barrier, bcast, ...": the names, for the parser's message */
+#define LIST(name, ...) ", " #name
+static const char coll_list[] = COLL_TABLE(LIST);
+#undef LIST
+
+/* The table's rows are hpc_coll_t's constants, in order (the public
+ * enum is the ABI, written out in hpc_coll.h) */
+enum {
+#define ROW(name, E, ...) ROW_##E,
+    COLL_TABLE(ROW)
+#undef ROW
+    ROWS
+};
+#define SAME(name, E, ...) _Static_assert((int)HPC_COLL_##E == ROW_##E, "colls.h: " #name " out of order");
+COLL_TABLE(SAME)
+#undef SAME
+_Static_assert((int)ROWS == (int)HPC_COLL_COUNT, "colls.h: a row for every hpc_coll_t");
 
 const char *hpc_dtype_name(hpc_dtype_t t)
 {
@@ -84,8 +102,7 @@ int hpc_coll_parse(const char *s, hpc_coll_t *out)
         else if (coll_name_eq(s, "reducescatter")) i = HPC_COLL_REDUCE_SCATTER;
     }
     if (i < 0)
-        return HPC_ERR(HPC_ERR_ARG, "unknown collective '%s' (barrier, bcast, reduce, allreduce, "
-                       "gather, allgather, scatter, reduce_scatter, alltoall)", s ? s : "(null)");
+        return HPC_ERR(HPC_ERR_ARG, "unknown collective '%s' (%s)", s ? s : "(null)", coll_list + 2);
     *out = (hpc_coll_t)i;
     return 0;
 }
@@ -191,13 +208,22 @@ void hpc_dtype_set(hpc_dtype_t t, void *buf, size_t i, double v)
 
 int hpc_coll_reduces(hpc_coll_t c)
 {
-    return c == HPC_COLL_REDUCE || c == HPC_COLL_ALLREDUCE || c == HPC_COLL_REDUCE_SCATTER;
+    switch (c) {
+#define CASE(name, E, SIG, ...) case HPC_COLL_##E: return COLL_SIG_REDUCES(SIG);
+        COLL_TABLE(CASE)
+#undef CASE
+    default: return 0;
+    }
 }
 
 int coll_rooted(hpc_coll_t c)
 {
-    return c == HPC_COLL_BCAST || c == HPC_COLL_REDUCE || c == HPC_COLL_GATHER ||
-           c == HPC_COLL_SCATTER;
+    switch (c) {
+#define CASE(name, E, SIG, ...) case HPC_COLL_##E: return COLL_SIG_ROOTED(SIG);
+        COLL_TABLE(CASE)
+#undef CASE
+    default: return 0;
+    }
 }
 
 void hpc_coll_buf_counts(const hpc_coll_args_t *a, int rank, int p, size_t *sc, size_t *rc)
@@ -205,18 +231,30 @@ void hpc_coll_buf_counts(const hpc_coll_args_t *a, int rank, int p, size_t *sc, 
     size_t n = a->count, s = 0, r = 0, pn = (size_t)p * n;
     int root = rank == a->root;
     switch (a->coll) {
-    case HPC_COLL_BARRIER: break;
-    case HPC_COLL_BCAST: r = n; break;
-    case HPC_COLL_REDUCE: s = n; r = root ? n : 0; break;
-    case HPC_COLL_ALLREDUCE: s = n; r = n; break;
-    case HPC_COLL_GATHER: s = n; r = root ? pn : 0; break;
-    case HPC_COLL_ALLGATHER: s = n; r = pn; break;
-    case HPC_COLL_SCATTER: s = root ? pn : 0; r = n; break;
-    case HPC_COLL_REDUCE_SCATTER: s = pn; r = n; break;
-    case HPC_COLL_ALLTOALL: s = pn; r = pn; break;
+#define CASE(name, E, SIG, SEND, RECV, ...)                                                            \
+    case HPC_COLL_##E:                                                                                 \
+        s = COLL_CNT_OF(SEND, n, pn, root);                                                            \
+        r = COLL_CNT_OF(RECV, n, pn, root);                                                            \
+        break;
+        COLL_TABLE(CASE)
+#undef CASE
     default: break;
     }
     if (sc) *sc = s;
     if (rc) *rc = r;
 }
 
+/* 0, or which buffer of c stands for HPC_IN_PLACE where sb and rb alias
+ * as c's in-place form does (1 sendbuf, 2 recvbuf); NULL for a buffer
+ * that is HPC_IN_PLACE, off the offset of this rank's block in bytes */
+int coll_aliased(hpc_coll_t c, const void *sb, const void *rb, int isroot, size_t off)
+{
+    const char *s = sb, *r = rb;
+    switch (c) {
+#define CASE(name, E, SIG, SEND, RECV, ALIAS, ...)                                                     \
+    case HPC_COLL_##E: return COLL_ALIAS_OF(ALIAS, s, r, isroot, off) ? COLL_ALIAS_SIDE(ALIAS) : 0;
+        COLL_TABLE(CASE)
+#undef CASE
+    default: return 0;
+    }
+}

@@ -5,7 +5,8 @@
  *
  * It defines MPI_Allreduce, MPI_Bcast, MPI_Reduce, MPI_Allgather,
  * MPI_Gather, MPI_Scatter, MPI_Reduce_scatter_block, MPI_Alltoall,
- * MPI_Barrier and their MPI_I* forms.  Whether libhpc serves a call
+ * MPI_Barrier and their MPI_I* forms: the pair each row of the
+ * collectives' table names (coll/colls.h), by the row's shape.  Whether libhpc serves a call
  * (auto: cost model, HPC_COLL_<OP>, tuning file) or MPI does (PMPI_*,
  * unchanged) must come out alike on every rank of the call - a rank in
  * libhpc and another in MPI wait for each other forever - so it is
@@ -54,6 +55,7 @@
 #include <string.h>
 #include "internal.h"   /* the quiet end of MPI (finalize.c) */
 #include "pmpi.h"
+#include "coll/colls.h"
 #include "internal.h"   /* hpc_coll_progress, hpc_test_done */
 
 int pm_depth;                     /* > 0: inside libhpc, pass everything on */
@@ -337,72 +339,6 @@ static int reduction(hpc_coll_t coll, const void *s, void *r, int count, MPI_Dat
     return 1;
 }
 
-static int allreduce(const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request *R)
-{
-    int e;
-    if (reduction(HPC_COLL_ALLREDUCE, s, r, n, t, op, 0, comm, R, &e)) return e;
-    if (R) PASS(HPC_COLL_ALLREDUCE, PMPI_Iallreduce(s, r, n, t, op, comm, R));
-    PASS(HPC_COLL_ALLREDUCE, PMPI_Allreduce(s, r, n, t, op, comm));
-}
-int MPI_Allreduce(const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm)
-{
-    return allreduce(s, r, n, t, op, comm, NULL);
-}
-int MPI_Iallreduce(const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request *R)
-{
-    return allreduce(s, r, n, t, op, comm, R);
-}
-
-static int reduce(const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm,
-                  MPI_Request *R)
-{
-    int e;
-    if (reduction(HPC_COLL_REDUCE, s, r, n, t, op, root, comm, R, &e)) return e;
-    if (R) PASS(HPC_COLL_REDUCE, PMPI_Ireduce(s, r, n, t, op, root, comm, R));
-    PASS(HPC_COLL_REDUCE, PMPI_Reduce(s, r, n, t, op, root, comm));
-}
-int MPI_Reduce(const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm)
-{
-    return reduce(s, r, n, t, op, root, comm, NULL);
-}
-int MPI_Ireduce(const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm,
-                MPI_Request *R)
-{
-    return reduce(s, r, n, t, op, root, comm, R);
-}
-
-static int reduce_scatter_block(const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
-                                MPI_Request *R)
-{
-    int e;
-    if (reduction(HPC_COLL_REDUCE_SCATTER, s, r, n, t, op, 0, comm, R, &e)) return e;
-    if (R) PASS(HPC_COLL_REDUCE_SCATTER, PMPI_Ireduce_scatter_block(s, r, n, t, op, comm, R));
-    PASS(HPC_COLL_REDUCE_SCATTER, PMPI_Reduce_scatter_block(s, r, n, t, op, comm));
-}
-int MPI_Reduce_scatter_block(const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm)
-{
-    return reduce_scatter_block(s, r, n, t, op, comm, NULL);
-}
-int MPI_Ireduce_scatter_block(const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
-                              MPI_Request *R)
-{
-    return reduce_scatter_block(s, r, n, t, op, comm, R);
-}
-
-static int barrier(MPI_Comm comm, MPI_Request *R)
-{
-    int e, ok = ours(comm, &e);
-    if (ok < 0) return e;
-    if (ok && !give(HPC_COLL_BARRIER, comm, 0, R)) {
-        pcall_t pc;
-        return serve(pcall_new(&pc, HPC_COLL_BARRIER, NULL, NULL, 0, HPC_INT32, HPC_SUM, 0), comm, R);
-    }
-    if (R) PASS(HPC_COLL_BARRIER, PMPI_Ibarrier(comm, R));
-    PASS(HPC_COLL_BARRIER, PMPI_Barrier(comm));
-}
-int MPI_Barrier(MPI_Comm comm) { return barrier(comm, NULL); }
-int MPI_Ibarrier(MPI_Comm comm, MPI_Request *R) { return barrier(comm, R); }
-
 /* ---- data movement ---------------------------------------------------
  * One call's buffers as bytes.  Each rank knows the bytes per block from
  * its significant arguments (the root's receive side in gather, the
@@ -464,101 +400,51 @@ static int go(pcall_t *c, int ok, MPI_Comm comm, MPI_Request *R, int err)
     return serve(c, comm, R);
 }
 
-static int bcast(void *buf, int n, MPI_Datatype t, int root, MPI_Comm comm, MPI_Request *R)
+/* bcast: the root's buffer is the input */
+static int bcast(hpc_coll_t coll, void *buf, int n, MPI_Datatype t, int root, MPI_Comm comm, MPI_Request *R,
+                 int *err)
 {
     move_t m;
-    int e = MPI_SUCCESS, ok = move_plan(&m, HPC_COLL_BCAST, root, t, n, comm, R, &e);
-    if (ok < 0) return e;
-    if (ok) {
-        pcall_t pc, *c = pcall_new(&pc, HPC_COLL_BCAST, NULL, NULL, m.n, m.dt, HPC_SUM, root);
-        ok = view(c, &c->vr, buf, (size_t)n, t, m.me == root ? PM_IN : PM_OUT, &c->a.recvbuf, comm, &e);
-        return go(c, ok, comm, R, e);
-    }
-    if (R) PASS(HPC_COLL_BCAST, PMPI_Ibcast(buf, n, t, root, comm, R));
-    PASS(HPC_COLL_BCAST, PMPI_Bcast(buf, n, t, root, comm));
-}
-int MPI_Bcast(void *buf, int n, MPI_Datatype t, int root, MPI_Comm comm)
-{
-    return bcast(buf, n, t, root, comm, NULL);
-}
-int MPI_Ibcast(void *buf, int n, MPI_Datatype t, int root, MPI_Comm comm, MPI_Request *R)
-{
-    return bcast(buf, n, t, root, comm, R);
+    int ok = move_plan(&m, coll, root, t, n, comm, R, err);
+    if (ok <= 0) return ok;
+    pcall_t pc, *c = pcall_new(&pc, coll, NULL, NULL, m.n, m.dt, HPC_SUM, root);
+    ok = view(c, &c->vr, buf, (size_t)n, t, m.me == root ? PM_IN : PM_OUT, &c->a.recvbuf, comm, err);
+    *err = go(c, ok, comm, R, *err);
+    return 1;
 }
 
-/* gather: the root's receive side decides, the others' send side */
-static int gather(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, int root,
-                  MPI_Comm comm, MPI_Request *R)
+/* gather and scatter, one path: the root's side of p blocks (gather's
+ * receive side, scatter's send side) decides at the root, the side of
+ * one block elsewhere; in place (MPI_IN_PLACE) is the root's one-block
+ * side */
+static int rooted(hpc_coll_t coll, const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt,
+                  int root, MPI_Comm comm, MPI_Request *R, int *err)
 {
+    int gather = coll == HPC_COLL_GATHER;
+    int many_n = gather ? rn : sn, one_n = gather ? sn : rn;
+    MPI_Datatype many_t = gather ? rt : st, one_t = gather ? st : rt;
     move_t m;
-    int e = MPI_SUCCESS, isroot = 0, ok = ours(comm, &e);
-    if (ok < 0) return e;
-    if (ok) {
-        isroot = rank_of(comm) == root;
-        ok = isroot ? move_plan(&m, HPC_COLL_GATHER, root, rt, rn, comm, R, &e)
-                    : move_plan(&m, HPC_COLL_GATHER, root, st, sn, comm, R, &e);
-        if (ok < 0) return e;
-    }
-    if (ok) {
-        int inplace = isroot && s == MPI_IN_PLACE;
-        if (isroot && !inplace && !same_bytes(&m, st, sn, comm, &e)) return e;
-        pcall_t pc, *c = pcall_new(&pc, HPC_COLL_GATHER, s, r, m.n, m.dt, HPC_SUM, root);
-        size_t all = (size_t)m.p * (size_t)rn;
-        if (!inplace) ok = view(c, &c->vs, s, (size_t)sn, st, PM_IN, (void **)&c->a.sendbuf, comm, &e);
-        if (ok >= 0 && isroot) ok = view(c, &c->vr, r, all, rt, PM_OUT, &c->a.recvbuf, comm, &e);
-        const char *why;
-        if (ok >= 0 && inplace && pm_view_pack(&c->vr, (size_t)m.me * (size_t)rn, (size_t)rn, &why) < 0)
-            ok = -1, e = fail(comm, "gather", why);
-        return go(c, ok, comm, R, e);
-    }
-    if (R) PASS(HPC_COLL_GATHER, PMPI_Igather(s, sn, st, r, rn, rt, root, comm, R));
-    PASS(HPC_COLL_GATHER, PMPI_Gather(s, sn, st, r, rn, rt, root, comm));
-}
-int MPI_Gather(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, int root,
-               MPI_Comm comm)
-{
-    return gather(s, sn, st, r, rn, rt, root, comm, NULL);
-}
-int MPI_Igather(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, int root,
-                MPI_Comm comm, MPI_Request *R)
-{
-    return gather(s, sn, st, r, rn, rt, root, comm, R);
-}
-
-/* scatter: the root's send side decides, the others' receive side */
-static int scatter(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, int root,
-                   MPI_Comm comm, MPI_Request *R)
-{
-    move_t m;
-    int e = MPI_SUCCESS, isroot = 0, ok = ours(comm, &e);
-    if (ok < 0) return e;
-    if (ok) {
-        isroot = rank_of(comm) == root;
-        ok = isroot ? move_plan(&m, HPC_COLL_SCATTER, root, st, sn, comm, R, &e)
-                    : move_plan(&m, HPC_COLL_SCATTER, root, rt, rn, comm, R, &e);
-        if (ok < 0) return e;
-    }
-    if (ok) {
-        int inplace = isroot && r == MPI_IN_PLACE;
-        if (isroot && !inplace && !same_bytes(&m, rt, rn, comm, &e)) return e;
-        pcall_t pc, *c = pcall_new(&pc, HPC_COLL_SCATTER, s, r, m.n, m.dt, HPC_SUM, root);
-        size_t all = (size_t)m.p * (size_t)sn;
-        if (isroot) ok = view(c, &c->vs, s, all, st, PM_IN, (void **)&c->a.sendbuf, comm, &e);
-        if (ok >= 0 && !inplace) ok = view(c, &c->vr, r, (size_t)rn, rt, PM_OUT, &c->a.recvbuf, comm, &e);
-        return go(c, ok, comm, R, e);
-    }
-    if (R) PASS(HPC_COLL_SCATTER, PMPI_Iscatter(s, sn, st, r, rn, rt, root, comm, R));
-    PASS(HPC_COLL_SCATTER, PMPI_Scatter(s, sn, st, r, rn, rt, root, comm));
-}
-int MPI_Scatter(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, int root,
-                MPI_Comm comm)
-{
-    return scatter(s, sn, st, r, rn, rt, root, comm, NULL);
-}
-int MPI_Iscatter(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, int root,
-                 MPI_Comm comm, MPI_Request *R)
-{
-    return scatter(s, sn, st, r, rn, rt, root, comm, R);
+    int ok = ours(comm, err);
+    if (ok <= 0) return ok;
+    int isroot = rank_of(comm) == root;
+    ok = isroot ? move_plan(&m, coll, root, many_t, many_n, comm, R, err)
+                : move_plan(&m, coll, root, one_t, one_n, comm, R, err);
+    if (ok <= 0) return ok;
+    int inplace = isroot && (gather ? s : r) == MPI_IN_PLACE;
+    if (isroot && !inplace && !same_bytes(&m, one_t, one_n, comm, err)) return -1;
+    pcall_t pc, *c = pcall_new(&pc, coll, s, r, m.n, m.dt, HPC_SUM, root);
+    size_t all = (size_t)m.p * (size_t)many_n;
+    /* the send side, then the receive side: p blocks at the root, one
+     * block elsewhere (none for the root in place) */
+    if (gather ? !inplace : isroot)
+        ok = view(c, &c->vs, s, gather ? (size_t)sn : all, st, PM_IN, (void **)&c->a.sendbuf, comm, err);
+    if (ok >= 0 && (gather ? isroot : !inplace))
+        ok = view(c, &c->vr, r, gather ? all : (size_t)rn, rt, PM_OUT, &c->a.recvbuf, comm, err);
+    const char *why;
+    if (ok >= 0 && inplace && gather && pm_view_pack(&c->vr, (size_t)m.me * (size_t)rn, (size_t)rn, &why) < 0)
+        ok = -1, *err = fail(comm, "gather", why);
+    *err = go(c, ok, comm, R, *err);
+    return 1;
 }
 
 /* allgather and alltoall: the receive side decides on every rank; in
@@ -585,41 +471,57 @@ static int all_to(hpc_coll_t coll, const void *s, int sn, MPI_Datatype st, void 
     return ok < 0 ? -1 : 1;
 }
 
-static int allgather(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt,
-                     MPI_Comm comm, MPI_Request *R)
+/* ---- the wrappers: one pair per row of colls.h ----------------------
+ * Each shape's MPI arguments and the part that decides and serves (1
+ * served, *e its result; 0 MPI serves it) */
+static int reduction_to_all(hpc_coll_t coll, const void *s, void *r, int n, MPI_Datatype t, MPI_Op op,
+                            MPI_Comm comm, MPI_Request *R, int *e)
 {
-    int e = MPI_SUCCESS;
-    if (all_to(HPC_COLL_ALLGATHER, s, sn, st, r, rn, rt, comm, R, &e)) return e;
-    if (R) PASS(HPC_COLL_ALLGATHER, PMPI_Iallgather(s, sn, st, r, rn, rt, comm, R));
-    PASS(HPC_COLL_ALLGATHER, PMPI_Allgather(s, sn, st, r, rn, rt, comm));
-}
-int MPI_Allgather(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, MPI_Comm comm)
-{
-    return allgather(s, sn, st, r, rn, rt, comm, NULL);
-}
-int MPI_Iallgather(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt,
-                   MPI_Comm comm, MPI_Request *R)
-{
-    return allgather(s, sn, st, r, rn, rt, comm, R);
+    return reduction(coll, s, r, n, t, op, 0, comm, R, e);
 }
 
-static int alltoall(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt,
-                    MPI_Comm comm, MPI_Request *R)
+static int barrier(hpc_coll_t coll, MPI_Comm comm, MPI_Request *R, int *e)
 {
-    int e = MPI_SUCCESS;
-    if (all_to(HPC_COLL_ALLTOALL, s, sn, st, r, rn, rt, comm, R, &e)) return e;
-    if (R) PASS(HPC_COLL_ALLTOALL, PMPI_Ialltoall(s, sn, st, r, rn, rt, comm, R));
-    PASS(HPC_COLL_ALLTOALL, PMPI_Alltoall(s, sn, st, r, rn, rt, comm));
+    int ok = ours(comm, e);
+    if (ok < 0) return 1;
+    if (!ok || give(coll, comm, 0, R)) return 0;
+    pcall_t pc;
+    *e = serve(pcall_new(&pc, coll, NULL, NULL, 0, HPC_INT32, HPC_SUM, 0), comm, R);
+    return 1;
 }
-int MPI_Alltoall(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, MPI_Comm comm)
-{
-    return alltoall(s, sn, st, r, rn, rt, comm, NULL);
-}
-int MPI_Ialltoall(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt,
-                  MPI_Comm comm, MPI_Request *R)
-{
-    return alltoall(s, sn, st, r, rn, rt, comm, R);
-}
+
+#define PARAMS_NONE MPI_Comm comm
+#define PARAMS_BUF_ROOT void *buf, int n, MPI_Datatype t, int root, MPI_Comm comm
+#define PARAMS_RED_ROOT const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm
+#define PARAMS_RED const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm
+#define PARAMS_MOVE_ROOT                                                                               \
+    const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, int root, MPI_Comm comm
+#define PARAMS_MOVE const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, MPI_Comm comm
+#define ARGS_NONE comm
+#define ARGS_BUF_ROOT buf, n, t, root, comm
+#define ARGS_RED_ROOT s, r, n, t, op, root, comm
+#define ARGS_RED s, r, n, t, op, comm
+#define ARGS_MOVE_ROOT s, sn, st, r, rn, rt, root, comm
+#define ARGS_MOVE s, sn, st, r, rn, rt, comm
+#define SERVE_NONE barrier
+#define SERVE_BUF_ROOT bcast
+#define SERVE_RED_ROOT reduction
+#define SERVE_RED reduction_to_all
+#define SERVE_MOVE_ROOT rooted
+#define SERVE_MOVE all_to
+
+#define DROPIN(name, E, SIG, SEND, RECV, ALIAS, BUS, MPI, IMPI, STREAM)                                \
+    static int name##_call(PARAMS_##SIG, MPI_Request *R)                                               \
+    {                                                                                                  \
+        int e = MPI_SUCCESS;                                                                           \
+        if (SERVE_##SIG(HPC_COLL_##E, ARGS_##SIG, R, &e)) return e;                                    \
+        if (R) PASS(HPC_COLL_##E, PMPI_##IMPI(ARGS_##SIG, R));                                         \
+        PASS(HPC_COLL_##E, PMPI_##MPI(ARGS_##SIG));                                                    \
+    }                                                                                                  \
+    int MPI_##MPI(PARAMS_##SIG) { return name##_call(ARGS_##SIG, NULL); }                              \
+    int MPI_##IMPI(PARAMS_##SIG, MPI_Request *R) { return name##_call(ARGS_##SIG, R); }
+COLL_TABLE(DROPIN)
+#undef DROPIN
 
 /* ---- completion: advance libhpc's calls, then ask MPI ----------------
  * Each also tells setup.c which MPI_Comm_idup requests it completed (the
