@@ -103,7 +103,6 @@ app libhpc/app/app.o libhpc/app/stop.o
 app libhpc/app/check.o libhpc/app/check_csv.o
 app libhpc/app/check.o libhpc/app/check_h5.o
 dropin libhpc/mpi/setup.o libhpc/mpi/pmpi.o
-programs apps/info/info.o apps/info/show_settings.o
 programs apps/train/strategy.o apps/train/strat_dp.o
 programs apps/train/strategy.o apps/train/shard.o
 programs apps/train/strategy.o apps/train/pipe.o
