@@ -55,6 +55,7 @@ libhpc_libio_la_SOURCES = \
 	libhpc/lock.c \
 	libhpc/app/app_internal.h \
 	libhpc/app/app.c \
+	libhpc/app/exit.c \
 	libhpc/app/opts.c \
 	libhpc/app/settings_check.c \
 	libhpc/app/stop.c \

@@ -99,7 +99,6 @@ coll libhpc/coll/alg/shm.o libhpc/coll/alg/hier.o
 coll libhpc/coll/registry.o libhpc/coll/alg/hier.o
 coll libhpc/coll/registry.o libhpc/coll/alg/shm.o
 coll libhpc/coll/device.o libhpc/coll/devsync.o
-app libhpc/app/app.o libhpc/app/stop.o
 app libhpc/app/check.o libhpc/app/check_csv.o
 app libhpc/app/check.o libhpc/app/check_h5.o
 dropin libhpc/mpi/setup.o libhpc/mpi/pmpi.o

@@ -22,10 +22,18 @@ int app_settings_check(void);
 /* after it: the first HPC_COLL_<OP> set to nccl, or NULL */
 const char *app_settings_nccl_var(void);
 
-/* app.c: a failure kept by hpc_app_fail_later on this rank (0: none),
- * and the agreement that ends the job on it (collective over the world) */
+/* exit.c: who the program is (hpc_app_start's app, -q); the way out
+ * (MPI finished, status); the agreement over MPI_COMM_WORLD that returns
+ * only when every rank passed 0 (a failing rank waits at most 60 s) */
+void app_exit_init(const hpc_app_t *app, int quiet);
+void app_leave(int status) HPC_NORETURN;
+void app_agree_or_leave(int status, const char *msg);
+/* exit.c: a failure kept by hpc_app_fail_later on this rank (0: none),
+ * and the agreement that ends the job on it (collective over the world):
+ * _agree when some rank has one, _settle when none may (returns if so) */
 int app_fail_pending(void);
 void app_fail_agree(void) HPC_NORETURN;
+void app_fail_settle(void);
 
 /* blas_restart.c: before hpc_init, restart the program (argv as main
  * got it) with the OpenBLAS kernel its CPU runs best, where OpenBLAS
