@@ -48,7 +48,12 @@ libhpc_libcore_la_CFLAGS = $(HPC_LIB_CFLAGS)
 libhpc_libcore_la_CPPFLAGS = $(AM_CPPFLAGS) -DHPC_LIB_TO_MODULES='"$(HPC_LIB_TO_MODULES)"'
 
 libhpc_libio_la_SOURCES = \
+	libhpc/h5_internal.h \
 	libhpc/h5.c \
+	libhpc/h5_dataset.c \
+	libhpc/h5_rows.c \
+	libhpc/h5_attr.c \
+	libhpc/h5_scale.c \
 	libhpc/h5_raw.c \
 	libhpc/h5_vds.c \
 	libhpc/h5_reserve.c \
