@@ -6,8 +6,9 @@
 #   err        err.c, the leaf: nothing of hpckit
 #   core       libhpc/*.c: err
 #   coll       libhpc/coll/: err, core
-#   h5         libhpc/h5*.c, lock.c: err, core, coll
-#   app        libhpc/app/: err, core, coll, h5
+#   app        libhpc/app/ without HDF5 (libhpc.so): err, core, coll
+#   h5         libhpc/h5*.c: err, core, coll
+#   apph5      libhpc/app/'s HDF5 part (libhpc-h5): err, core, coll, app, h5
 #   programs   apps/*/ (their objects): all of the above
 #   dropin     libhpc/mpi/ (libhpc-mpi.so): err, core, coll
 #   gpumodule  libhpc-cuda.so (cuda/module.c, coll/cuda.cu): nothing
@@ -38,8 +39,9 @@ objects() {
         */libhpc/coll/.libs/libtesting_la-*.o) ;;        # test hooks: tests only
         */libhpc/coll/.libs/cuda.o|*/libhpc/cuda/.libs/*.o) echo "gpumodule $o" ;;
         */libhpc/coll/.libs/libcore_la-*.o|*/libhpc/coll/alg/.libs/libcore_la-*.o) echo "coll $o" ;;
-        */libhpc/.libs/libio_la-h5*.o|*/libhpc/.libs/libio_la-lock.o) echo "h5 $o" ;;
-        */libhpc/app/.libs/libio_la-*.o) echo "app $o" ;;
+        */libhpc/.libs/libio_la-h5*.o) echo "h5 $o" ;;
+        */libhpc/app/.libs/libapp_la-*.o) echo "app $o" ;;
+        */libhpc/app/.libs/libio_la-*.o) echo "apph5 $o" ;;
         */libhpc/mpi/.libs/*.o) echo "dropin $o" ;;
         */apps/*/.libs/*.o) echo "appmodule $o" ;;
         */apps/*/.libs/*|*/libhpc/*) ;;                   # other copies of the same
@@ -66,9 +68,10 @@ check() {
         ok["err"] = "err"
         ok["core"] = "err core"
         ok["coll"] = "err core coll"
+        ok["app"] = "err core coll app"
         ok["h5"] = "err core coll h5"
-        ok["app"] = "err core coll h5 app"
-        ok["programs"] = "err core coll h5 app programs"
+        ok["apph5"] = "err core coll app h5 apph5"
+        ok["programs"] = "err core coll app h5 apph5 programs"
         ok["dropin"] = "err core coll dropin"
         ok["gpumodule"] = "gpumodule"
         ok["appmodule"] = "err core appmodule"
@@ -99,8 +102,8 @@ coll libhpc/coll/alg/shm.o libhpc/coll/alg/hier.o
 coll libhpc/coll/registry.o libhpc/coll/alg/hier.o
 coll libhpc/coll/registry.o libhpc/coll/alg/shm.o
 coll libhpc/coll/device.o libhpc/coll/devsync.o
-app libhpc/app/check.o libhpc/app/check_csv.o
-app libhpc/app/check.o libhpc/app/check_h5.o
+apph5 libhpc/app/check.o libhpc/app/check_csv.o
+apph5 libhpc/app/check.o libhpc/app/check_h5.o
 dropin libhpc/mpi/setup.o libhpc/mpi/pmpi.o
 programs apps/train/strategy.o apps/train/strat_dp.o
 programs apps/train/strategy.o apps/train/shard.o
@@ -199,7 +202,7 @@ loops() {
 }
 
 objects > "$T/list"
-for l in err core coll h5 app programs dropin; do
+for l in err core coll app h5 apph5 programs dropin; do
     grep -q "^$l " "$T/list" || fail "no objects of layer $l found under $B (object names changed?)"
 done
 n=$(wc -l < "$T/list")
@@ -207,10 +210,10 @@ check "$T/list" > "$T/out" || { cat "$T/out"; fail "calls against the layers"; }
 echo "layers: $n objects in $(cut -d' ' -f1 "$T/list" | sort -u | tr '\n' ' ')- every call goes down"
 
 # the check must see a call upward: the app kit's app.c put in the core
-sed 's/^app \(.*libio_la-app\.o\)$/core \1/' "$T/list" > "$T/wrong"
-cmp -s "$T/list" "$T/wrong" && fail "no libio_la-app.o to move (object names changed?)"
+sed 's/^app \(.*libapp_la-app\.o\)$/core \1/' "$T/list" > "$T/wrong"
+cmp -s "$T/list" "$T/wrong" && fail "no libapp_la-app.o to move (object names changed?)"
 check "$T/wrong" > "$T/out" && fail "app.c counted in the core: the check saw nothing wrong"
-grep -q "libio_la-app.o (core) uses .* of coll\|libio_la-app.o (core) uses .* of h5\|libio_la-app.o (core) uses .* of app" \
+grep -q "libapp_la-app.o (core) uses .* of coll\|libapp_la-app.o (core) uses .* of app" \
     "$T/out" || { cat "$T/out"; fail "the violation was not named"; }
 echo "layers: a call upward is caught: $(head -n 1 "$T/out")"
 # no loop between the objects of one layer, but the known ones
@@ -227,8 +230,8 @@ leaf=$(awk '$1 == "app" && $2 == "libhpc/app/app.o" { print $3 }' "$T/edges" | w
            awk -v b="$b" '$1 == "app" && $2 == b { n++ } END { exit n > 0 }' "$T/edges" && echo "$b" && break
        done)
 [ -n "$leaf" ] || fail "app.o uses no leaf of the app kit (object names changed?)"
-app=$(grep '^app .*/libio_la-app\.o$' "$T/list" | cut -d' ' -f2)
-obj=$(grep "^app .*/libio_la-$(basename "$leaf")\$" "$T/list" | cut -d' ' -f2)
+app=$(grep '^app .*/libapp_la-app\.o$' "$T/list" | cut -d' ' -f2)
+obj=$(grep "^app .*/libapp_la-$(basename "$leaf")\$" "$T/list" | cut -d' ' -f2)
 sym=$(awk -v o="$app" '$1 == "D" && $3 == o { print $4; exit }' "$T/syms")
 [ -n "$obj" ] && [ -n "$sym" ] || fail "no object for $leaf, or app.o defines nothing"
 { cat "$T/syms"; echo "U app $obj $sym"; } > "$T/planted"

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <mpi.h>
-#include "hpc_app.h"
+#include "hpc_app_h5.h"
 #include "ode_prob.h"
 #include "ode_sys.h"
 

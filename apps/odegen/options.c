@@ -3,7 +3,7 @@
  * derive (the systems, the file layout, the statuses).
  */
 #include "config.h"
-#include "hpc_app.h"
+#include "hpc_app_h5.h"
 
 #include <math.h>
 #include <stdio.h>
