@@ -5,7 +5,7 @@
 set -eu
 echo "/* made by data/embed.sh from data/schemas/KIND.json: do not edit */"
 echo '#include "config.h"'
-echo '#include "app/app_internal.h"'
+echo '#include "app/app_h5_internal.h"'
 echo "const app_schema_text_t app_schema_texts[] = {"
 n=0
 for f in "$@"; do

@@ -6,9 +6,9 @@
 #include "hpc_testing.h"
 #include <stdio.h>
 
-/* libhpc-core's private interface to libhpc.so: the few internal
- * functions the upper layers (h5.c, the app kit) call in the lower ones,
- * across the two libraries.  Exported (hpc_ names) for that alone: not
+/* libhpc-core's private interface to libhpc.so and libhpc-h5: the few
+ * internal functions the upper layers (the app kit, h5.c) call in the
+ * lower ones, across the libraries.  Exported (hpc_ names) for that alone: not
  * API, no header of them is installed, and tests/symbols.sh knows them
  * by this mark. */
 #define HPC_PRIVATE HPC_EXPORT
@@ -136,9 +136,9 @@ HPC_PRIVATE void hpc_blas_restart_failed(const char *why);
 /* lock.c: an exclusive flock on path, created without following a link
  * (one there is replaced).  0 with *fd held; EWOULDBLOCK with the
  * holder's "pid host" in who; or errno. */
-int hpc_lock_take(const char *path, int *fd, char *who, size_t len);
+HPC_PRIVATE int hpc_lock_take(const char *path, int *fd, char *who, size_t len);
 /* Remove the lock file and release the lock (fd < 0: nothing held). */
-void hpc_lock_release(const char *path, int fd);
+HPC_PRIVATE void hpc_lock_release(const char *path, int fd);
 
 /* h5_reserve.c (rank 0's side of hpc_h5_create_reserved, hpc_h5_reserve) */
 /* Reserve bytes of disk for path (create: made empty first); 0 or errno,

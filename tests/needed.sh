@@ -2,8 +2,12 @@
 # needed.sh - what each library and program of this build links (readelf
 # -d: NEEDED and RUNPATH), against the layers of docs/architecture.md:
 #   libhpc-core.so  MPI and the C runtime (libc, libm) only
-#   libhpc.so       those, libhpc-core and HDF5 (HDF5_LIBS' libraries)
+#   libhpc.so       those and libhpc-core: no HDF5
+#   libhpc-h5.a     static (HDF5 comes with the programs that carry it)
 #   libhpc-mpi.so   MPI, the C runtime and libhpc-core (not libhpc.so)
+#   hpc-info, hpc-collbench  no HDF5: not NEEDed by them nor by any
+#                   library of ours they load, and no object of theirs
+#                   needs an HDF5 symbol or one of libhpc-h5's
 #   the programs    no CUDA runtime, NCCL, cuBLAS or driver library, and no
 #                   RUNPATH but $ORIGIN's (none to the CUDA folder) and the
 #                   configured libdir (libtool adds it where the prefix is
@@ -38,10 +42,12 @@ allow="$libc $mpi"
 only "$L/libhpc-core.so"
 has "$L/libhpc-core.so" "$(needed "$B/tests/pmpi_known" | grep -v '^libc\.\|^ld-\|^libm\.' | head -n 1)"
 
-allow="$libc $mpi libhpc-core\.so\..* $hdf5"
+allow="$libc $mpi libhpc-core\.so\..*"
 only "$L/libhpc.so"
 has "$L/libhpc.so" 'libhpc-core\.so\..*'
-has "$L/libhpc.so" 'libhdf5.*'
+[ -f "$L/libhpc-h5.a" ] || fail "no $L/libhpc-h5.a"
+[ ! -e "$L/libhpc-h5.so" ] || fail "libhpc-h5 is a shared library: the programs would need a third one"
+ar t "$L/libhpc-h5.a" | grep -q 'h5\.o$' || fail "libhpc-h5.a holds no h5.o: $(ar t "$L/libhpc-h5.a" | tr '\n' ' ')"
 
 allow="$libc $mpi libhpc-core\.so\..*"
 only "$L/../mpi/.libs/libhpc-mpi.so"
@@ -67,6 +73,33 @@ for f in $progs; do
     has "$f" 'libhpc-core\.so\..*'
 done
 has "$B/apps/info/.libs/hpc-info" 'libhpc\.so\..*'
+# hpc-info and hpc-collbench: no HDF5, from their objects to every
+# library of ours they load (where the loader finds them: ldd too)
+closure() {
+    echo "$1"
+    for n in $(needed "$1"); do
+        case $n in libhpc*.so*) closure "$L/${n%.so*}.so" ;; esac
+    done
+}
+h5api=$(ar t "$L/libhpc-h5.a" >/dev/null && nm -g --defined-only "$L/libhpc-h5.a" 2>/dev/null | awk 'NF == 3 && $3 ~ /^hpc_/ { print $3 }' | sort -u)
+[ -n "$h5api" ] || fail "libhpc-h5.a defines no hpc_ symbol"
+for p in info/hpc-info collbench/hpc-collbench; do
+    exe=$B/apps/${p%/*}/.libs/${p#*/}
+    for f in $(closure "$exe" | sort -u); do
+        needed "$f" | grep -q '^libhdf5' && fail "${p#*/} loads HDF5: $(basename "$f") NEEDs $(needed "$f" | grep '^libhdf5' | tr '\n' ' ')"
+    done
+    if command -v ldd >/dev/null 2>&1; then
+        LD_LIBRARY_PATH=$L${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} ldd "$exe" | grep -q 'libhdf5' &&
+            { ldd "$exe"; fail "${p#*/} loads HDF5 (ldd)"; }
+    fi
+    objs=$(ls "$B/apps/${p%/*}"/*.o | grep -v 'small_loop\|mpi_allreduce_bench')
+    [ -n "$objs" ] || fail "no objects of ${p#*/}"
+    u=$(for o in $objs; do nm "$o"; done | awk '$1 == "U" { print $2 }' | sort -u)
+    bad=$(echo "$u" | grep '^H5' | head -n 3)
+    [ -z "$bad" ] || fail "${p#*/}'s objects call HDF5: $bad"
+    bad=$(echo "$u" | grep -Fx "$h5api" | head -n 3)
+    [ -z "$bad" ] || fail "${p#*/}'s objects call libhpc-h5: $bad"
+done
 # hpc-info links the BLAS the programs link: it reports (and restarts
 # for) the kernel they run
 for l in $(needed "$B/apps/matmul/.libs/hpc-matmul" | grep -i blas); do has "$B/apps/info/.libs/hpc-info" "$(echo "$l" | sed 's/\./\\./g')"; done
@@ -87,5 +120,6 @@ if [ "${HAVE_CUDA_BUILD:-no}" = yes ]; then
 fi
 echo "needed.sh: libhpc-core: $(needed "$L/libhpc-core.so" | tr '\n' ' ')"
 echo "needed.sh: libhpc: $(needed "$L/libhpc.so" | tr '\n' ' ')"
+echo "needed.sh: hpc-info: $(needed "$B/apps/info/.libs/hpc-info" | tr '\n' ' ')(no HDF5, nor in libhpc)"
 echo "needed.sh: libhpc-mpi: $(needed "$L/../mpi/.libs/libhpc-mpi.so" | tr '\n' ' ')"
 echo "needed.sh: all checks passed"

@@ -5,7 +5,8 @@
 # without breaking programs linked to them; and no test hook
 # (test_hooks.h, hpc_testing.h, gpu_ops.h's test entry: the tests link
 # libhpc's objects instead).  The only exports no installed header
-# declares are libhpc-core's private interface to libhpc.so, marked
+# declares are libhpc-core's private interface to libhpc.so and
+# libhpc-h5 (static: its symbols come with the programs), marked
 # HPC_PRIVATE in internal.h.
 B=${top_builddir:-.}/libhpc/.libs
 S=${top_srcdir:-.}/libhpc
@@ -30,7 +31,7 @@ leak=$(echo "$all" | grep -Fx "$hooks")
 [ -z "$leak" ] || fail "test hooks exported: $leak"
 
 # exported but in no installed header: exactly the HPC_PRIVATE ones
-public=$(cat "$S"/hpc.h "$S"/hpc_rng.h "$S"/hpc_coll.h "$S"/hpc_h5.h "$S"/hpc_app.h "$S"/hpc_dl.h |
+public=$(cat "$S"/hpc.h "$S"/hpc_rng.h "$S"/hpc_coll.h "$S"/hpc_h5.h "$S"/hpc_app.h "$S"/hpc_app_h5.h "$S"/hpc_dl.h |
          grep -o 'hpc_[a-z0-9_]*' | sort -u)
 private=$(sed -n 's/^HPC_PRIVATE .*[ *]\(hpc_[a-z0-9_]*\)(.*/\1/p' "$S/internal.h" | sort -u)
 extra=$(echo "$all" | grep -vFx "$public" | grep -vFx "$private")

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "hpc_app.h"
+#include "hpc_app_h5.h"
 #include "testlib.h"
 
 static int rank, size;

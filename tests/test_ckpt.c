@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "hpc_app.h"
+#include "hpc_app_h5.h"
 #include "testlib.h"
 
 static int rank, size;

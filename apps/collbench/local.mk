@@ -2,6 +2,9 @@
 bin_PROGRAMS += apps/collbench/hpc-collbench
 apps_collbench_hpc_collbench_SOURCES = apps/collbench/collbench.c apps/collbench/model_measure.c apps/collbench/model.h \
 	apps/collbench/sim_table.c
+# no HDF5: neither its headers nor its library (tests/needed.sh)
+apps_collbench_hpc_collbench_LDADD = $(HPC_APP_LDADD)
+apps_collbench_hpc_collbench_CPPFLAGS = $(HPC_APP_CPPFLAGS)
 # --mem cuda: device buffers through libhpc (hpc_coll_dev_alloc), not
 # the CUDA runtime
 # a plain MPI program (no hpckit) to run with and without libhpc-mpi.so

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "hpc_app.h"
+#include "hpc_app_h5.h"
 
 #define PROG "hpc-h5check"
 

@@ -178,18 +178,6 @@ static void print_table(const rank_rec_t *r, int n, const char *mpi, const char 
     for (int i = 0; i < nw; i++) printf("warning: %s\n", w[i]);
 }
 
-/* s as a JSON string (also for show_settings.c) */
-void info_json_str(const char *s)
-{
-    putchar('"');
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\') printf("\\%c", *s);
-        else if ((unsigned char)*s < 0x20) printf("\\u%04x", *s);
-        else putchar(*s);
-    }
-    putchar('"');
-}
-
 static void print_json(const rank_rec_t *r, int n, const char *mpi, const char *launcher,
                        char w[][WARN_LEN], int nw, const hpc_selftest_t *st)
 {

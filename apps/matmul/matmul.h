@@ -20,7 +20,7 @@
 #define MATMUL_H
 
 #include <stdint.h>
-#include "hpc_app.h"
+#include "hpc_app_h5.h"
 #include "hpc_coll.h"
 #include "mm_ops.h"
 

@@ -18,7 +18,7 @@
  * verdict.
  */
 #include "config.h"
-#include "hpc_app.h"
+#include "hpc_app_h5.h"
 
 #include <libgen.h>
 #include <math.h>

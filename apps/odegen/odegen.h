@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <mpi.h>
-#include "hpc_app.h"
+#include "hpc_app_h5.h"
 #include "ode_prob.h"
 #include "ode_sys.h"
 
@@ -40,7 +40,16 @@ enum { ODE_F64 = 0, ODE_F32 = 1 };          /* --dtype of /x0 and /y */
 #define ODE_MAXEV 16                       /* its events (HPC_ODE_MAX_EVENTS) */
 #define ODE_MAXVEC 16                      /* vector parameters */
 
+/* The options: the option table's destinations are its fields (what
+ * the command line gave), ode_opts_system and ode_opts_finish derive the
+ * rest in place and check. */
 typedef struct {
+    /* --system, --system-file, --system-lib as given; --param NAME=VALUE
+     * in order; --dim and --nt as given (0: not given) */
+    const char *system, *system_file, *system_lib;
+    const char *params[64];
+    int nparams;
+    int64_t dim_arg, nt_arg;
     const ode_sys_t *sys;
     /* where the system came from: NULL for a built-in, else the path given
      * to --system-file or --system-lib; its C source (NULL where a
@@ -54,12 +63,12 @@ typedef struct {
     int64_t vec_len[ODE_MAXVEC];
     void *user;                    /* the block its functions read (ode_params_setup) */
     int method;                    /* ODE_RK45, ... */
-    int64_t n;
+    int64_t n;                     /* this file's (-n: n_total) */
     double t0, t1;
     int nt;
     double *tgrid;                 /* the output times: linspace(t0, t1, nt) or --t-eval */
     const char *t_eval;            /* --t-eval FILE, or NULL */
-    int max_events;                /* occurrences of each event kept per trajectory */
+    int64_t max_events;            /* occurrences of each event kept per trajectory */
     double rtol, atol;
     double max_step;               /* INFINITY = none */
     double first_step;             /* 0 = automatic */
@@ -72,7 +81,7 @@ typedef struct {
     int device;                    /* ODE_DEV_* */
     int dtype;                     /* ODE_F64, ODE_F32 */
     double sync_every;             /* seconds between syncs of the data */
-    int64_t chunk;                 /* trajectories per work chunk */
+    int64_t chunk;                 /* trajectories per work chunk (given: 0 = auto) */
     /* --shard I/N: this file holds trajectories [first, first + n) of
      * n_total; 0, 1, 0, n without it */
     int64_t shard, shards, first, n_total;

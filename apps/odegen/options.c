@@ -3,7 +3,7 @@
  * derive (the systems, the file layout, the statuses).
  */
 #include "config.h"
-#include "hpc_app.h"
+#include "hpc_app_h5.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -14,28 +14,17 @@
 #include "sha256.h"
 #include "hpc_ode.h"
 
-/* What the table parses into, before the checks turn it into ode_opts_t. */
-static struct {
-    const char *system, *out, *system_file, *system_lib, *t_eval, *compile_to;
-    int method, have_method;
-    int64_t dim, n, nt, max_steps, seed, chunk, max_events;
-    double t0, t1, rtol, atol, max_step, first_step, x0_low, x0_high;
-    double x0_mu, x0_sigma;
-    int have_normal, resume, force, device, dtype;
-    double sync_every;
-    int64_t shard, shards, join;
-    const char *params[64];
-    int nparams;
-} a = {.n = 10000, .t1 = 10, .rtol = 1e-3, .atol = 1e-6, .max_step = INFINITY, .x0_low = 0,
-       .x0_high = 1, .sync_every = 30, .max_events = 10};
+/* What the table parses into: the program's options themselves (their
+ * defaults here), which ode_opts_system takes and ode_opts_finish
+ * completes. */
+static ode_opts_t a = {.n_total = 10000, .t1 = 10, .rtol = 1e-3, .atol = 1e-6, .max_step = INFINITY,
+                       .x0_a = 0, .x0_b = 1, .sync_every = 30, .max_events = 10};
 
 static int take_method(const char *v, void *dest)
 {
-    (void)dest;
     for (int m = 0; m < ODE_NMETHODS; m++)
         if (strcasecmp(v, ode_method_name(m)) == 0) {
-            a.method = m;
-            a.have_method = 1;
+            *(int *)dest = m;
             return 0;
         }
     if (strcasecmp(v, "Radau") == 0 || strcasecmp(v, "LSODA") == 0 || strcasecmp(v, "SDIRK") == 0)
@@ -46,44 +35,44 @@ static int take_method(const char *v, void *dest)
 
 static int take_param(const char *v, void *dest)
 {
-    (void)dest;
-    if (a.nparams == (int)(sizeof a.params / sizeof a.params[0]))
+    ode_opts_t *o = dest;
+    if (o->nparams == (int)(sizeof o->params / sizeof o->params[0]))
         return HPC_ERR(HPC_ERR_ARG, "more than 64 parameters");
     if (!strchr(v, '=') || v[0] == '=')
         return HPC_ERR(HPC_ERR_ARG, "expected NAME=VALUE");
-    a.params[a.nparams++] = v;
+    o->params[o->nparams++] = v;
     return 0;
 }
 
 /* MU,SIGMA: two finite numbers of any length, SIGMA >= 0 */
 static int take_normal(const char *v, void *dest)
 {
-    (void)dest;
+    ode_opts_t *o = dest;
     const char *comma = strchr(v, ',');
     char *mu = comma ? strndup(v, (size_t)(comma - v)) : NULL;
-    int ok = mu && hpc_parse_double(mu, 0, &a.x0_mu) == 0 &&
-             hpc_parse_double(comma + 1, 0, &a.x0_sigma) == 0;
+    int ok = mu && hpc_parse_double(mu, 0, &o->x0_a) == 0 &&
+             hpc_parse_double(comma + 1, 0, &o->x0_b) == 0;
     free(mu);
     hpc_error_clear();
     if (!ok)
         return HPC_ERR(HPC_ERR_ARG, "expected MU,SIGMA (two finite numbers)");
-    if (a.x0_sigma < 0)
+    if (o->x0_b < 0)
         return HPC_ERR(HPC_ERR_ARG, "SIGMA must be >= 0");
-    a.have_normal = 1;
+    o->x0_dist = ODE_X0_NORMAL;
     return 0;
 }
 
 /* I/N with 0 <= I < N */
 static int take_shard(const char *v, void *dest)
 {
-    (void)dest;
+    ode_opts_t *o = dest;
     int64_t in[2];
     if (hpc_parse_int64s(v, "/", in, 2) < 0 || in[1] < 1 || in[0] < 0 || in[0] >= in[1] || in[1] > 1000000) {
         hpc_error_clear();
         return HPC_ERR(HPC_ERR_ARG, "expected I/N with 0 <= I < N (array task I of N)");
     }
-    a.shard = in[0];
-    a.shards = in[1];
+    o->shard = in[0];
+    o->shards = in[1];
     return 0;
 }
 
@@ -120,28 +109,28 @@ static const hpc_opt_t options[] = {
                "a C compiler)"),
     HPC_STRING("compile-to", 0, &a.compile_to, "FILE.so", 0,
                "compile --system-file into FILE.so for --system-lib, and stop"),
-    HPC_INT("dim", 'd', &a.dim, "D", 1, 1 << 20, 0,
+    HPC_INT("dim", 'd', &a.dim_arg, "D", 1, 1 << 20, 0,
             "state dimension, where the system allows a choice"),
-    HPC_CALL("param", 'p', NULL, "NAME=VALUE", take_param, 0,
+    HPC_CALL("param", 'p', &a, "NAME=VALUE", take_param, 0,
              "set a system parameter (repeatable); a vector parameter takes NAME=V1,V2,... or "
              "NAME=@FILE (numbers separated by blanks, commas or new lines)"),
-    HPC_INT("n", 'n', &a.n, "N", 1, INT64_MAX, HPC_OPT_KEY, "number of trajectories (default 10000)"),
+    HPC_INT("n", 'n', &a.n_total, "N", 1, INT64_MAX, HPC_OPT_KEY, "number of trajectories (default 10000)"),
     HPC_DOUBLE("t0", 0, &a.t0, "T0", 0, 0, HPC_OPT_KEY, "start of the interval (default 0)"),
     HPC_DOUBLE("t1", 0, &a.t1, "T1", 0, 0, HPC_OPT_KEY, "end of the interval, T1 > T0 (default 10)"),
-    HPC_INT("nt", 0, &a.nt, "NT", 2, 100000000, 0,
+    HPC_INT("nt", 0, &a.nt_arg, "NT", 2, 100000000, 0,
             "output times, uniform from T0 to T1 inclusive (default 101)"),
     HPC_STRING("t-eval", 0, &a.t_eval, "FILE", 0,
                "output times from FILE instead (numbers separated by blanks, commas or new lines, "
                "ascending, within [T0, T1]; any spacing), as scipy's t_eval"),
-    HPC_CALL("x0-low", 0, &a.x0_low, "L", take_low, 0,
+    HPC_CALL("x0-low", 0, &a.x0_a, "L", take_low, 0,
              "initial conditions uniform in [L, H), drawn per trajectory from the stream "
              "(seed, index) (default 0)"),
-    HPC_CALL("x0-high", 0, &a.x0_high, "H", take_high, 0, "see --x0-low (default 1)"),
-    HPC_CALL("x0-normal", 0, NULL, "MU,SIGMA", take_normal, 0,
+    HPC_CALL("x0-high", 0, &a.x0_b, "H", take_high, 0, "see --x0-low (default 1)"),
+    HPC_CALL("x0-normal", 0, &a, "MU,SIGMA", take_normal, 0,
              "initial conditions normal instead"),
     HPC_INT("seed", 0, &a.seed, "S", 0, INT64_MAX, HPC_OPT_KEY, "random seed (default 0)"),
     HPC_SECTION("Solver (as scipy's solve_ivp):"),
-    HPC_CALL("method", 'm', NULL, "M", take_method, 0,
+    HPC_CALL("method", 'm', &a.method, "M", take_method, 0,
              "RK45 (default), RK23 or DOP853: explicit, step for step as scipy's; BDF: implicit, "
              "for stiff systems (SUNDIALS CVODE's variable-order BDF, dense LU; the system's "
              "Jacobian where its file has one, else difference quotients; CPU only; values "
@@ -183,7 +172,7 @@ static const hpc_opt_t options[] = {
     HPC_FLAG("resume", 0, &a.resume, 0,
              "continue FILE.partial of an interrupted run with the same options (starts afresh "
              "if there is none)"),
-    HPC_CALL("shard", 0, NULL, "I/N", take_shard, 0,
+    HPC_CALL("shard", 0, &a, "I/N", take_shard, 0,
              "compute only shard I of N (0 <= I < N): trajectories [n I / N, n (I+1) / N), with "
              "the initial conditions of those indices, into FILE-shardIIII-ofNNNN.h5 (FILE less "
              "its .h5; I and N in four digits: ode.h5 -> ode-shard0003-of0008.h5).  Run it for "
@@ -373,11 +362,11 @@ static int make_vectors(ode_opts_t *o)
 static int check_dim(ode_opts_t *o)
 {
     const ode_sys_t *s = o->sys;
-    if (a.dim == 0) {
+    if (o->dim_arg == 0) {
         o->dim = s->dim;
         return 0;
     }
-    o->dim = (int)a.dim;
+    o->dim = (int)o->dim_arg;
     if (o->dim >= s->dim_min && (!s->dim_max || o->dim <= s->dim_max)) return 0;
     if (s->dim_min == s->dim_max)
         return HPC_ERR(HPC_ERR_ARG, "--dim %d: system %s has dimension %d", o->dim, s->name, s->dim_min);
@@ -387,7 +376,7 @@ static int check_dim(ode_opts_t *o)
     return HPC_ERR(HPC_ERR_ARG, "--dim %d: system %s needs dim >= %d", o->dim, s->name, s->dim_min);
 }
 
-static int unknown_system(void)
+static int unknown_system(const ode_opts_t *o)
 {
     char names[256] = "", esc[128];
     for (int i = 0; i < ode_system_count(); i++) {
@@ -395,28 +384,27 @@ static int unknown_system(void)
         strncat(names, ode_system_at(i)->name, sizeof names - strlen(names) - 1);
     }
     return HPC_ERR(HPC_ERR_ARG, "--system: unknown system '%s' (known: %s; your own: --system-file FILE.c)",
-                   hpc_escape(a.system, esc, sizeof esc), names);
+                   hpc_escape(o->system, esc, sizeof esc), names);
 }
 
 void ode_opts_system(ode_opts_t *o)
 {
-    memset(o, 0, sizeof *o);
-    int given = !!a.system + !!a.system_file + !!a.system_lib;
+    *o = a;
+    int given = !!o->system + !!o->system_file + !!o->system_lib;
     int rc = 0;
     if (given > 1)
         rc = HPC_ERR(HPC_ERR_ARG, "--system, --system-file and --system-lib exclude each other");
-    else if (a.compile_to && !a.system_file)
+    else if (o->compile_to && !o->system_file)
         rc = HPC_ERR(HPC_ERR_ARG, "--compile-to needs --system-file (the source to compile)");
-    else if (!a.system_file && !a.system_lib && !(o->sys = ode_system_find(a.system ? a.system : "decay-sin")))
-        rc = unknown_system();
+    else if (!o->system_file && !o->system_lib && !(o->sys = ode_system_find(o->system ? o->system : "decay-sin")))
+        rc = unknown_system(o);
     hpc_app_agree_rc(rc, HPC_EXIT_USAGE, NULL);
-    if (a.system_file || a.system_lib)
-        ode_sys_load(o, a.system_file ? a.system_file : a.system_lib, !a.system_file,
-                     a.compile_to ? -2 : a.method < ODE_NEXPLICIT ? a.method : -1);
+    if (o->system_file || o->system_lib)
+        ode_sys_load(o, o->system_file ? o->system_file : o->system_lib, !o->system_file,
+                     o->compile_to ? -2 : o->method < ODE_NEXPLICIT ? o->method : -1);
     else
         o->sys_source = ode_system_source(o->sys);
     if (!o->sys_path) ode_sha256(o->sys_source, strlen(o->sys_source), o->sys_sha256);
-    o->compile_to = a.compile_to;
 }
 
 /* --t-eval FILE: ascending times in [t0, t1] */
@@ -425,8 +413,8 @@ static int read_t_eval(ode_opts_t *o)
     char *text = NULL, where[300];
     size_t len;
     int64_t n = 0;
-    snprintf(where, sizeof where, "--t-eval %s", a.t_eval);
-    if (hpc_file_read_all(a.t_eval, (size_t)1 << 30, hpc_comm_world(), &text, &len) < 0)
+    snprintf(where, sizeof where, "--t-eval %s", o->t_eval);
+    if (hpc_file_read_all(o->t_eval, (size_t)1 << 30, hpc_comm_world(), &text, &len) < 0)
         return HPC_ERR(HPC_ERR_ARG, "--t-eval: %s", hpc_last_cause());
     int rc = parse_numbers(text, where, NULL, 0, &n);
     if (!rc && (n < 1 || n > 100000000)) rc = HPC_ERR(HPC_ERR_ARG, "%s: %lld times (1 to 1e8)", where, (long long)n);
@@ -448,11 +436,11 @@ static int read_t_eval(ode_opts_t *o)
 
 static int make_grid(ode_opts_t *o)
 {
-    if (a.t_eval) {
-        if (a.nt) return HPC_ERR(HPC_ERR_ARG, "--nt and --t-eval exclude each other");
+    if (o->t_eval) {
+        if (o->nt_arg) return HPC_ERR(HPC_ERR_ARG, "--nt and --t-eval exclude each other");
         return read_t_eval(o);
     }
-    o->nt = a.nt ? (int)a.nt : 101;
+    o->nt = o->nt_arg ? (int)o->nt_arg : 101;
     if (!(o->tgrid = malloc((size_t)o->nt * sizeof(double)))) return HPC_ERR(HPC_ERR_NOMEM, "the time grid");
     ode_tgrid(o->t0, o->t1, o->nt, o->tgrid);
     return 0;
@@ -503,10 +491,8 @@ int ode_opts_finish(ode_opts_t *o)
                        ODE_MAXPAR, ODE_MAXVEC);
     for (int k = 0; k < ODE_MAXPAR; k++) o->par[k] = k < o->sys->npar ? o->sys->par_default[k] : 0.0;
     HPC_TRY(make_vectors(o));
-    for (int i = 0; i < a.nparams; i++)
-        HPC_TRY(apply_param(o, a.params[i]));
-    o->method = a.method;
-    o->max_events = (int)a.max_events;
+    for (int i = 0; i < o->nparams; i++)
+        HPC_TRY(apply_param(o, o->params[i]));
     if (o->method < ODE_NEXPLICIT && !(o->sys->methods >> o->method & 1))
         return HPC_ERR(HPC_ERR_ARG, "--method %s: %s was compiled without it (--compile-to compiles every "
                        "method)", ode_method_name(o->method), o->sys_path ? o->sys_path : o->sys->name);
@@ -516,65 +502,48 @@ int ode_opts_finish(ode_opts_t *o)
     if (o->method >= ODE_NEXPLICIT && !ode_implicit_available(o->method))
         return HPC_ERR(HPC_ERR_ARG, "--method %s: this hpc-odegen was built without SUNDIALS (Debian: "
                        "libsundials-dev), which the implicit methods need", ode_method_name(o->method));
-    if (a.device == ODE_DEV_CUDA && o->method >= ODE_NEXPLICIT)
+    if (o->device == ODE_DEV_CUDA && o->method >= ODE_NEXPLICIT)
         return HPC_ERR(HPC_ERR_ARG, "--method %s runs on the CPU only: the GPU takes RK45, RK23 and DOP853 "
                        "(--device cpu for %s)", ode_method_name(o->method), ode_method_name(o->method));
-    if (a.device == ODE_DEV_CUDA && o->sys->nev)
+    if (o->device == ODE_DEV_CUDA && o->sys->nev)
         return HPC_ERR(HPC_ERR_ARG, "--device cuda: system %s has events, which are located on the CPU only "
                        "(--device cpu)", o->sys->name);
-    o->n_total = a.n;
     /* the shard's range is n I / N and n (I + 1) / N: n N must fit */
-    if (a.shards > 1 && a.n > INT64_MAX / a.shards)
+    if (o->shards > 1 && o->n_total > INT64_MAX / o->shards)
         return HPC_ERR(HPC_ERR_ARG, "-n %lld with --shard I/%lld: n x N must fit in 64 bits (-n at most %lld for %lld "
-                       "shards)", (long long)a.n, (long long)a.shards, (long long)(INT64_MAX / a.shards),
-                       (long long)a.shards);
-    o->shards = a.shards ? a.shards : 1;
-    o->shard = a.shard;
-    o->first = a.n * a.shard / o->shards;
-    o->n = a.n * (a.shard + 1) / o->shards - o->first;
-    o->join = a.join;
-    o->t0 = a.t0;
-    o->t1 = a.t1;
-    o->rtol = a.rtol < 100 * 2.220446049250313e-16 ? 100 * 2.220446049250313e-16 : a.rtol;
-    o->atol = a.atol;
-    o->max_step = a.max_step;
-    o->first_step = a.first_step;
-    o->max_steps = a.max_steps;
-    o->seed = (uint64_t)a.seed;
-    o->out = a.out;
+                       "shards)", (long long)o->n_total, (long long)o->shards, (long long)(INT64_MAX / o->shards),
+                       (long long)o->shards);
+    int sharded = o->shards > 0;   /* --shard I/N given */
+    if (!sharded) o->shards = 1;
+    o->first = o->n_total * o->shard / o->shards;
+    o->n = o->n_total * (o->shard + 1) / o->shards - o->first;
+    if (o->rtol < 100 * 2.220446049250313e-16) o->rtol = 100 * 2.220446049250313e-16;
     /* --shard I/N: the shard's own file, the name --join N looks for */
     static char shard_out[4200];
-    if (a.shards && a.out) {
-        if (strlen(a.out) > sizeof shard_out - 32) return HPC_ERR(HPC_ERR_ARG, "--out: the file name is too long");
-        ode_shard_name(a.out, a.shard, a.shards, shard_out, sizeof shard_out);
+    if (sharded && o->out) {
+        if (strlen(o->out) > sizeof shard_out - 32) return HPC_ERR(HPC_ERR_ARG, "--out: the file name is too long");
+        ode_shard_name(o->out, o->shard, o->shards, shard_out, sizeof shard_out);
         o->out = shard_out;
     }
-    o->resume = a.resume;
-    o->force = a.force;
-    o->device = a.device;
-    o->dtype = a.dtype;
-    o->sync_every = a.sync_every;
-    o->x0_dist = a.have_normal ? ODE_X0_NORMAL : ODE_X0_UNIFORM;
-    o->x0_a = a.have_normal ? a.x0_mu : a.x0_low;
-    o->x0_b = a.have_normal ? a.x0_sigma : a.x0_high;
     if (!(o->t1 > o->t0)) return HPC_ERR(HPC_ERR_ARG, "--t1 must be greater than --t0");
     HPC_TRY(make_grid(o));
     if ((double)o->nt * o->dim * sizeof(double) > 1073741824.0)
         return HPC_ERR(HPC_ERR_ARG, "--nt x dim: one trajectory would exceed 1 GiB");
     if (o->first_step > o->t1 - o->t0) return HPC_ERR(HPC_ERR_ARG, "--first-step must be <= t1 - t0");
-    if (a.have_normal && (x0_low_set || x0_high_set))
+    if (o->x0_dist == ODE_X0_NORMAL && (x0_low_set || x0_high_set))
         return HPC_ERR(HPC_ERR_ARG, "--x0-normal cannot be combined with --x0-low/--x0-high");
-    if (!a.have_normal && !(o->x0_a <= o->x0_b))
+    if (o->x0_dist != ODE_X0_NORMAL && !(o->x0_a <= o->x0_b))
         return HPC_ERR(HPC_ERR_ARG, "--x0-low must not exceed --x0-high");
     if (o->resume && o->force) return HPC_ERR(HPC_ERR_ARG, "--resume and --force exclude each other");
-    if (o->join && a.shards) return HPC_ERR(HPC_ERR_ARG, "--join and --shard exclude each other");
+    if (o->join && sharded) return HPC_ERR(HPC_ERR_ARG, "--join and --shard exclude each other");
     if (o->n < 1) return HPC_ERR(HPC_ERR_ARG, "--shard: this shard would hold no trajectory (N larger than -n)");
     if (!o->out) return HPC_ERR(HPC_ERR_ARG, "--out FILE.h5 is required (see --help)");
     /* a chunk is at most N trajectories, and its buffers at most 1 GiB */
     double per = (double)o->nt * o->dim * sizeof(double);
     int64_t cap = (int64_t)(1073741824.0 / per);
-    o->chunk = a.chunk ? a.chunk : ode_auto_chunk(o);
-    if (a.chunk && o->chunk > cap)
+    int64_t chunk = o->chunk;   /* --chunk K, 0: not given */
+    if (!chunk) o->chunk = ode_auto_chunk(o);
+    if (chunk && o->chunk > cap)
         return HPC_ERR(HPC_ERR_ARG, "--chunk %lld: one chunk would need more than 1 GiB of buffers (at "
                  "most %lld trajectories of NT x dim here)", (long long)o->chunk, (long long)cap);
     if (o->chunk > o->n) o->chunk = o->n;

@@ -23,7 +23,7 @@
  * is computed, so afterwards only raw data is written.
  */
 #include "config.h"
-#include "hpc_app.h"
+#include "hpc_app_h5.h"
 
 #include <math.h>
 #include <stdio.h>

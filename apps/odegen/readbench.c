@@ -19,7 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "hpc_app.h"
+#include "hpc_app_h5.h"
 #include "hpc_rng.h"
 
 static hid_t open_file(const char *path, const char *driver, hpc_h5file_t **f)

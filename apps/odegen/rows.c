@@ -17,7 +17,7 @@
  * and flagged at once, as then.
  */
 #include "config.h"
-#include "hpc_app.h"
+#include "hpc_app_h5.h"
 
 #include <errno.h>
 #include <stdlib.h>

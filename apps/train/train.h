@@ -35,7 +35,7 @@
 #ifndef TRAIN_H
 #define TRAIN_H
 
-#include "hpc_app.h"
+#include "hpc_app_h5.h"
 #include "hpc_coll.h"
 #include "dev.h"
 

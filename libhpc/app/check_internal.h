@@ -4,7 +4,7 @@
 #ifndef HPC_CHECK_INTERNAL_H
 #define HPC_CHECK_INTERNAL_H
 
-#include "app_internal.h"
+#include "app_h5_internal.h"
 
 #define CHECK_MAXDIMS 32
 

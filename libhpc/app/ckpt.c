@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "app_internal.h"
+#include "app_h5_internal.h"
 
 /* HDF5's metadata beyond what the caller counts: the superblock, the
  * root's attributes and provenance, the groups' heaps */

@@ -10,7 +10,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
-#include "app_internal.h"
+#include "app_h5_internal.h"
 
 typedef struct {
     const char *s, *p, *name;

@@ -26,7 +26,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
-#include "app_internal.h"
+#include "app_h5_internal.h"
 
 
 /* What rank 0 finds on disk, shared with every rank. */

@@ -9,10 +9,27 @@
 #include "app_internal.h"
 
 /* 64-bit words through a multiply-xorshift mix (not cryptographic: it
- * finds drift, not an adversary), the tail bytes last, the length too */
+ * finds drift, not an adversary), the tail bytes last, the length too
+ * (also the resumable outputs' checksums: writer.c) */
+uint64_t hpc_hash64(const void *buf, size_t bytes, uint64_t seed)
+{
+    const unsigned char *p = buf;
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ seed ^ bytes;
+    size_t i = 0;
+    for (; i + 8 <= bytes; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        h = (h ^ w) * 0xbf58476d1ce4e5b9ULL;
+        h ^= h >> 29;
+    }
+    for (; i < bytes; i++) h = (h ^ p[i]) * 0x94d049bb133111ebULL;
+    return h ^ (h >> 32);
+}
+
+
 static uint64_t hash_bytes(const void *buf, size_t bytes)
 {
-    return hpc_hash64(buf, bytes, 0);   /* writer.c's, seed 0: the same bits */
+    return hpc_hash64(buf, bytes, 0);
 }
 
 int hpc_all_same(const void *buf, size_t bytes, MPI_Comm comm, int *same)

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "app_internal.h"
+#include "app_h5_internal.h"
 
 static const char *text_of(const char *kind)
 {

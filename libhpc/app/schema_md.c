@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "app_internal.h"
+#include "app_h5_internal.h"
 
 /* "; one of 0, -1, -2" from a "values" list */
 static void values_text(const app_json_t *v, char *buf, size_t len)

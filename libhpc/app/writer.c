@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "app_internal.h"
+#include "app_h5_internal.h"
 
 struct out_writer {
     pthread_t thread;
@@ -47,21 +47,6 @@ struct out_writer {
     int64_t err_part;
     char err_what[160];
 };
-
-uint64_t hpc_hash64(const void *buf, size_t bytes, uint64_t seed)
-{
-    const unsigned char *p = buf;
-    uint64_t h = 0x9e3779b97f4a7c15ULL ^ seed ^ bytes;
-    size_t i = 0;
-    for (; i + 8 <= bytes; i += 8) {
-        uint64_t w;
-        memcpy(&w, p + i, 8);
-        h = (h ^ w) * 0xbf58476d1ce4e5b9ULL;
-        h ^= h >> 29;
-    }
-    for (; i < bytes; i++) h = (h ^ p[i]) * 0x94d049bb133111ebULL;
-    return h ^ (h >> 32);
-}
 
 /* seconds; not hpc_wtime, which asks MPI (the thread may not) */
 static double now(void)
