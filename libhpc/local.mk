@@ -100,6 +100,7 @@ libhpc_libio_la_SOURCES = \
 	libhpc/app/schema_md.c \
 	libhpc/app/check_internal.h \
 	libhpc/app/check.c \
+	libhpc/app/check_report.c \
 	libhpc/app/check_h5.c \
 	libhpc/app/check_values.c \
 	libhpc/app/check_layers.c \

@@ -101,13 +101,6 @@ core libhpc/settings.o libhpc/log.o
 coll libhpc/coll/alg/shm.o libhpc/coll/alg/hier.o
 coll libhpc/coll/registry.o libhpc/coll/alg/hier.o
 coll libhpc/coll/registry.o libhpc/coll/alg/shm.o
-coll libhpc/coll/device.o libhpc/coll/devsync.o
-apph5 libhpc/app/check.o libhpc/app/check_csv.o
-apph5 libhpc/app/check.o libhpc/app/check_h5.o
-dropin libhpc/mpi/setup.o libhpc/mpi/pmpi.o
-programs apps/train/strategy.o apps/train/strat_dp.o
-programs apps/train/strategy.o apps/train/shard.o
-programs apps/train/strategy.o apps/train/pipe.o
 '
 
 # edges SYMS: "LAYER A B" for each object A that needs a symbol object B

@@ -333,6 +333,8 @@ int coll_dev_flags_busy(void);
 /* Make what allocations need while a stream-wait kernel spins (a stream
  * for cudaMallocAsync): before the first kernel waits. */
 int coll_dev_alloc_ready(void);
+/* that stream (NULL before coll_dev_alloc_ready or without the allocator) */
+void *coll_dev_alloc_stream(void);
 
 /* shmseg.c: a communicator's segment on its node.  Each rank's control
  * line: counters of chunks over all the calls on the segment (alg/shm.c),

@@ -33,16 +33,6 @@ int hpc_coll_cuda_aware(void)
     return mpi;
 }
 
-/* The table for device work, with this rank's GPU current on the
- * calling thread (its context made at this first use: hpc_gpu_activate),
- * else NULL: no device, or the bound one cannot be used.  A rank bound to
- * none (HPC_GPU_BIND=none) works on whatever device its own code made
- * current. */
-const hpc_gpu_ops_t *coll_gpu(void)
-{
-    if (hpc_gpu_unavailable() || (hpc_gpu() >= 0 && hpc_gpu_activate() < 0)) return NULL;
-    return hpc_gpu_ops();
-}
 #define gpu coll_gpu
 
 /* HPC_ERR_NOGPU naming what is missing */
@@ -150,25 +140,12 @@ int coll_dev_copy(void *stream, void *dst, const void *src, size_t bytes)
     return 0;
 }
 
-/* Device memory while a stream-wait kernel spins (coll_dev_flags_busy):
- * cudaMalloc and cudaMallocHost may synchronise the device, so wait for
- * that kernel, which waits for the host - stuck in the allocation.  The
- * stream-ordered allocator does not synchronise: cudaMallocAsync on a
- * stream of our own (non-blocking: it waits for nothing else), then that
- * stream alone is waited for.  The stream is made before any kernel
- * waits (coll_dev_alloc_ready), not while one does. */
-static void *alloc_stream;
-
-int coll_dev_alloc_ready(void)
-{
-    const hpc_gpu_ops_t *g = gpu();
-    if (!g) return NO_GPU("device memory");
-    if (!alloc_stream && g->malloc_async) HPC_CUDA(g->stream_create(&alloc_stream, 1));
-    return 0;
-}
-
+/* Device memory while a stream-wait kernel spins: the stream-ordered
+ * allocator on a stream of our own (devgpu.c, coll_dev_alloc_stream),
+ * then that stream alone is waited for. */
 static int alloc_while_busy(const hpc_gpu_ops_t *g, size_t bytes, void **p)
 {
+    void *alloc_stream = coll_dev_alloc_stream();
     if (!alloc_stream || !g->malloc_async)
         return HPC_ERR(HPC_ERR_UNSUPPORTED, "device memory while a stream waits for a request: "
                        "this CUDA runtime has no stream-ordered allocator");

@@ -27,6 +27,7 @@ libhpc_libcore_la_SOURCES += \
 	libhpc/coll/topo.c \
 	libhpc/coll/devsync.c \
 	libhpc/coll/device.c \
+	libhpc/coll/devgpu.c \
 	libhpc/coll/reduce.c \
 	libhpc/coll/settings_cache.c \
 	libhpc/coll/types.c \

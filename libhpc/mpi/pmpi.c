@@ -53,12 +53,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"   /* the quiet end of MPI (finalize.c) */
+#include "internal.h"   /* the quiet end of MPI (finalize.c), hpc_coll_progress, hpc_test_done */
 #include "pmpi.h"
 #include "coll/colls.h"
-#include "internal.h"   /* hpc_coll_progress, hpc_test_done */
 
-int pm_depth;                     /* > 0: inside libhpc, pass everything on */
 /* calls served by libhpc, given to MPI's own by auto's choice (and the
  * call being decided was: pm_gave), passed to MPI because libhpc cannot
  * serve them (types, ops, odd byte counts, intercommunicators) */
