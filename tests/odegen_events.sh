@@ -53,6 +53,9 @@ check te-classic 1e-10 1e-11 -n 20 -m DOP853 --t-eval "$T/times.txt"
 printf '2.5 3\n' > "$T/late.txt"
 check te-late 1e-10 0 -s vanderpol -n 10 -m RK23 --t-eval "$T/late.txt"
 check te-ball 1e-10 0 --system-file "$SYS/ball.c" -n 10 --t1 3 --t-eval "$T/late.txt"
+# the options recorded in the file name the times (before issue 35 the
+# attribute was always empty: the copy of the options dropped --t-eval)
+"$H5DUMP" -a /t_eval "$T/te-lorenz.h5" | grep -q '"'"$T"'/times.txt"' || fail "the file's t_eval attribute does not name --t-eval's file"
 
 step "events: ranks, resume, shards"
 ARGS="--system-file $SYS/lv-threshold.c -n 300 --chunk 20 --x0-low 0.5 --x0-high 3 --max-events 4"
