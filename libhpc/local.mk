@@ -38,14 +38,17 @@ libhpc_libcore_la_SOURCES = \
 	libhpc/log.c \
 	libhpc/launch.c \
 	libhpc/gpu.c \
+	libhpc/gpu_policy.c \
 	libhpc/gpu_ops.c \
 	libhpc/affinity.c \
 	libhpc/env.c \
 	libhpc/finalize.c \
 	libhpc/node.c \
+	libhpc/node_split.c \
 	libhpc/timer.c \
 	libhpc/parse.c \
 	libhpc/settings.c \
+	libhpc/settings_warn.c \
 	libhpc/blas.c \
 	libhpc/watch.c \
 	libhpc/dl.c \

@@ -13,33 +13,10 @@
  * works (and is what the shared-memory algorithms use).
  */
 #include "config.h"
-#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
-
-int hpc_node_split_parse(const char *s, hpc_node_split_t *out)
-{
-    hpc_node_split_t r = {HPC_NODE_SPLIT_NONE, 0};
-    if (s && *s) {
-        if (!strcmp(s, "odd-even") || !strcmp(s, "odd_even")) {
-            r.mode = HPC_NODE_SPLIT_ODD_EVEN;
-        } else if (!strncmp(s, "blocks:", 7)) {
-            int64_t k = 0;
-            int bad = hpc_parse_int64(s + 7, &k) < 0 || !isdigit((unsigned char)s[7]);
-            if (bad) hpc_error_clear();
-            if (bad || k < 1 || k > 1 << 24)
-                return HPC_ERR(HPC_ERR_ARG, "HPC_NODE_SPLIT='%s': blocks:K needs K, ranks per node, >= 1", s);
-            r.mode = HPC_NODE_SPLIT_BLOCKS;
-            r.k = (int)k;
-        } else if (strcmp(s, "none") != 0) {
-            return HPC_ERR(HPC_ERR_ARG, "HPC_NODE_SPLIT='%s': expected odd-even, blocks:K or none", s);
-        }
-    }
-    *out = r;
-    return 0;
-}
 
 /* The fake node of world rank w (0 without a split). */
 static int fake_color(const hpc_node_split_t *sp, int w)

@@ -7,7 +7,9 @@
  * (docs/settings-table.sh makes the README's table from hpc-info's output;
  * tests/settings.sh checks they agree).  A name that starts with HPC_ and
  * is not in the table is a typo until shown otherwise (HPC_TIMEUOT would
- * otherwise do nothing, silently): hpc_settings_warn says so once.
+ * otherwise do nothing, silently): hpc_settings_warn (settings_warn.c)
+ * says so once.  This file logs nothing: it is below log.c, which reads
+ * HPC_LOG through it.
  *
  * Values are read from the environment at each call (getenv): callers on
  * hot paths keep what they read (coll/settings_cache.c reads once).
@@ -25,8 +27,6 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-extern char **environ;
 
 static int check_split(const char *v)
 {
@@ -313,44 +313,6 @@ int hpc_setting_flag(const char *name)
 {
     const char *v = hpc_setting_value(name, NULL);
     return *v ? atoi(v) != 0 : -1;
-}
-
-static int values_checked_by_caller;
-
-void hpc_settings_strict(void)
-{
-    values_checked_by_caller = 1;
-}
-
-/* hpc_init, on rank 0: unless the app kit checks the settings itself */
-void settings_init_warn(void)
-{
-    if (!values_checked_by_caller) hpc_settings_warn();
-}
-
-int hpc_settings_warn(void)
-{
-    static int done;
-    if (done) return 0;
-    done = 1;
-    int n = 0;
-    for (char **e = environ; *e; e++) {
-        if (strncmp(*e, "HPC_", 4)) continue;
-        const char *eq = strchr(*e, '=');
-        if (!eq) continue;
-        char var[128];
-        snprintf(var, sizeof var, "%.*s", (int)(eq - *e), *e);
-        int rc = hpc_setting_check(var, eq + 1);
-        if (rc == HPC_ERR_UNSUPPORTED) {
-            hpc_warn("%s", hpc_last_cause());
-            n++;
-        } else if (rc < 0 && !values_checked_by_caller) {
-            hpc_warn("%s; using the default", hpc_last_cause());
-            n++;
-        }
-        if (rc < 0) hpc_error_clear();     /* warned of: not this thread's error */
-    }
-    return n;
 }
 
 const char *hpc_file_kind(unsigned mode)

@@ -18,7 +18,8 @@ static coll_build_t build_args(hpc_request_t *r, const hpc_coll_args_t *a)
     return (coll_build_t){.r = r, .s = &r->s, .rank = r->cc->rank, .p = r->cc->size,
                           .root = a->root, .count = a->count, .es = hpc_dtype_size(a->dtype),
                           .dt = a->dtype, .op = a->op == HPC_AVG ? HPC_SUM : a->op,
-                          .dev = r->dev, .seg = coll_segment()};
+                          .dev = r->dev, .seg = coll_segment(),
+                          .phase = coll_select_phase, .row_of = coll_row};
 }
 
 /* Build the schedule of an own algorithm (or of native on staged device
@@ -124,7 +125,10 @@ static int run_builder(hpc_request_t *r, const coll_row_t *row, const hpc_coll_a
             HPC_TRY(coll_copy(&b, b.rbuf, b.sbuf, n * es));
         HPC_TRY(coll_round(&r->s));
     } else {
-        HPC_TRY(row->build(&b));
+        /* a row that cannot run here (shm without a segment) hands b on */
+        const coll_row_t *use;
+        HPC_TRY(coll_row_for(row, &b, &use));
+        HPC_TRY(use->build(&b));
         HPC_TRY(coll_round(&r->s));
     }
     /* AVG: sum, then divide where the result lives */

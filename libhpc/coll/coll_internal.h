@@ -20,13 +20,17 @@
  *   select.c       auto: HPC_COLL_<OP>, the tuning file, the cost model
  *   build.c        a call becomes a schedule: in place, staging, stream gate, AVG
  *   registry.c     the one table of algorithms (registry.h), and all that
- *                  is derived from it: names, parsers, lists, costs
+ *                  is derived from it: parsers, lists, costs, the usable
+ *                  column and the row that runs where one cannot
+ *   alg_name.c     an algorithm's name (from the rows' text only: what
+ *                  reports a request's algorithm needs no builder)
  *   alg/tree.c alg/ring.c alg/butterfly.c   own algorithms (builders)
  *   alg/shm.c      shared memory on one node: the node's segment, per-chunk
  *                  flags, single copy (CMA) where the kernel allows it
  *   alg/hier.c     node-aware ones: flat builders as sub-schedules over a
- *                  node's ranks and over the leaders (which flat one the
- *                  leaders run, select.c's model says: the one upward call)
+ *                  node's ranks and over the leaders (which flat one each
+ *                  phase runs, select.c's model says, through b->phase,
+ *                  which build.c hands down: no upward call)
  *   native.c nccl.c                         backends (builders)
  *   nccl_comm.c    NCCL communicators: probe, nonblocking setup, abort
  *   request.c      requests in flight, progress, watchdog, stalls,
@@ -253,6 +257,12 @@ typedef struct coll_build {
      * and every peer the builder names are indices into map, which gives
      * the communicator's rank; NULL = the whole communicator */
     const int *map;
+    /* how hier's phases find their rows (alg/hier.c), handed down by
+     * whoever builds (coll_select_phase, coll_row): the builders are rows
+     * of the registry, so calling selection or the registry directly
+     * would make a loop registry -> hier -> select -> registry */
+    const struct coll_row *(*phase)(hpc_coll_t c, size_t bytes, int nnodes, int ppn, int shm, int cma);
+    const struct coll_row *(*row_of)(hpc_coll_t c, hpc_alg_t a);
 } coll_build_t;
 
 /* types.c */
@@ -524,11 +534,14 @@ typedef struct {
 } coll_cost_in_t;
 /* the derived inputs (L, f, pof2, fold, segs, C, SC) from A, B, G, n, P, cma */
 void coll_cost_fill(coll_cost_in_t *m);
-typedef struct {
+typedef struct coll_row {
     hpc_coll_t coll;
     hpc_alg_t alg;
     const char *name;       /* the enum constant, upper case */
     coll_builder_fn build;
+    /* may build run b here (NULL: always)?  Where not, coll_row_for
+     * moves to the row the family names (coll_row_fallback) */
+    int (*usable)(const coll_build_t *b);
     double (*cost)(const coll_cost_in_t *m);
     unsigned mem;           /* COLL_MEM_*: buffers it takes */
     int backend;            /* COLL_BE_* */
@@ -569,6 +582,12 @@ void coll_model_constants(double *a, double *b, double *g, double *ai, double *b
 
 /* alg/shm.c: may shm run b (its segment, host memory, one node)? */
 int coll_shm_usable(const coll_build_t *b);
+/* *use: the row that builds b for row - row itself where it is usable
+ * there, else the next row of its collective (the one before it where it
+ * is the last): shm's rows without a segment run hier (gather, scatter:
+ * tree).  An error where b was narrowed to a map for row (a phase that
+ * chose it must have found it usable). */
+int coll_row_for(const coll_row_t *row, const coll_build_t *b, const coll_row_t **use);
 /* a small blocking call on a communicator of one node, run at once
  * without a request (*ran 0: not such a call, nothing done) */
 int coll_shm_inline(coll_comm_t *cc, const hpc_coll_args_t *a, int *ran);

@@ -10,6 +10,7 @@ libhpc_libcore_la_SOURCES += \
 	libhpc/coll/select.c \
 	libhpc/coll/build.c \
 	libhpc/coll/registry.c \
+	libhpc/coll/alg_name.c \
 	libhpc/coll/alg/tree.c \
 	libhpc/coll/alg/ring.c \
 	libhpc/coll/alg/butterfly.c \

@@ -1,14 +1,14 @@
 /* registry.c - everything derived from the table of algorithms
- * (registry.h): the rows themselves with their cost functions, the
- * algorithm names both ways, which algorithms a collective has, and the
- * lists and messages that name them.
+ * (registry.h): the rows themselves with their cost functions and their
+ * usable column, the row that runs where one cannot (coll_row_for), name
+ * to algorithm (its name: alg_name.c), which algorithms a collective has,
+ * and the lists and messages that name them.
  */
 #include "config.h"
 #include "hpc.h"
 #include "coll_internal.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,8 +35,11 @@ static double node_cost(const coll_cost_in_t *m, hpc_coll_t c, double bytes);
 COLL_REGISTRY(COST_FN)
 #undef COST_FN
 
+/* The usable column: only shm needs more than its memory kind (a
+ * segment, one node: alg/shm.c says where it has them). */
+#define USABLE(A_) (HPC_ALG_##A_ == HPC_ALG_SHM ? coll_shm_usable : NULL)
 #define ROW(C_, A_, FN_, MEM_, BE_, COST_) \
-    {HPC_COLL_##C_, HPC_ALG_##A_, #A_, coll_##FN_, cost_##C_##_##A_, MEM_, BE_},
+    {HPC_COLL_##C_, HPC_ALG_##A_, #A_, coll_##FN_, USABLE(A_), cost_##C_##_##A_, MEM_, BE_},
 static const coll_row_t rows[] = {COLL_REGISTRY(ROW)};
 #undef ROW
 enum { NROWS = (int)(sizeof rows / sizeof rows[0]) };
@@ -92,27 +95,14 @@ const coll_row_t *coll_row(hpc_coll_t c, hpc_alg_t a)
     return NULL;
 }
 
-/* ---- names: the enum constant of a row, in lower case --------------- */
-static char names[HPC_ALG_COUNT][24];
-static pthread_once_t names_once = PTHREAD_ONCE_INIT;
-
-static void names_init(void)
+int coll_row_for(const coll_row_t *row, const coll_build_t *b, const coll_row_t **use)
 {
-    for (int k = 0; k < HPC_ALG_COUNT; k++) snprintf(names[k], sizeof names[k], "?");
-    snprintf(names[HPC_ALG_AUTO], sizeof names[0], "auto");   /* not an algorithm: no row */
-    for (int i = 0; i < NROWS; i++) {
-        char *d = names[rows[i].alg];
-        size_t k = 0;
-        for (const char *s = rows[i].name; *s && k < sizeof names[0] - 1; s++)
-            d[k++] = (char)(*s >= 'A' && *s <= 'Z' ? *s - 'A' + 'a' : *s);
-        d[k] = 0;
-    }
-}
-
-const char *hpc_alg_name(hpc_alg_t a)
-{
-    pthread_once(&names_once, names_init);
-    return (unsigned)a < HPC_ALG_COUNT ? names[a] : "?";
+    *use = row;
+    if (!row->usable || row->usable(b)) return 0;
+    if (b->map) return HPC_ERR(HPC_ERR_STATE, "%s: no segment", hpc_alg_name(row->alg));
+    int i = (int)(row - rows), j = i + 1;
+    if (j >= NROWS || rows[j].coll != row->coll) j = i - 1;
+    return coll_row_for(&rows[j], b, use);
 }
 
 int hpc_coll_has_alg(hpc_coll_t c, hpc_alg_t a)

@@ -90,8 +90,10 @@ static int sim_build(coll_comm_t *cc, const coll_row_t *row, hpc_dtype_t dt, siz
     char *sb = (char *)(uintptr_t)((uint64_t)1 << 44), *rb = (char *)(uintptr_t)((uint64_t)1 << 45);
     coll_build_t b = {.r = &req, .s = &req.s, .rank = r, .p = cc->size, .root = 0, .sbuf = sb,
                       .rbuf = rb, .count = count, .es = es, .dt = dt, .op = HPC_SUM,
-                      .seg = coll_segment()};
-    int e = row->build(&b);
+                      .seg = coll_segment(), .phase = coll_select_phase, .row_of = coll_row};
+    const coll_row_t *use = row;
+    int e = coll_row_for(row, &b, &use);
+    if (e == 0) e = use->build(&b);
     if (e == 0) e = coll_round(&req.s);
     if (e == 0) {
         out->nsteps = req.s.nsteps;

@@ -81,7 +81,7 @@ static coll_build_t sub(const coll_build_t *b, const int *map, int rank, int p, 
  * the algorithm chosen for N nodes of one rank each. */
 static int leaders_run(coll_build_t *c, hpc_coll_t coll, size_t bytes)
 {
-    const coll_row_t *row = coll_select_phase(coll, bytes, c->p, 1, 0, 0);
+    const coll_row_t *row = c->phase(coll, bytes, c->p, 1, 0, 0);
     if (!row) return HPC_ERR(HPC_ERR_STATE, "%s: no flat algorithm for the leaders", hpc_coll_name(coll));
     HPC_TRY(row->build(c));
     return coll_round(c->s);
@@ -96,11 +96,11 @@ static int node_run(coll_build_t *c, hpc_coll_t coll, size_t bytes)
         /* a node of one rank: what a tree does there (a copy or nothing;
          * a tree gather would "send" to itself) */
         if (coll == HPC_COLL_GATHER) HPC_TRY(coll_copy(c, c->rbuf, c->sbuf, c->count * c->es));
-        else HPC_TRY(coll_row(coll, HPC_ALG_TREE)->build(c));
+        else HPC_TRY(c->row_of(coll, HPC_ALG_TREE)->build(c));
         return coll_round(c->s);
     }
     int shm = coll_shm_usable(c);
-    const coll_row_t *row = coll_select_phase(coll, bytes, 1, c->p, shm, shm && c->r->cc->seg->cma);
+    const coll_row_t *row = c->phase(coll, bytes, 1, c->p, shm, shm && c->r->cc->seg->cma);
     if (!row) return HPC_ERR(HPC_ERR_STATE, "%s: no algorithm for the node", hpc_coll_name(coll));
     HPC_TRY(row->build(c));
     return coll_round(c->s);

@@ -59,8 +59,9 @@
  * b->map lists one node's ranks, its leader first) or the whole
  * communicator of one node (b->map NULL).  Where there is no segment (a
  * node of one rank, none could be made, the simulator) or the buffers are
- * on the GPU, they run the hierarchical algorithm instead, which on one
- * node is its in-node phase over point-to-point.
+ * on the GPU, coll_shm_usable says no and selection takes the registry's
+ * next row (coll_row_for): the hierarchical algorithm, which on one node
+ * is its in-node phase over point-to-point (gather, scatter: tree).
  */
 #include "config.h"
 #include "hpc.h"
@@ -672,28 +673,18 @@ static int build(coll_build_t *b, int kind)
     return coll_round(b->s);
 }
 
-/* Where shm cannot run b: an error if b was given a segment map (it was
- * built for shm), else the algorithm that needs no segment */
-static int without_segment(coll_build_t *b, int (*alt)(coll_build_t *))
-{
-    return b->map ? HPC_ERR(HPC_ERR_STATE, "shm: no segment") : alt(b);
-}
-
 int coll_allreduce_shm(coll_build_t *b)
 {
-    if (!coll_shm_usable(b)) return without_segment(b, coll_allreduce_hier);
     return b->count ? build(b, K_ALLREDUCE) : 0;
 }
 
 int coll_reduce_shm(coll_build_t *b)
 {
-    if (!coll_shm_usable(b)) return without_segment(b, coll_reduce_hier);
     return b->count ? build(b, K_REDUCE) : 0;
 }
 
 int coll_bcast_shm(coll_build_t *b)
 {
-    if (!coll_shm_usable(b)) return without_segment(b, coll_bcast_hier);
     if (!b->count) return 0;
     coll_build_t c = *b;
     c.sbuf = b->rbuf;    /* the root's buffer is the input */
@@ -702,31 +693,26 @@ int coll_bcast_shm(coll_build_t *b)
 
 int coll_allgather_shm(coll_build_t *b)
 {
-    if (!coll_shm_usable(b)) return without_segment(b, coll_allgather_hier);
     return b->count ? build(b, K_ALLGATHER) : 0;
 }
 
 int coll_gather_shm(coll_build_t *b)
 {
-    if (!coll_shm_usable(b)) return without_segment(b, coll_gather_tree);
     return b->count ? build(b, K_GATHER) : 0;
 }
 
 int coll_scatter_shm(coll_build_t *b)
 {
-    if (!coll_shm_usable(b)) return without_segment(b, coll_scatter_tree);
     return b->count ? build(b, K_SCATTER) : 0;
 }
 
 int coll_reduce_scatter_shm(coll_build_t *b)
 {
-    if (!coll_shm_usable(b)) return without_segment(b, coll_reduce_scatter_hier);
     return b->count ? build(b, K_REDUCE_SCATTER) : 0;
 }
 
 int coll_barrier_shm(coll_build_t *b)
 {
-    if (!coll_shm_usable(b)) return without_segment(b, coll_barrier_hier);
     return build(b, K_BARRIER);
 }
 
