@@ -96,11 +96,6 @@ check() {
 # "LAYER A B": the edge A -> B that closes it.  Those who break one remove
 # its line; the list is to be empty.
 known_loops='
-core libhpc/settings.o libhpc/gpu.o
-core libhpc/settings.o libhpc/log.o
-coll libhpc/coll/alg/shm.o libhpc/coll/alg/hier.o
-coll libhpc/coll/registry.o libhpc/coll/alg/hier.o
-coll libhpc/coll/registry.o libhpc/coll/alg/shm.o
 '
 
 # edges SYMS: "LAYER A B" for each object A that needs a symbol object B
