@@ -59,3 +59,11 @@ int hpc_gpu_policy_parse(const char *s, hpc_gpu_policy_t *out)
     *out = p;
     return 0;
 }
+
+/* the settings table's check (HPC_GPU_SETTINGS): its cause is the form */
+int hpc_gpu_policy_check(const char *v)
+{
+    hpc_gpu_policy_t p;
+    if (hpc_gpu_policy_parse(v, &p) == 0) return 0;
+    return HPC_ERR(HPC_ERR_ARG, "expected none, local, exclusive or list:I,J,...");
+}

@@ -157,6 +157,18 @@ int hpc_threads_for(int ncores, int sharing);
 /* Apply n threads to OpenBLAS (and OMP_NUM_THREADS for later runtimes). */
 void hpc_threads_apply(int n);
 
+/* gpu.c's settings, rows of the settings table (settings.c expands them;
+ * gpu_policy.c checks HPC_GPU_BIND's form, with the words of the row) */
+#define HPC_GPU_SETTINGS                                                                                   \
+    {"HPC_GPU_BIND", HPC_SET_TEXT, "local", 0, 0, "local|none|exclusive|list:I,J", "libhpc",               \
+     "GPU per rank: local rank % visible GPUs; none; one GPU per rank or an error; local rank i gets "     \
+     "device list[i % n]", hpc_gpu_policy_check},                                                          \
+    {"HPC_GPU_CONTEXT", HPC_SET_CHOICE, "lazy", 0, 0, "lazy,init", "libhpc",                               \
+     "when a rank's GPU context is made: at its first device use (a CPU run holds no GPU memory), or in "  \
+     "hpc_init before MPI_Init (for a CUDA-aware MPI that needs it then)", NULL},
+/* gpu_policy.c: 0 if s is HPC_GPU_BIND's form, else HPC_ERR_ARG "expected ..." */
+int hpc_gpu_policy_check(const char *s);
+
 /* gpu.c: bind (before MPI_Init where the local rank is known): choose
  * the device and fill info (index -1 if none); the context is made at
  * the first hpc_gpu_activate, or here with eager (HPC_GPU_CONTEXT=init).
@@ -189,6 +201,12 @@ typedef struct {
 } hpc_node_split_t;
 /* s: the variable's value (NULL or "" = none); HPC_ERR_ARG, one line */
 HPC_PRIVATE int hpc_node_split_parse(const char *s, hpc_node_split_t *out);
+/* node_split.c: 0 if s is the form, else HPC_ERR_ARG "expected ..." */
+int hpc_node_split_check(const char *s);
+/* node.c's settings, rows of the settings table (settings.c expands them) */
+#define HPC_NODE_SETTINGS                                                                 \
+    {"HPC_NODE_SPLIT", HPC_SET_TEXT, "none", 0, 0, "odd-even|blocks:K|none", "libhpc",    \
+     "fake nodes for testing on one machine (even/odd world ranks; K ranks each)", hpc_node_split_check},
 /* The ranks of comm on this node (real, cut by HPC_NODE_SPLIT), ordered
  * as in comm.  Collective over comm. */
 int hpc_comm_split_node(MPI_Comm comm, MPI_Comm *node);

@@ -31,3 +31,11 @@ int hpc_node_split_parse(const char *s, hpc_node_split_t *out)
     *out = r;
     return 0;
 }
+
+/* the settings table's check (HPC_NODE_SETTINGS): its cause is the form */
+int hpc_node_split_check(const char *v)
+{
+    hpc_node_split_t sp;
+    if (hpc_node_split_parse(v, &sp) == 0) return 0;
+    return HPC_ERR(HPC_ERR_ARG, "expected odd-even, blocks:K (K ranks per node) or none");
+}

@@ -1,5 +1,17 @@
-/* settings.c - every HPC_* environment variable hpckit reads, declared
- * once (after MPICH's CVAR blocks: name, type, default, range, help).
+/* settings.c - every HPC_* environment variable hpckit reads, in one
+ * table (after MPICH's CVAR blocks: name, type, default, range, help).
+ *
+ * Rows are declared by their owner where it has one of its own (as
+ * MPICH's CVAR blocks sit beside their readers and are gathered into one
+ * table): gpu.c's and node.c's are macros beside their declarations in
+ * internal.h (HPC_GPU_SETTINGS, HPC_NODE_SETTINGS), the collectives'
+ * are coll/settings_rows.h, which also makes their cache's fields.  This
+ * file expands them, in the order hpc-info --settings and the README list
+ * them, and keeps the rest: the small readers of the core (log, modules,
+ * finalize, BLAS, debug) and those above it or outside C (programs, the
+ * drop-in, batch scripts, tests), which hpc_init's unknown-name check
+ * must know before they run.  What stays here is the types, the parsers,
+ * the lookup and the nearest-name suggestion: a leaf of the core.
  *
  * The library, the programs, the drop-in and the batch scripts all read
  * their settings through this table: one parser per type, one range per
@@ -17,6 +29,8 @@
 #include "config.h"
 #include "hpc.h"
 #include "internal.h"
+#include "coll/colls.h"
+#include "coll/settings_rows.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -28,42 +42,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int check_split(const char *v)
-{
-    hpc_node_split_t sp;
-    if (hpc_node_split_parse(v, &sp) == 0) return 0;
-    return HPC_ERR(HPC_ERR_ARG, "expected odd-even, blocks:K (K ranks per node) or none");
-}
-
-static int check_bind(const char *v)
-{
-    hpc_gpu_policy_t p;
-    if (hpc_gpu_policy_parse(v, &p) == 0) return 0;
-    return HPC_ERR(HPC_ERR_ARG, "expected none, local, exclusive or list:I,J,...");
-}
-
-/* the collectives' names, for HPC_COLL_<OP> (the algorithm a name allows
- * is the collectives' to check: they are above this layer) */
-#define COLL_ROW(OP, op)                                                                       \
-    {"HPC_COLL_" OP, HPC_SET_TEXT, "auto", 0, 0, "ALG", "collectives",                           \
-     "force the algorithm auto picks for " op " (its names: hpc-collbench --help)", NULL}
-
 static const hpc_setting_t table[] = {
     /* libhpc's core */
     {"HPC_LOG", HPC_SET_CHOICE, "warn", 0, 0, "error,warn,info,debug", "libhpc",
      "log level; lines are [elapsed] rank R: ..., info from rank 0 only", NULL},
     {"HPC_LOG_ALL", HPC_SET_FLAG, "0", 0, 1, NULL, "libhpc", "1: info lines from every rank", NULL},
-    {"HPC_GPU_BIND", HPC_SET_TEXT, "local", 0, 0, "local|none|exclusive|list:I,J", "libhpc",
-     "GPU per rank: local rank % visible GPUs; none; one GPU per rank or an error; local rank i gets "
-     "device list[i % n]", check_bind},
-    {"HPC_GPU_CONTEXT", HPC_SET_CHOICE, "lazy", 0, 0, "lazy,init", "libhpc",
-     "when a rank's GPU context is made: at its first device use (a CPU run holds no GPU memory), or in "
-     "hpc_init before MPI_Init (for a CUDA-aware MPI that needs it then)", NULL},
+    HPC_GPU_SETTINGS        /* gpu.c's (internal.h) */
     {"HPC_NCCL_LIBRARY", HPC_SET_TEXT, "libnccl.so.2", 0, 0, "LIB", "libhpc",
      "the NCCL the GPU module opens: a name the loader searches (and the module's RUNPATH), or a path",
      NULL},
-    {"HPC_NODE_SPLIT", HPC_SET_TEXT, "none", 0, 0, "odd-even|blocks:K|none", "libhpc",
-     "fake nodes for testing on one machine (even/odd world ranks; K ranks each)", check_split},
+    HPC_NODE_SETTINGS       /* node.c's (internal.h) */
     {"HPC_MODULE_DIR", HPC_SET_TEXT, "", 0, 0, "DIR", "libhpc",
      "where the GPU modules are (default: lib/hpckit beside libhpc-core)", NULL},
     {"HPC_BLAS_KERNEL", HPC_SET_CHOICE, "auto", 0, 0, "auto,off", "programs",
@@ -76,45 +64,10 @@ static const hpc_setting_t table[] = {
     {"HPC_FINALIZE", HPC_SET_CHOICE, "auto", 0, 0, "auto,mpi,quiet", "libhpc",
      "the end of MPI: quiet skips MPI_Finalize after closing HDF5 files, flushing and a barrier; auto: "
      "quiet where MPI_Finalize hangs (MPICH < 4.2 ch4:ucx, ranks on several nodes)", NULL},
-    {"HPC_TIMEOUT", HPC_SET_SECONDS, "0", 0, INFINITY, NULL, "collectives",
-     "abort a collective not done in this time (0: never)", NULL},
-    {"HPC_CUDA_AWARE", HPC_SET_FLAG, NULL, 0, 1, NULL, "collectives",
-     "the MPI library takes device pointers (default: asked of MPI)", NULL},
-    /* the collectives */
-    {"HPC_COLL_TUNING", HPC_SET_TEXT, "", 0, 0, "FILE", "collectives",
-     "the table hpc-collbench --tune wrote: algorithms by collective, nodes, ranks per node, memory, "
-     "bytes", NULL},
-    {"HPC_COLL_SEGMENT", HPC_SET_BYTES, "128K", 64, INFINITY, NULL, "collectives",
-     "pipeline segment of ring and tree", NULL},
-    {"HPC_COLL_STALL", HPC_SET_SECONDS, "1", 0, INFINITY, NULL, "collectives",
-     "a call with no progress this long looks for ranks running another algorithm (0: never)", NULL},
-    {"HPC_COLL_YIELD", HPC_SET_FLAG, NULL, 0, 1, NULL, "collectives",
-     "yield the core while waiting (default: where the node has more ranks than cores)", NULL},
-    {"HPC_COLL_ALPHA", HPC_SET_NUMBER, "2e-6", 0, INFINITY, "s", "collectives",
-     "cost model: seconds per message", NULL},
-    {"HPC_COLL_BETA", HPC_SET_NUMBER, "2e-10", 0, INFINITY, "s/byte", "collectives",
-     "cost model: seconds per byte sent", NULL},
-    {"HPC_COLL_GAMMA", HPC_SET_NUMBER, "2.5e-10", 0, INFINITY, "s/byte", "collectives",
-     "cost model: seconds per byte reduced", NULL},
-    {"HPC_COLL_ALPHA_INTER", HPC_SET_NUMBER, "5e-6", 0, INFINITY, "s", "collectives",
-     "cost model: seconds per message between nodes", NULL},
-    {"HPC_COLL_BETA_INTER", HPC_SET_NUMBER, "4e-10", 0, INFINITY, "s/byte", "collectives",
-     "cost model: seconds per byte between nodes", NULL},
-    {"HPC_COLL_ALPHA_SHM", HPC_SET_NUMBER, "2e-7", 0, INFINITY, "s", "collectives",
-     "cost model: a flag handed to another core through shared memory", NULL},
-    {"HPC_COLL_BETA_SHM", HPC_SET_NUMBER, "1.25e-10", 0, INFINITY, "s/byte", "collectives",
-     "cost model: one core's copy, per byte", NULL},
-    {"HPC_COLL_SINGLE_COPY", HPC_SET_BYTES, "64K", 0, INFINITY, "off", "collectives",
-     "shm moves messages of at least this size by single copy (process_vm_readv) where the kernel "
-     "allows it (0: all; off: never)", NULL},
-    {"HPC_COLL_POOL_MAX", HPC_SET_BYTES, "256M", 0, INFINITY, NULL, "collectives",
-     "scratch buffers kept per communicator for reuse", NULL},
-    {"HPC_COLL_POOL_IDLE", HPC_SET_SECONDS, "10", 0, INFINITY, NULL, "collectives",
-     "free kept scratch buffers unused this long", NULL},
-    COLL_ROW("BARRIER", "barrier"), COLL_ROW("BCAST", "bcast"), COLL_ROW("REDUCE", "reduce"),
-    COLL_ROW("ALLREDUCE", "allreduce"), COLL_ROW("GATHER", "gather"), COLL_ROW("ALLGATHER", "allgather"),
-    COLL_ROW("SCATTER", "scatter"), COLL_ROW("REDUCE_SCATTER", "reduce_scatter"),
-    COLL_ROW("ALLTOALL", "alltoall"),
+    /* the collectives: their rows, and one HPC_COLL_<OP> per collective
+     * (coll/settings_rows.h) */
+    COLL_SETTINGS(COLL_SETTING_ROW)
+    COLL_TABLE(COLL_FORCE_ROW)
     /* the programs (the app kit) and the drop-in */
     {"HPC_PROGRESS", HPC_SET_SECONDS, "60", 0, INFINITY, NULL, "programs",
      "seconds between progress lines where neither stderr nor the launcher's is a terminal (0: none)", NULL},

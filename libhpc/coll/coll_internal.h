@@ -58,6 +58,7 @@
 #include <time.h>
 #include "hpc_coll.h"
 #include "internal.h"
+#include "settings_rows.h"
 
 struct coll_comm;
 /* What a file hangs on a communicator's state and how to undo it: comm.c
@@ -274,25 +275,13 @@ uint16_t coll_float_to_half(float f);
 float coll_bf16_to_float(uint16_t h);
 uint16_t coll_float_to_bf16(float f);
 
-/* settings_cache.c: the HPC_* environment, read on first use */
+/* settings_cache.c: the HPC_* environment, read on first use: a field per
+ * row of settings_rows.h (its name, its setting's type), and what is derived */
 typedef struct {
-    size_t segment;         /* HPC_COLL_SEGMENT: pipeline segment, bytes */
+    COLL_SETTINGS(COLL_SETTING_FIELD)
     int debug;              /* HPC_DEBUG names coll */
-    double timeout;         /* HPC_TIMEOUT, seconds (0: no watchdog) */
-    double stall;           /* HPC_COLL_STALL: seconds without progress before
-                             * looking for a mismatch (0: never) */
-    int cuda_aware;         /* HPC_CUDA_AWARE (-1: not set) */
-    int yield;              /* HPC_COLL_YIELD (-1: not set) */
-    double alpha, beta, gamma;   /* HPC_COLL_ALPHA/_BETA/_GAMMA */
-    double alpha_inter, beta_inter;   /* HPC_COLL_ALPHA_INTER/_BETA_INTER: between nodes */
-    double alpha_shm, beta_shm;       /* HPC_COLL_ALPHA_SHM/_BETA_SHM: a node's shared memory */
-    size_t single_copy;     /* HPC_COLL_SINGLE_COPY: shm's smallest single-copy message
-                             * (SIZE_MAX: off) */
-    char tuning[1024];      /* HPC_COLL_TUNING ("" : none) */
-    size_t pool_max;        /* HPC_COLL_POOL_MAX: scratch kept per communicator, bytes */
-    double pool_idle;       /* HPC_COLL_POOL_IDLE: seconds a kept buffer may sit unused */
     char force_var[HPC_COLL_COUNT][32];   /* "HPC_COLL_ALLREDUCE" ... */
-    char force[HPC_COLL_COUNT][64];       /* its value as written ("" : none) */
+    char force[HPC_COLL_COUNT][64];       /* its value as written ("auto": none) */
     unsigned generation;    /* bumped by every reload */
 } coll_settings_t;
 const coll_settings_t *coll_settings(void);

@@ -3,7 +3,8 @@
  * collective derives from.  Macros only - no code, no symbols - so the
  * public API wrappers (api.c), names and buffer counts (types.c), MPI's
  * native calls (native.c), the PMPI drop-in (libhpc/mpi/pmpi.c) and
- * hpc-collbench's bus factor all expand the same rows.
+ * hpc-collbench's bus factor and the HPC_COLL_<OP> settings
+ * (settings_rows.h) all expand the same rows.
  *
  * COLL_TABLE(X) calls X once per collective, in hpc_coll_t's order (the
  * public enum in hpc_coll.h is the ABI; types.c asserts the two agree):

@@ -34,4 +34,5 @@ libhpc_libcore_la_SOURCES += \
 	libhpc/coll/types.c \
 	libhpc/coll/coll_internal.h \
 	libhpc/coll/registry.h \
-	libhpc/coll/colls.h
+	libhpc/coll/colls.h \
+	libhpc/coll/settings_rows.h

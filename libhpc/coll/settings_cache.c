@@ -6,12 +6,17 @@
  * (collectives are called from one thread: MPI_THREAD_FUNNELED).  A
  * program that changes them with setenv afterwards is not seen; the tests
  * re-read them through a test hook (coll_settings_reload).
+ *
+ * The settings are settings_rows.h's rows: their fields, defaults and
+ * ranges are written there once, and load() fills each field from its
+ * row by offsetof (as UCX fills its config structs).
  */
 #include "config.h"
 #include "hpc.h"
 #include "coll_internal.h"
 
 #include <ctype.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,17 +24,30 @@
 static coll_settings_t set;
 static int loaded;
 
-/* the table's value (libhpc/settings.c: defaults and ranges live there;
- * an invalid value was warned of, or refused by the app kit) */
-static double env_double(const char *name)
-{
-    return hpc_setting_double(name);
-}
+/* a row of settings_rows.h: where its value goes in coll_settings_t */
+#define COLL_SETTING_PLACE(field, NAME, ...) \
+    {NAME, offsetof(coll_settings_t, field), sizeof(((coll_settings_t *)0)->field)},
+static const struct {
+    const char *name;
+    size_t off, size;
+} places[] = {COLL_SETTINGS(COLL_SETTING_PLACE)};
 
-static size_t env_size(const char *name)
+/* The table's value, in the field's type (settings_rows.h's rows: defaults
+ * and ranges live there; an invalid value was warned of, or refused by
+ * the app kit, and its default is used). */
+static void fill(const char *name, void *dst, size_t size)
 {
-    double d = hpc_setting_double(name);
-    return d >= (double)SIZE_MAX ? SIZE_MAX : (size_t)d;
+    const hpc_setting_t *s = hpc_setting_find(name);
+    switch (s->type) {
+    case HPC_SET_FLAG: *(int *)dst = hpc_setting_flag(name); break;
+    case HPC_SET_BYTES: {
+        double d = hpc_setting_double(name);   /* off: INFINITY */
+        *(size_t *)dst = d >= (double)SIZE_MAX ? SIZE_MAX : (size_t)d;
+        break;
+    }
+    case HPC_SET_TEXT: snprintf(dst, size, "%s", hpc_setting_value(name, NULL)); break;
+    default: *(double *)dst = hpc_setting_double(name);   /* SECONDS, NUMBER */
+    }
 }
 
 /* HPC_DEBUG is a comma list of areas ("coll", "all", or 1) */
@@ -51,31 +69,16 @@ static void env_force(hpc_coll_t c)
     for (const char *s = hpc_coll_name(c); *s && k < sizeof name - 1; s++)
         name[k++] = (char)toupper((unsigned char)*s);
     name[k] = 0;
-    const char *e = getenv(name);
     snprintf(set.force_var[c], sizeof set.force_var[c], "%s", name);
-    snprintf(set.force[c], sizeof set.force[c], "%s", e ? e : "");
+    snprintf(set.force[c], sizeof set.force[c], "%s", hpc_setting_value(name, NULL));
 }
 
 static void load(void)
 {
     memset(&set, 0, sizeof set);
-    set.segment = env_size("HPC_COLL_SEGMENT");
+    for (size_t i = 0; i < sizeof places / sizeof places[0]; i++)
+        fill(places[i].name, (char *)&set + places[i].off, places[i].size);
     set.debug = env_debug();
-    set.timeout = env_double("HPC_TIMEOUT");
-    set.stall = env_double("HPC_COLL_STALL");
-    set.cuda_aware = hpc_setting_flag("HPC_CUDA_AWARE");
-    set.yield = hpc_setting_flag("HPC_COLL_YIELD");
-    set.alpha = env_double("HPC_COLL_ALPHA");
-    set.beta = env_double("HPC_COLL_BETA");
-    set.gamma = env_double("HPC_COLL_GAMMA");
-    set.alpha_inter = env_double("HPC_COLL_ALPHA_INTER");
-    set.beta_inter = env_double("HPC_COLL_BETA_INTER");
-    set.alpha_shm = env_double("HPC_COLL_ALPHA_SHM");
-    set.beta_shm = env_double("HPC_COLL_BETA_SHM");
-    set.single_copy = env_size("HPC_COLL_SINGLE_COPY");     /* off: SIZE_MAX */
-    set.pool_max = env_size("HPC_COLL_POOL_MAX");
-    set.pool_idle = env_double("HPC_COLL_POOL_IDLE");
-    snprintf(set.tuning, sizeof set.tuning, "%s", hpc_setting_value("HPC_COLL_TUNING", NULL));
     for (int c = 0; c < HPC_COLL_COUNT; c++) env_force((hpc_coll_t)c);
     loaded = 1;
 }
