@@ -126,11 +126,21 @@ libhpc_libhpc_la_LDFLAGS = -version-info $(HPC_LT_VERSION) -no-undefined -Wl,--n
 
 # libhpc-h5.a: parallel HDF5 and the app kit's HDF5 part, static (PIC
 # objects), for the programs that write or read HDF5 (with libhpc,
-# libhpc-core and HDF5: HPC_LDADD, pkg-config --libs libhpc)
-lib_LTLIBRARIES += libhpc/libhpc-h5.la
-libhpc_libhpc_h5_la_SOURCES =
-libhpc_libhpc_h5_la_LIBADD = libhpc/libio.la
-libhpc_libhpc_h5_la_LDFLAGS = -static
+# libhpc-core and HDF5: HPC_LDADD, pkg-config --libs libhpc).
+# It holds one object, its files linked together (ld -r) with their
+# hidden names made local (objcopy --localize-hidden): what they call
+# among themselves (check_values, app_json_parse, ...) is then as private
+# as it is in a shared library, and cannot clash with a user program's
+# own names; only the hpc_* API stays global (tests/symbols.sh).
+# (A plain Automake library: libtool leaves an object it did not compile
+# out of an installed archive.)
+lib_LIBRARIES += libhpc/libhpc-h5.a
+libhpc_libhpc_h5_a_SOURCES =
+libhpc_libhpc_h5_a_LIBADD = libhpc/h5kit.o
+CLEANFILES += libhpc/h5kit.o
+libhpc/h5kit.o: libhpc/libio.la
+	$(AM_V_GEN)$(LD) -r -o $@.tmp --whole-archive libhpc/.libs/libio.a && \
+	$(OBJCOPY) --localize-hidden $@.tmp $@ && rm -f $@.tmp
 
 # the test hooks (coll/test_hooks.c, hpc_testing.h's functions are in
 # libcore.la): linked into the tests with the layers' objects, never

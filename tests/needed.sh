@@ -45,9 +45,11 @@ has "$L/libhpc-core.so" "$(needed "$B/tests/pmpi_known" | grep -v '^libc\.\|^ld-
 allow="$libc $mpi libhpc-core\.so\..*"
 only "$L/libhpc.so"
 has "$L/libhpc.so" 'libhpc-core\.so\..*'
-[ -f "$L/libhpc-h5.a" ] || fail "no $L/libhpc-h5.a"
+# (a plain static library, beside the libtool ones' .libs)
+H5A=$L/../libhpc-h5.a
+[ -f "$H5A" ] || fail "no $H5A"
 [ ! -e "$L/libhpc-h5.so" ] || fail "libhpc-h5 is a shared library: the programs would need a third one"
-ar t "$L/libhpc-h5.a" | grep -q 'h5\.o$' || fail "libhpc-h5.a holds no h5.o: $(ar t "$L/libhpc-h5.a" | tr '\n' ' ')"
+nm --defined-only "$H5A" | grep -q ' T hpc_h5_create$' || fail "libhpc-h5.a defines no hpc_h5_create: $(ar t "$H5A" | tr '\n' ' ')"
 
 allow="$libc $mpi libhpc-core\.so\..*"
 only "$L/../mpi/.libs/libhpc-mpi.so"
@@ -81,7 +83,7 @@ closure() {
         case $n in libhpc*.so*) closure "$L/${n%.so*}.so" ;; esac
     done
 }
-h5api=$(ar t "$L/libhpc-h5.a" >/dev/null && nm -g --defined-only "$L/libhpc-h5.a" 2>/dev/null | awk 'NF == 3 && $3 ~ /^hpc_/ { print $3 }' | sort -u)
+h5api=$(ar t "$H5A" >/dev/null && nm -g --defined-only "$H5A" 2>/dev/null | awk 'NF == 3 && $3 ~ /^hpc_/ { print $3 }' | sort -u)
 [ -n "$h5api" ] || fail "libhpc-h5.a defines no hpc_ symbol"
 for p in info/hpc-info collbench/hpc-collbench; do
     exe=$B/apps/${p%/*}/.libs/${p#*/}

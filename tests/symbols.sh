@@ -7,7 +7,8 @@
 # libhpc's objects instead).  The only exports no installed header
 # declares are libhpc-core's private interface to libhpc.so and
 # libhpc-h5 (static: its symbols come with the programs), marked
-# HPC_PRIVATE in internal.h.
+# HPC_PRIVATE in internal.h; libhpc-h5.a's global names are the API's
+# only.
 B=${top_builddir:-.}/libhpc/.libs
 S=${top_srcdir:-.}/libhpc
 for l in libhpc-core.so libhpc.so; do
@@ -38,4 +39,17 @@ extra=$(echo "$all" | grep -vFx "$public" | grep -vFx "$private")
 [ -z "$extra" ] || fail "exported, but in no installed header and not HPC_PRIVATE: $extra"
 np=$(echo "$private" | grep -c .)
 for p in $private; do echo "$all" | grep -qx "$p" || fail "HPC_PRIVATE $p is not exported"; done
+# libhpc-h5.a: one object whose only global names are the API's (its
+# hidden ones made local, libhpc/local.mk): a user program that defines
+# check_values or app_json_parse links with it as with a shared library
+A=${top_builddir:-.}/libhpc/libhpc-h5.a
+[ -f "$A" ] || fail "no $A"
+h5=$(nm -g --defined-only "$A" | awk 'NF == 3 {print $3}' | sort)
+nh5=$(echo "$h5" | grep -c '^hpc_')
+[ "$nh5" -gt 20 ] || fail "libhpc-h5.a: only $nh5 hpc_ names (nm's output changed?)"
+bad=$(echo "$h5" | grep -v '^hpc_' | grep -v '^$')
+[ -z "$bad" ] || fail "libhpc-h5.a has global names a user's program could clash with:" $bad
+extra=$(echo "$h5" | grep -vFx "$public" | grep -vFx "$private")
+[ -z "$extra" ] || fail "libhpc-h5.a: global, but in no installed header and not HPC_PRIVATE:" $extra
+echo "symbols: libhpc-h5.a: $nh5 global names, all the API's"
 echo "symbols: $n exported symbols, all hpc_*; $np private to libhpc.so, no test hook of $nh"
