@@ -140,10 +140,25 @@ case_kill_matmul() {
 # naming the collective and the unreachable peer's rank and host
 fault_mid_collective() {   # fault_mid_collective cut|freeze
     export HPC_TIMEOUT=3
-    brun 60 -N2 -n2 "$(bprog collbench)" -c allreduce -a ring -b 8 -e 1K -n 1000000 -w 1 > out 2> err &
-    pid=$!
-    i=0
-    until grep -q '^# hpc-collbench' out 2>/dev/null; do i=$((i + 1)); [ $i -gt 600 ] && { cat out err; squeue 2>/dev/null; fail "hpc-collbench did not start in 60 s"; }; sleep 0.1; done
+    # HPC_TIMEOUT bounds the start-up too (docs/collectives.md): on a
+    # loaded 2-core box, just after a node was revived, srun's PMI
+    # exchange can take longer than 3 s.  That is not the fault under
+    # test: a start-up the watchdog ended is launched again, up to 3 times.
+    for try in 1 2 3; do
+        brun 60 -N2 -n2 "$(bprog collbench)" -c allreduce -a ring -b 8 -e 1K -n 1000000 -w 1 > out 2> err &
+        pid=$!
+        i=0
+        until grep -q '^# hpc-collbench' out 2>/dev/null; do
+            if ! kill -0 "$pid" 2>/dev/null && grep -q 'watchdog.*the start-up (MPI_Init) not finished' err; then
+                echo "try $try: the start-up took over 3 s (load); launching again"
+                break
+            fi
+            i=$((i + 1)); [ $i -gt 600 ] && { cat out err; squeue 2>/dev/null; fail "hpc-collbench did not start in 60 s"; }; sleep 0.1
+        done
+        grep -q '^# hpc-collbench' out 2>/dev/null && break
+        wait "$pid"
+        [ $try = 3 ] && { cat out err; fail "hpc-collbench's start-up outlasted HPC_TIMEOUT=3 three times"; }
+    done
     sleep 1
     box "$1" n2 || fail "box $1 n2"
     t0=$(date +%s)
