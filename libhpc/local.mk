@@ -137,7 +137,7 @@ libhpc_libhpc_la_LDFLAGS = -version-info $(HPC_LT_VERSION) -no-undefined -Wl,--n
 lib_LIBRARIES += libhpc/libhpc-h5.a
 libhpc_libhpc_h5_a_SOURCES =
 libhpc_libhpc_h5_a_LIBADD = libhpc/h5kit.o
-CLEANFILES += libhpc/h5kit.o
+CLEANFILES += libhpc/h5kit.o libhpc/h5kit.o.tmp
 libhpc/h5kit.o: libhpc/libio.la
 	$(AM_V_GEN)$(LD) -r -o $@.tmp --whole-archive libhpc/.libs/libio.a && \
 	$(OBJCOPY) --localize-hidden $@.tmp $@ && rm -f $@.tmp

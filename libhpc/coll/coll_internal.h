@@ -280,7 +280,7 @@ uint16_t coll_float_to_bf16(float f);
 typedef struct {
     COLL_SETTINGS(COLL_SETTING_FIELD)
     int debug;              /* HPC_DEBUG names coll */
-    char force_var[HPC_COLL_COUNT][32];   /* "HPC_COLL_ALLREDUCE" ... */
+    const char *force_var[HPC_COLL_COUNT];   /* "HPC_COLL_ALLREDUCE" ... (COLL_FORCE_VAR) */
     char force[HPC_COLL_COUNT][64];       /* its value as written ("auto": none) */
     unsigned generation;    /* bumped by every reload */
 } coll_settings_t;
@@ -529,7 +529,7 @@ typedef struct coll_row {
     const char *name;       /* the enum constant, upper case */
     coll_builder_fn build;
     /* may build run b here (NULL: always)?  Where not, coll_row_for
-     * moves to the row the family names (coll_row_fallback) */
+     * moves to the collective's next row */
     int (*usable)(const coll_build_t *b);
     double (*cost)(const coll_cost_in_t *m);
     unsigned mem;           /* COLL_MEM_*: buffers it takes */

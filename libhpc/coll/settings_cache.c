@@ -14,8 +14,8 @@
 #include "config.h"
 #include "hpc.h"
 #include "coll_internal.h"
+#include "colls.h"
 
-#include <ctype.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,13 +64,9 @@ static int env_debug(void)
  * bad one on every call, as a bad argument would be) */
 static void env_force(hpc_coll_t c)
 {
-    char name[64] = "HPC_COLL_";
-    size_t k = strlen(name);
-    for (const char *s = hpc_coll_name(c); *s && k < sizeof name - 1; s++)
-        name[k++] = (char)toupper((unsigned char)*s);
-    name[k] = 0;
-    snprintf(set.force_var[c], sizeof set.force_var[c], "%s", name);
-    snprintf(set.force[c], sizeof set.force[c], "%s", hpc_setting_value(name, NULL));
+    static const char *const vars[HPC_COLL_COUNT] = {COLL_TABLE(COLL_FORCE_VAR)};
+    set.force_var[c] = vars[c];
+    snprintf(set.force[c], sizeof set.force[c], "%s", hpc_setting_value(vars[c], NULL));
 }
 
 static void load(void)

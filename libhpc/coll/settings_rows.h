@@ -74,10 +74,11 @@
 #define COLL_SETTING_ROW(field, NAME, TYPE, DEF, MIN, MAX, VALUES, HELP) \
     {NAME, HPC_SET_##TYPE, DEF, MIN, MAX, VALUES, "collectives", HELP, NULL},
 
-/* HPC_COLL_<OP>, for a row of colls.h's COLL_TABLE (the algorithm a name
- * allows is select.c's to check, at the call) */
+/* HPC_COLL_<OP>, for a row of colls.h's COLL_TABLE: its name, and its
+ * row (the algorithm a name allows is select.c's to check, at the call) */
+#define COLL_FORCE_VAR(name, ENUM, ...) "HPC_COLL_" #ENUM,
 #define COLL_FORCE_ROW(name, ENUM, ...)                                       \
-    {"HPC_COLL_" #ENUM, HPC_SET_TEXT, "auto", 0, 0, "ALG", "collectives",      \
+    {COLL_FORCE_VAR(name, ENUM) HPC_SET_TEXT, "auto", 0, 0, "ALG", "collectives", \
      "force the algorithm auto picks for " #name " (its names: hpc-collbench --help)", NULL},
 
 #endif
