@@ -37,8 +37,24 @@ ranks_of() {
         case $(cat "/proc/$p/comm" 2>/dev/null) in hpc-*) echo "$p" ;; esac
     done
 }
-# the launcher under mpiexec-wrap (timeout's child)
-launcher_of() { pgrep -P "$1" | head -1; }
+# the mpiexec of background job $1, among its descendants: a job started
+# through train() is a subshell, then mpiexec-wrap's timeout, then mpiexec.
+# Not timeout itself: it passes a signal on to mpiexec and again to its
+# whole process group, and hydra takes a second SIGINT as "abort at once"
+# (exit 255, the ranks' lines lost) - a Ctrl-C at a terminal reaches
+# mpiexec once (its proxy and the ranks run in sessions of their own).
+launcher_of() {
+    todo=$1
+    while [ -n "$todo" ]; do
+        next=
+        for p in $todo; do
+            case $(cat "/proc/$p/comm" 2>/dev/null) in mpiexec*) echo "$p"; return 0 ;; esac
+            next="$next $(pgrep -P "$p")"
+        done
+        todo=$next
+    done
+    return 1
+}
 # wait_until COND SECONDS: poll COND every 0.1 s
 wait_until() {
     i=0
