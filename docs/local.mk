@@ -66,7 +66,8 @@ install-data-hook: install-modulefile
 install-modulefile:
 	$(MKDIR_P) $(DESTDIR)$(modulefiledir)
 	$(SHELL) $(top_srcdir)/docs/modulefile.sh '$(VERSION)' '$(prefix)' '$(modulefiledir)' '$(bindir)' \
-	  '$(libdir)' '$(includedir)' '$(mandir)' '$(docdir)' '$(pkgdatadir)' '$(bashcompdir)' > $(DESTDIR)$(modulefiledir)/$(VERSION)
+	  '$(libdir)' '$(includedir)' '$(mandir)' '$(docdir)' '$(pkgdatadir)' '$(bashcompdir)' '$(HPC_PROGS)' \
+	  > $(DESTDIR)$(modulefiledir)/$(VERSION)
 uninstall-modulefile:
 	rm -f $(DESTDIR)$(modulefiledir)/$(VERSION)
 .PHONY: install-modulefile uninstall-modulefile

@@ -1,6 +1,6 @@
 #!/bin/sh
 # modulefile.sh VERSION PREFIX MODULEDIR BINDIR LIBDIR INCLUDEDIR MANDIR
-#               DOCDIR PKGDATADIR BASHCOMPDIR
+#               DOCDIR PKGDATADIR BASHCOMPDIR PROGRAMS
 # Writes hpckit's modulefile (Tcl: Environment Modules and Lmod read it)
 # to stdout.  Folders under PREFIX are written relative to the modulefile's
 # own place, so a prefix moved or copied whole still loads; others stay
@@ -14,14 +14,20 @@ rel() {   # rel DIR: a Tcl expression for DIR
     esac
 }
 up=$(realpath -m --relative-to="$moddir" "$prefix" 2>/dev/null || echo ../../../..)
+# PROGRAMS: the build's one list (bin_PROGRAMS, as paths): module help names
+# each, a Tcl line per line of at most 76 characters
+names=$(for p in $8; do printf '%s, ' "${p##*/}"; done)
+progs=$(printf '%s\n' "${names%, };" | fold -s -w 76 |
+        sed 's/ *$//; s/.*/    puts stderr "&"/')
 cat <<EOT
 #%Module1.0
 ## hpckit $version - SPMD jobs on GPU and CPU clusters: libhpc, the hpc-*
 ## programs, the Slurm scripts.  Written by make install.
 proc ModulesHelp { } {
-    puts stderr "hpckit $version: libhpc (pkg-config libhpc), hpc-info, hpc-collbench,"
-    puts stderr "hpc-odegen, hpc-matmul, hpc-train (man hpc-NAME), the Slurm scripts in"
-    puts stderr "\\\$HPCKIT_BATCH (sbatch \\\$HPCKIT_BATCH/train.sh ...), the guides in \\\$HPCKIT_DOC."
+    puts stderr "hpckit $version: libhpc (pkg-config libhpc); the programs (man NAME):"
+$progs
+    puts stderr "the Slurm scripts in \\\$HPCKIT_BATCH (sbatch \\\$HPCKIT_BATCH/train.sh ...),"
+    puts stderr "the guides in \\\$HPCKIT_DOC."
 }
 module-whatis "hpckit $version: MPI collectives library (libhpc), ODE datasets, matrix multiply, training, Slurm scripts"
 # one hpckit at a time: two would put two MPIs' programs on PATH

@@ -187,6 +187,12 @@ if [ -f "$init" ]; then
     grep -qx "python: $P/share/hpckit/python/hpckit_torch.py" "$T/module.out" ||
         { cat "$T/module.out"; fail "python3 does not find hpckit_torch after module load hpckit"; }
     grep -qx "unloaded: MANPATH=\[\] PYTHONPATH=\[\]" "$T/module.out" || { cat "$T/module.out"; fail "module unload left MANPATH or PYTHONPATH"; }
+    # module help names every program of the build (the one list)
+    env -i HOME="$HOME" PATH=/usr/bin:/bin sh -c ". $init; module use $P/share/hpckit/modulefiles && module help hpckit" \
+        > "$T/module.out" 2>&1 || { cat "$T/module.out"; fail "module help hpckit"; }
+    for p in $progs; do
+        grep -q "\b$p[,;]" "$T/module.out" || { cat "$T/module.out"; fail "module help hpckit does not name $p"; }
+    done
     # bash completion, found by bash-completion through the module's XDG_DATA_DIRS
     bc=/usr/share/bash-completion/bash_completion
     if [ -f "$bc" ]; then
