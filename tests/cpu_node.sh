@@ -31,7 +31,11 @@ while read -r p d; do
     cp "$B/$d/.libs/$p" "$P/bin/" || fail "no $d/$p in the build"
 done < "$B/programs.list"
 cp "$B/tests/.libs/coll_wrap" "$P/bin/" || fail "no tests/coll_wrap"
-for l in libhpc.so.2 libhpc-core.so.2; do cp -L "$B/libhpc/.libs/$l" "$L/" || fail "no $l"; done
+# the libraries under their sonames (libtool's dlname: the version moves)
+for la in libhpc libhpc-core; do
+    l=$(sed -n "s/^dlname='\(.*\)'$/\1/p" "$B/libhpc/$la.la")
+    cp -L "$B/libhpc/.libs/$l" "$L/" || fail "no $la's $l"
+done
 cp "$B/libhpc/mpi/.libs/libhpc-mpi.so" "$L/" || fail "no libhpc-mpi.so"
 for f in "$P"/bin/* "$L"/*; do
     d=$(ldd "$f" 2>&1)
