@@ -280,11 +280,12 @@ uint16_t coll_float_to_bf16(float f);
 typedef struct {
     COLL_SETTINGS(COLL_SETTING_FIELD)
     int debug;              /* HPC_DEBUG names coll */
-    const char *force_var[HPC_COLL_COUNT];   /* "HPC_COLL_ALLREDUCE" ... (COLL_FORCE_VAR) */
-    char force[HPC_COLL_COUNT][64];       /* its value as written ("auto": none) */
+    char force[HPC_COLL_COUNT][64];       /* HPC_COLL_<OP> as written ("auto": none) */
     unsigned generation;    /* bumped by every reload */
 } coll_settings_t;
 const coll_settings_t *coll_settings(void);
+/* HPC_COLL_<OP>'s name ("HPC_COLL_ALLREDUCE", ...), from colls.h's row */
+const char *coll_force_var(hpc_coll_t c);
 void coll_settings_reload(void);
 size_t coll_segment(void);
 int coll_debug_enabled(void);

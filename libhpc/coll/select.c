@@ -354,12 +354,12 @@ static int force_parse(hpc_coll_t c, hpc_alg_t *out)
     if (!st->force[c][0]) return 0;
     if (hpc_alg_parse(st->force[c], &a) < 0) {
         char what[512];
-        snprintf(what, sizeof what, "%s=%s: %s", st->force_var[c], st->force[c], hpc_last_error());
+        snprintf(what, sizeof what, "%s=%s: %s", coll_force_var(c), st->force[c], hpc_last_error());
         return HPC_ERR(HPC_ERR_ARG, "%s", what);
     }
     if (a != HPC_ALG_AUTO && !hpc_coll_has_alg(c, a)) {
         char what[128];
-        snprintf(what, sizeof what, "%s=%s: ", st->force_var[c], st->force[c]);
+        snprintf(what, sizeof what, "%s=%s: ", coll_force_var(c), st->force[c]);
         return coll_alg_missing(c, a, what);
     }
     *out = a;

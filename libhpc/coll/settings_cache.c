@@ -62,11 +62,16 @@ static int env_debug(void)
 
 /* HPC_COLL_<OP>=ALG, kept as written: select.c parses it (and reports a
  * bad one on every call, as a bad argument would be) */
+static const char *const force_vars[HPC_COLL_COUNT] = {COLL_TABLE(COLL_FORCE_VAR)};
+
+const char *coll_force_var(hpc_coll_t c)
+{
+    return force_vars[c];
+}
+
 static void env_force(hpc_coll_t c)
 {
-    static const char *const vars[HPC_COLL_COUNT] = {COLL_TABLE(COLL_FORCE_VAR)};
-    set.force_var[c] = vars[c];
-    snprintf(set.force[c], sizeof set.force[c], "%s", hpc_setting_value(vars[c], NULL));
+    snprintf(set.force[c], sizeof set.force[c], "%s", hpc_setting_value(force_vars[c], NULL));
 }
 
 static void load(void)
