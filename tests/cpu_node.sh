@@ -33,7 +33,7 @@ done < "$B/programs.list"
 cp "$B/tests/.libs/coll_wrap" "$P/bin/" || fail "no tests/coll_wrap"
 # the libraries under their sonames (libtool's dlname: the version moves)
 for la in libhpc libhpc-core; do
-    l=$(sed -n "s/^dlname='\(.*\)'$/\1/p" "$B/libhpc/$la.la")
+    l=$(la_var "$B/libhpc/$la.la" dlname)
     cp -L "$B/libhpc/.libs/$l" "$L/" || fail "no $la's $l"
 done
 cp "$B/libhpc/mpi/.libs/libhpc-mpi.so" "$L/" || fail "no libhpc-mpi.so"

@@ -40,7 +40,7 @@ for l in libhpc-mpi.so libhpc.so; do
 done
 # (libtool puts the configured libdir ahead of $ORIGIN in the libraries'
 # RUNPATH: only where nothing is installed there is the moved one found)
-core_so=$(sed -n "s/^dlname='\(.*\)'$/\1/p" "$top_builddir/libhpc/libhpc-core.la")
+core_so=$(la_var "$top_builddir/libhpc/libhpc-core.la" dlname)
 if [ ! -e "$prefix/lib/$core_so" ]; then
     for l in libhpc-mpi.so libhpc.so; do
         ldd "$P/lib/$l" | grep -q "libhpc-core.so.* => $P/lib/" || fail "$l does not find libhpc-core beside itself"

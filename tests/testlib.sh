@@ -19,6 +19,9 @@ fail() {
     exit 1
 }
 step() { echo "[$(date +%T)] $*"; }
+# la_var LA NAME: a variable of libtool's LA file (dlname: the soname it
+# built, which moves with the version; libdir)
+la_var() { sed -n "s/^$2='\(.*\)'\$/\1/p" "$1"; }
 
 # one_line_error RC CODE WHAT PROGRAM: a run that exited RC with $T/stderr
 # must have failed with CODE and one line "PROGRAM: ..." (bad input's rule)
