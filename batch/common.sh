@@ -128,8 +128,16 @@ hpc_run_dir() {
     shift
     echo "$(hpc_launcher) $prog $*" >> "$RUN_DIR/command.txt"
     if [ ! -e "$RUN_DIR/placement.txt" ]; then
-        info=$(hpc_prog info) && $(hpc_launcher) "$info" > "$RUN_DIR/placement.txt" 2>&1
-        cat "$RUN_DIR/placement.txt"
+        # a failed placement step (a node not ready) is shown, not kept:
+        # placement.txt then says where a later run (a requeue) placed ranks
+        pl=$RUN_DIR/placement.txt
+        if info=$(hpc_prog info) && $(hpc_launcher) "$info" > "$pl.tmp" 2>&1; then
+            mv "$pl.tmp" "$pl" && cat "$pl"
+        else
+            cat "$pl.tmp" 2>/dev/null
+            rm -f "$pl.tmp"
+            echo "== the placement step failed; going on (a later run records the placement)"
+        fi
     fi
     return 0
 }

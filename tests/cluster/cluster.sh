@@ -174,8 +174,25 @@ start_munge() {
         die "munged did not start: $(tail -2 "$DIR/log/munged.log" 2>/dev/null)"
 }
 
+# the job epilog a site runs on each node (or job_container/tmpfs does):
+# the job's temporary files go when it ends there.  Here: the folders
+# Slurm's PMIx plugin makes in TmpFS, one per step (spmix_appdir_UID_JOB.STEP).
+# A step that ended badly (a task launch failed elsewhere) can leave its
+# folder behind; a requeued job runs its steps under the same ids, and
+# the plugin then fails that step's launch on the node ("task 0 launch
+# failed: Unspecified error", exit 137: seen in CI after a requeue).
+write_epilog() {
+    cat > "$DIR/epilog.sh" <<EOF
+#!/bin/sh
+rm -rf "$DIR/tmp/\${SLURMD_NODENAME:-none}"/spmix_appdir_*_"\${SLURM_JOB_ID:-none}".*
+exit 0
+EOF
+    chmod +x "$DIR/epilog.sh"
+}
+
 write_slurm_conf() {
     mpi=pmi2
+    write_epilog
     cat > "$DIR/slurm.conf" <<EOC
 # written by cluster.sh: a cluster in a box ($NODES nodes on bridge $BR)
 ClusterName=hpck$ID
@@ -192,6 +209,7 @@ SlurmdPidFile=$DIR/slurmd.%n.pid
 SlurmctldLogFile=$DIR/log/slurmctld.log
 SlurmdLogFile=$DIR/log/slurmd.%n.log
 TmpFS=$DIR/tmp/%n
+Epilog=$DIR/epilog.sh
 ProctrackType=proctrack/linuxproc
 JobAcctGatherType=jobacct_gather/none
 $(slurm_conf_sched "$mpi")
