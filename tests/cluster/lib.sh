@@ -12,6 +12,8 @@
 #                      (tests/slurm/cluster.sh)
 #   bprog NAME         the build's hpc-NAME (absolute: jobs run elsewhere)
 #   node_healthy       every node idle again (a case that broke one revives it)
+#                      and a step runs on all of them
+#   box_logs [N]       the last N lines of slurmctld's and each slurmd's log
 top_srcdir=$(cd "${top_srcdir:-.}" && pwd)   # the cases run in folders of their own
 # run with bash: a distribution tarball may not keep its execute bit
 CLUSTER_SH=$top_srcdir/tests/cluster/cluster.sh
@@ -67,7 +69,8 @@ bprog() {
 }
 
 node_healthy() {
-    for n in $(sed -n 's/^NodeName=\([^ ]*\) .*/\1/p' "$SLURM_CONF"); do
+    nodes=$(sed -n 's/^NodeName=\([^ ]*\) .*/\1/p' "$SLURM_CONF")
+    for n in $nodes; do
         i=0
         while :; do
             st=$(sinfo -h -n "$n" -o %T 2>/dev/null)
@@ -80,6 +83,27 @@ node_healthy() {
         echo "node $n is '$st': reviving it"
         box kill "$n" 2>/dev/null
         box revive "$n" || return 1
+    done
+    # idle is the controller's word; a step on every node is the proof.  In
+    # CI the next case's first step once failed to launch on a node revived
+    # a moment before ('Communication connection failure') while sinfo
+    # said idle: the next case starts once a step runs everywhere.
+    all=$(echo "$nodes" | wc -l)
+    for try in 1 2 3 4 5; do
+        out=$(timeout 30 srun --mpi=$BOX_MPI -N"$all" -n"$all" true 2>&1) && return 0
+        echo "node check, try $try: a step on all $all nodes failed: $(echo "$out" | head -3 | tr '\n' ' ')"
+        sleep 2
+    done
+    return 1
+}
+
+# box_logs: the end of the controller's and every slurmd's log, for a
+# failure line (the cluster's folder is gone once the test ends)
+box_logs() {
+    for f in "$BOX_DIR"/log/slurmctld.log "$BOX_DIR"/log/slurmd.*.log; do
+        [ -f "$f" ] || continue
+        echo "--- the end of ${f##*/}"
+        tail -n "${1:-20}" "$f"
     done
 }
 
