@@ -79,13 +79,17 @@ case_kill_train() {
     same_run ref run "train.sh on 2 nodes, $victim killed, continued (--resume)"
 }
 
-# hpc-odegen through odegen.sh: the same; the file equals an
-# uninterrupted run's bit for bit
+# hpc-odegen through odegen.sh: the same; the continued run did part of
+# the work, and the file equals an uninterrupted run's bit for bit
 case_kill_odegen() {
     ode="-s lorenz -n 400 --nt 11 --seed 7 --chunk 10"
     export HPC_TIMEOUT=5
     sub="sbatch --parsable -N2 --ntasks-per-node=1 -o job.out $BATCH/odegen.sh --out $PWD/ode.h5 $ode"
-    job=$(HPC_ODEGEN_TEST_PACE=100 $sub) || fail "sbatch odegen.sh"
+    # 1.5 s a chunk: the rank left on n1 goes on taking chunks until MPI or
+    # Slurm ends it (24 s here, 45 s at most, below: 30 chunks), so the
+    # continued run has work left (with 0.1 s a chunk it found 39 or all
+    # 40 done: only the chunk lost with n2, or nothing, was left to do)
+    job=$(HPC_ODEGEN_TEST_PACE=1500 $sub) || fail "sbatch odegen.sh"
     wait_for ode.h5.partial 60
     sleep 1
     # hpc-odegen's work queue waits inside MPI's RMA (a fetch-and-op on a
@@ -95,7 +99,10 @@ case_kill_odegen() {
     victim=$(kill_job_node "$job" hpc-odegen $((HPC_TIMEOUT + 40))) || exit 1
     # shellcheck disable=SC2086
     after_loss "$job" $sub
-    grep -q 'resum' job.out || { cat job.out; fail "the continued run did not resume"; }
+    got=$(sed -n 's/.*(resumed: \([0-9]*\) chunks were already done).*/\1/p' job.out | tail -1)
+    [ -n "$got" ] && [ "$got" -le 34 ] ||
+        { cat job.out; fail "the continued run found ${got:-no} chunks of 40 done: expected 1 to 34"; }
+    echo "the continued run found $got chunks of 40 done, and did the rest"
     # shellcheck disable=SC2086
     "$(bprog odegen)" -q $ode --out ref.h5 || fail "the uninterrupted run"
     for d in $(sed -n 's/^ODEGEN_DATASETS="\(.*\)"/\1/p' "$top_srcdir/tests/odegen_lib.sh"); do
