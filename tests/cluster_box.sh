@@ -21,8 +21,8 @@ for c in $CASES; do
     t0=$(date +%s)
     step "case $c"
     mkdir -p "$T/$c"
-    ( cd "$T/$c" && "case_$c" ) || { box_logs; fail "case $c"; }
-    node_healthy || { box_logs; fail "after case $c: the cluster did not recover"; }
+    ( cd "$T/$c" && "case_$c" ) || fail "case $c"
+    node_healthy || fail "after case $c: the cluster did not recover"
     echo "case $c: $(($(date +%s) - t0)) s"
 done
 step stop

@@ -13,7 +13,6 @@
 #   bprog NAME         the build's hpc-NAME (absolute: jobs run elsewhere)
 #   node_healthy       every node idle again (a case that broke one revives it)
 #                      and a step runs on all of them
-#   box_logs [N]       the last N lines of slurmctld's and each slurmd's log
 top_srcdir=$(cd "${top_srcdir:-.}" && pwd)   # the cases run in folders of their own
 # run with bash: a distribution tarball may not keep its execute bit
 CLUSTER_SH=$top_srcdir/tests/cluster/cluster.sh
@@ -47,6 +46,8 @@ box_start() {
     [ $rc = 0 ] || fail "cluster.sh start: $out"
     export SLURM_CONF=/tmp/hpckit-cluster$BOX_ID/slurm.conf
     BOX_DIR=/tmp/hpckit-cluster$BOX_ID
+    # testlib.sh's fail shows their ends (the folder is gone after the test)
+    FAIL_SHOW="${FAIL_SHOW:-} $BOX_DIR/log/slurmctld.log $BOX_DIR/log/slurmd.*.log"
 }
 
 box_stop() {
@@ -90,22 +91,13 @@ node_healthy() {
     # said idle: the next case starts once a step runs everywhere.
     all=$(echo "$nodes" | wc -l)
     for try in 1 2 3 4 5; do
-        out=$(timeout 30 srun --mpi=$BOX_MPI -N"$all" -n"$all" true 2>&1) && return 0
+        out=$(brun 30 -N"$all" -n"$all" true 2>&1) && return 0
         echo "node check, try $try: a step on all $all nodes failed: $(echo "$out" | head -3 | tr '\n' ' ')"
         sleep 2
     done
     return 1
 }
 
-# box_logs: the end of the controller's and every slurmd's log, for a
-# failure line (the cluster's folder is gone once the test ends)
-box_logs() {
-    for f in "$BOX_DIR"/log/slurmctld.log "$BOX_DIR"/log/slurmd.*.log; do
-        [ -f "$f" ] || continue
-        echo "--- the end of ${f##*/}"
-        tail -n "${1:-20}" "$f"
-    done
-}
 
 # the job's state and exit code, for failure lines
 bstate() { scontrol -o show job "$1" 2>/dev/null | grep -o 'JobState=[A-Z_]* .*ExitCode=[0-9:]*' | sed 's/ Reason.*ExitCode/ ExitCode/'; }
