@@ -337,6 +337,11 @@ int hpc_finalize(void)
     we_started_mpi = 0;
     /* where MPI_Finalize would hang (finalize.c), the process ends MPI */
     if (hpc_finalize_is_quiet()) return hpc_finalize_quiet();
+    /* stdio flushed while every rank is still inside MPI, as the quiet end
+     * does: once MPI_Finalize returns, a rank that exits with an error
+     * status may have the launcher (Open MPI's) kill the others before
+     * their exit() flushes their files */
+    fflush(NULL);
     HPC_MPI(MPI_Finalize());
     return 0;
 }
