@@ -21,7 +21,8 @@ for c in $CASES; do
     t0=$(date +%s)
     step "case $c"
     mkdir -p "$T/$c"
-    ( cd "$T/$c" && "case_$c" ) || fail "case $c"
+    # the case's own fail showed the logs; its line is the cause
+    ( cd "$T/$c" && "case_$c" ) || { FAIL_SHOW=; fail "case $c (the cause is the FAIL line above)"; }
     node_healthy || fail "after case $c: the cluster did not recover"
     echo "case $c: $(($(date +%s) - t0)) s"
 done

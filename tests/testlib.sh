@@ -15,7 +15,11 @@ trap 'rm -rf "$T"' EXIT
 FAIL_SHOW=
 fail() {
     echo "FAIL: $*" >&2
-    for f in $FAIL_SHOW; do [ -f "$f" ] && { echo "--- $f" >&2; tail -n 15 "$f" >&2; }; done
+    shown=
+    for f in $FAIL_SHOW; do [ -f "$f" ] && { echo "--- $f" >&2; tail -n 15 "$f" >&2; shown=1; }; done
+    # again below the tails: CI keeps a log's end, and the tails pushed the
+    # line out of it once (a cluster_box failure showed only daemon logs)
+    [ -z "$shown" ] || echo "FAIL: $*" >&2
     exit 1
 }
 step() { echo "[$(date +%T)] $*"; }

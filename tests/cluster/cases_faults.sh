@@ -152,7 +152,7 @@ fault_mid_collective() {   # fault_mid_collective cut|freeze
     # exchange can take longer than 3 s.  That is not the fault under
     # test: a start-up the watchdog ended is launched again, up to 3 times.
     for try in 1 2 3; do
-        brun 60 -N2 -n2 "$(bprog collbench)" -c allreduce -a ring -b 8 -e 1K -n 1000000 -w 1 > out 2> err &
+        brun 60 -w n1,n2 -N2 -n2 "$(bprog collbench)" -c allreduce -a ring -b 8 -e 1K -n 1000000 -w 1 > out 2> err &
         pid=$!
         i=0
         until grep -q '^# hpc-collbench' out 2>/dev/null; do

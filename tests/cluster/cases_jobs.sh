@@ -5,7 +5,7 @@
 # hpc-info at 2 nodes x 2 ranks: the node column and local ranks, host
 # names per node, the launcher agreeing with MPI
 case_info() {
-    brun 60 -N2 -n4 "$(bprog info)" > out 2> err || { cat out err; fail "hpc-info -N2 -n4"; }
+    brun 60 -w n1,n2 -N2 -n4 "$(bprog info)" > out 2> err || { cat out err; fail "hpc-info -N2 -n4"; }
     cat out
     rows=$(awk '/^ +[0-9]+  / { print $1 ":" $2 ":" $3 ":" $4 }' out | tr '\n' ' ')
     [ "$rows" = "0:n1:0:0 1:n1:0:1 2:n2:1:0 3:n2:1:1 " ] || fail "rank:host:node:local rows are '$rows'"
@@ -94,10 +94,10 @@ case_finalize() {
 # (hydra, or Open MPI's mpirun, starting through Slurm)
 case_salloc() {
     info=$(bprog info)
-    timeout 60 salloc -Q -N2 -n4 sh -c "srun --mpi=$BOX_MPI $info" > out 2>&1 || { cat out; fail "salloc -N2 srun"; }
+    timeout 60 salloc -Q -w n1,n2 -N2 -n4 sh -c "srun --mpi=$BOX_MPI $info" > out 2>&1 || { cat out; fail "salloc -N2 srun"; }
     [ "$(awk '/^ +[0-9]+  / { print $2 }' out | sort -u | tr '\n' ' ')" = "n1 n2 " ] || { cat out; fail "salloc -N2 + srun: not on n1 and n2"; }
     if [ "$HPC_MPI_FLAVOR" = openmpi ]; then launch="mpirun.openmpi -n 4"; else launch="mpiexec.mpich -n 4"; fi
-    timeout 60 salloc -Q -N2 -n4 $launch "$info" > out 2>&1 || { cat out; fail "salloc -N2 $launch"; }
+    timeout 60 salloc -Q -w n1,n2 -N2 -n4 $launch "$info" > out 2>&1 || { cat out; fail "salloc -N2 $launch"; }
     [ "$(awk '/^ +[0-9]+  / { print $2 }' out | sort -u | tr '\n' ' ')" = "n1 n2 " ] || { cat out; fail "salloc -N2 $launch: not on n1 and n2"; }
     grep 'disagree' out && fail "salloc + $launch: launcher and MPI disagree"
     echo "ok: salloc -N2 with srun and with $launch: ranks on n1 and n2"
