@@ -6,7 +6,7 @@ BATCH=$top_builddir/batch
 # the number of nodes a run folder's placement.txt (hpc-info's table)
 # names.  Which nodes: Slurm's choice (a node still running the job
 # epilog of the job before is passed over), so a test asks how many.
-placed_nodes() { awk '/^ +[0-9]+  / { print $2 }' "$1" | sort -u | wc -l; }
+placed_nodes() { rank_hosts "$1" | sort -u | wc -l; }
 
 # wait for JOB (at most SECS) and fail with its state if it did not complete
 bjob_ok() { slurm_wait "$1" "$2" || fail "job $1 ($3): $(bstate "$1")"; }

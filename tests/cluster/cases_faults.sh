@@ -191,6 +191,6 @@ case_slurmd() {
     brun 60 -N3 -n3 "$(bprog info)" > out 2>&1 || { cat out; fail "the first job"; }
     box restart-slurmd n2 || fail "restarting slurmd on n2"
     brun 60 -N3 -n3 "$(bprog info)" > out 2>&1 || { cat out; fail "the job after slurmd's restart"; }
-    [ "$(awk '/^ +[0-9]+  / { print $2 }' out | tr '\n' ' ')" = "n1 n2 n3 " ] || { cat out; fail "not on n1 n2 n3"; }
+    [ "$(rank_hosts out | tr '\n' ' ')" = "n1 n2 n3 " ] || { cat out; fail "not on n1 n2 n3"; }
     echo "ok: slurmd of n2 restarted; the next job ran on n1 n2 n3"
 }

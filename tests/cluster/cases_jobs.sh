@@ -42,7 +42,7 @@ case_coll() {
         echo "$shape: $line"
         echo "$line" | grep -q ' 0 failed' || { grep FAIL out; fail "--selftest $shape"; }
     done
-    hosts=$(awk '/^ +[0-9]+  / { print $2 }' out | tr '\n' ' ')
+    hosts=$(rank_hosts out | tr '\n' ' ')
     [ "$hosts" = "n1 n1 n2 n3 " ] || fail "-N3 -n4 placed ranks on '$hosts', expected 2 + 1 + 1"
     ops=$(bprog coll_ops)
     COLL_ONLY=all,hier HPC_TIMEOUT=60 brun 240 -N2 -n4 "$ops" > out 2>&1 || { tail out; fail "coll_ops hier -N2 -n4"; }
@@ -95,10 +95,10 @@ case_finalize() {
 case_salloc() {
     info=$(bprog info)
     timeout 60 salloc -Q -w n1,n2 -N2 -n4 sh -c "srun --mpi=$BOX_MPI $info" > out 2>&1 || { cat out; fail "salloc -N2 srun"; }
-    [ "$(awk '/^ +[0-9]+  / { print $2 }' out | sort -u | tr '\n' ' ')" = "n1 n2 " ] || { cat out; fail "salloc -N2 + srun: not on n1 and n2"; }
+    [ "$(rank_hosts out | sort -u | tr '\n' ' ')" = "n1 n2 " ] || { cat out; fail "salloc -N2 + srun: not on n1 and n2"; }
     if [ "$HPC_MPI_FLAVOR" = openmpi ]; then launch="mpirun.openmpi -n 4"; else launch="mpiexec.mpich -n 4"; fi
     timeout 60 salloc -Q -w n1,n2 -N2 -n4 $launch "$info" > out 2>&1 || { cat out; fail "salloc -N2 $launch"; }
-    [ "$(awk '/^ +[0-9]+  / { print $2 }' out | sort -u | tr '\n' ' ')" = "n1 n2 " ] || { cat out; fail "salloc -N2 $launch: not on n1 and n2"; }
+    [ "$(rank_hosts out | sort -u | tr '\n' ' ')" = "n1 n2 " ] || { cat out; fail "salloc -N2 $launch: not on n1 and n2"; }
     grep 'disagree' out && fail "salloc + $launch: launcher and MPI disagree"
     echo "ok: salloc -N2 with srun and with $launch: ranks on n1 and n2"
 }

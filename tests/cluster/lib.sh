@@ -13,6 +13,8 @@
 #   bprog NAME         the build's hpc-NAME (absolute: jobs run elsewhere)
 #   node_healthy       every node idle again (a case that broke one revives it)
 #                      and a step runs on all of them
+#   rank_hosts FILE    the host of each rank in hpc-info's table in FILE,
+#                      one a line, in rank order
 top_srcdir=$(cd "${top_srcdir:-.}" && pwd)   # the cases run in folders of their own
 # run with bash: a distribution tarball may not keep its execute bit
 CLUSTER_SH=$top_srcdir/tests/cluster/cluster.sh
@@ -98,6 +100,7 @@ node_healthy() {
     return 1
 }
 
+rank_hosts() { awk '/^ +[0-9]+  / { print $2 }' "$1"; }
 
 # the job's state and exit code, for failure lines
 bstate() { scontrol -o show job "$1" 2>/dev/null | grep -o 'JobState=[A-Z_]* .*ExitCode=[0-9:]*' | sed 's/ Reason.*ExitCode/ ExitCode/'; }
